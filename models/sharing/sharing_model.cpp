@@ -1,0 +1,22 @@
+// The registry of sharing modes: the one place a new mode is listed.
+#include "models/sharing/sharing_model.hpp"
+
+#include "models/sharing/registry_entries.hpp"
+
+namespace vgpusim {
+
+const std::vector<SharingModelInfo>& sharing_models() {
+  static const std::vector<SharingModelInfo> models = {
+      passthrough_model_info(),
+      timeslice_model_info(),
+  };
+  return models;
+}
+
+const SharingModelInfo* find_sharing_model(const std::string& name) {
+  for (const SharingModelInfo& m : sharing_models())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+}  // namespace vgpusim

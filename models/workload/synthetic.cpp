@@ -1,0 +1,227 @@
+// The synthetic workloads' state machines. Closed-loop kinds (kernels, training, render) run one unit at a time:
+// a host-side delay, then the unit's kernels one after another. Inference is open-loop: Poisson arrivals queue
+// and are served in order. In fluid fidelity a unit's kernels are merged into one activity (a phase).
+#include <deque>
+#include <stdexcept>
+
+#include "models/workload/rng.hpp"
+#include "models/workload/workload.hpp"
+
+namespace vgpusim {
+namespace {
+
+constexpr uint64_t kTimerDelayDone = 1;
+constexpr uint64_t kTimerArrival = 2;
+
+// One unit = a delay on the host, then `parts` equal kernels of `unit_kernel`, run back to back.
+class ClosedLoop : public Workload {
+ public:
+  ClosedLoop(long long units, int parts) : remaining_(units), parts_(parts) {}
+
+  void start(WorkloadPort& port) override { begin_unit(port); }
+
+  void on_timer(WorkloadPort& port, uint64_t tag) override {
+    if (tag == kTimerDelayDone) launch_part(port);
+  }
+
+  void on_kernel_done(WorkloadPort& port, uint64_t /*tag*/) override {
+    if (++part_ < parts_) {
+      launch_part(port);
+      return;
+    }
+    port.unit_done(unit_start_);
+    if (remaining_ > 0) --remaining_;
+    after_unit(port);
+    begin_unit(port);
+  }
+
+ protected:
+  // Host time before the unit's kernels, and the unit's kernel (whole; split into parts here).
+  virtual double delay_before(WorkloadPort& port) = 0;
+  virtual KernelSpec next_unit_kernel() = 0;
+  virtual void after_unit(WorkloadPort& /*port*/) {}
+
+ private:
+  void begin_unit(WorkloadPort& port) {
+    if (remaining_ == 0) {
+      port.finished();
+      return;
+    }
+    part_ = 0;
+    unit_start_ = port.now();
+    kernel_ = next_unit_kernel().scaled(1.0 / parts_);
+    const double delay = delay_before(port);
+    if (delay > 0)
+      port.wake_at(port.now() + delay, kTimerDelayDone);
+    else
+      launch_part(port);
+  }
+  void launch_part(WorkloadPort& port) { port.launch(kernel_, static_cast<uint64_t>(part_)); }
+
+  long long remaining_;  // -1 = unbounded
+  int parts_;
+  int part_ = 0;
+  double unit_start_ = 0;
+  KernelSpec kernel_;
+};
+
+int parts_for(Fidelity f, int kernels) { return f == Fidelity::Fluid ? 1 : std::max(1, kernels); }
+
+class Training final : public ClosedLoop {
+ public:
+  Training(const TrainingWorkload& s, Fidelity f) : ClosedLoop(s.iterations, parts_for(f, s.kernels_per_step)), s_(s) {}
+
+ protected:
+  double delay_before(WorkloadPort&) override { return s_.host_time; }
+  KernelSpec next_unit_kernel() override { return s_.step; }
+
+ private:
+  TrainingWorkload s_;
+};
+
+class Render final : public ClosedLoop {
+ public:
+  Render(const RenderWorkload& s, Fidelity f) : ClosedLoop(s.frames, parts_for(f, s.kernels_per_frame)), s_(s) {}
+
+ protected:
+  double delay_before(WorkloadPort& port) override {
+    // A frame-rate cap holds the next frame until one frame period after the previous frame began.
+    double delay = s_.cpu_time;
+    if (s_.fps_cap > 0 && started_any_) delay = std::max(delay, last_start_ + 1.0 / s_.fps_cap - port.now());
+    last_start_ = port.now();
+    started_any_ = true;
+    return delay;
+  }
+  KernelSpec next_unit_kernel() override { return s_.frame; }
+
+ private:
+  RenderWorkload s_;
+  double last_start_ = 0;
+  bool started_any_ = false;
+};
+
+class KernelMix final : public ClosedLoop {
+ public:
+  KernelMix(const KernelsWorkload& s, uint64_t seed) : ClosedLoop(s.count, 1), s_(s), rng_(seed) {
+    for (const KernelMixEntry& e : s_.mix) total_weight_ += e.weight;
+    if (s_.mix.empty() || !(total_weight_ > 0)) throw std::invalid_argument("kernel mix needs a positive weight");
+  }
+
+ protected:
+  double delay_before(WorkloadPort&) override {
+    // Think time sits between kernels: none before the first.
+    if (!started_) {
+      started_ = true;
+      return 0;
+    }
+    return s_.think_exponential ? rng_.exponential(s_.think) : s_.think;
+  }
+  KernelSpec next_unit_kernel() override {
+    if (s_.mix.size() == 1) return s_.mix.front().kernel;
+    double x = rng_.uniform() * total_weight_;
+    for (const KernelMixEntry& e : s_.mix) {
+      if (x < e.weight) return e.kernel;
+      x -= e.weight;
+    }
+    return s_.mix.back().kernel;
+  }
+
+ private:
+  KernelsWorkload s_;
+  Rng rng_;
+  double total_weight_ = 0;
+  bool started_ = false;
+};
+
+class Inference final : public Workload {
+ public:
+  Inference(const InferenceWorkload& s, Fidelity f, uint64_t seed)
+      : s_(s), parts_(parts_for(f, s.kernels_per_request)), rng_(seed), arrivals_left_(s.requests) {
+    kernel_ = s_.request.scaled(1.0 / parts_);
+  }
+
+  void start(WorkloadPort& port) override { schedule_arrival(port); }
+
+  void on_timer(WorkloadPort& port, uint64_t tag) override {
+    if (tag != kTimerArrival) return;
+    arrival_pending_ = false;
+    queue_.push_back(port.now());
+    if (!serving_) serve_next(port);
+    schedule_arrival(port);
+  }
+
+  void on_kernel_done(WorkloadPort& port, uint64_t /*tag*/) override {
+    if (++part_ < parts_) {
+      port.launch(kernel_, static_cast<uint64_t>(part_));
+      return;
+    }
+    port.unit_done(queue_.front());
+    queue_.pop_front();
+    serving_ = false;
+    if (!queue_.empty())
+      serve_next(port);
+    else if (arrivals_left_ == 0 && !arrival_pending_)
+      port.finished();
+  }
+
+ private:
+  void schedule_arrival(WorkloadPort& port) {
+    if (arrivals_left_ == 0) return;
+    if (arrivals_left_ > 0) --arrivals_left_;
+    arrival_pending_ = true;
+    port.wake_at(port.now() + rng_.exponential(1.0 / s_.rate), kTimerArrival);
+  }
+  void serve_next(WorkloadPort& port) {
+    serving_ = true;
+    part_ = 0;
+    port.launch(kernel_, 0);
+  }
+
+  InferenceWorkload s_;
+  int parts_;
+  Rng rng_;
+  long long arrivals_left_;
+  KernelSpec kernel_;
+  std::deque<double> queue_;  // arrival times, the head is in service
+  bool serving_ = false;
+  bool arrival_pending_ = false;
+  int part_ = 0;
+};
+
+}  // namespace
+
+std::string workload_kind(const WorkloadSpec& spec) {
+  static const char* names[] = {"kernels", "training", "inference", "render"};
+  return names[spec.index()];
+}
+
+std::string workload_unit(const WorkloadSpec& spec) {
+  static const char* names[] = {"kernels", "iterations", "requests", "frames"};
+  return names[spec.index()];
+}
+
+bool workload_is_bounded(const WorkloadSpec& spec) {
+  return std::visit(
+      [](const auto& w) -> bool {
+        using T = std::decay_t<decltype(w)>;
+        if constexpr (std::is_same_v<T, KernelsWorkload>) return w.count >= 0;
+        if constexpr (std::is_same_v<T, TrainingWorkload>) return w.iterations >= 0;
+        if constexpr (std::is_same_v<T, InferenceWorkload>) return w.requests >= 0;
+        if constexpr (std::is_same_v<T, RenderWorkload>) return w.frames >= 0;
+      },
+      spec);
+}
+
+std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Fidelity fidelity, uint64_t seed) {
+  return std::visit(
+      [&](const auto& w) -> std::unique_ptr<Workload> {
+        using T = std::decay_t<decltype(w)>;
+        if constexpr (std::is_same_v<T, KernelsWorkload>) return std::make_unique<KernelMix>(w, seed);
+        if constexpr (std::is_same_v<T, TrainingWorkload>) return std::make_unique<Training>(w, fidelity);
+        if constexpr (std::is_same_v<T, InferenceWorkload>) return std::make_unique<Inference>(w, fidelity, seed);
+        if constexpr (std::is_same_v<T, RenderWorkload>) return std::make_unique<Render>(w, fidelity);
+      },
+      spec);
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,124 @@
+// The event core: one event heap, GPUs whose SharingModel turns the set of busy contexts into rates, and
+// activities (kernels) that carry remaining work. A GPU's rates are recomputed only when its active set changes
+// or its model's timer fires.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "models/sharing/sharing_model.hpp"
+#include "sim/event_queue.hpp"
+
+namespace vgpusim {
+
+// Whoever owns contexts and timers (a tenant's workload driver) hears about them through this.
+class EngineClient {
+ public:
+  virtual ~EngineClient() = default;
+  virtual void on_activity_done(uint64_t tag) = 0;
+  virtual void on_timer(uint64_t tag) = 0;
+};
+
+// Time-binned integral of the rate a GPU delivers (solo-seconds of work per second).
+struct UtilizationSeries {
+  double interval = 0;         // s; 0 = not recorded
+  std::vector<double> work;    // solo-seconds delivered in each bin
+};
+
+struct GpuStats {
+  double delivered = 0;  // solo-seconds of work done (∫ Σ rates dt)
+  double busy_time = 0;  // s with at least one context holding work
+  UtilizationSeries series;
+};
+
+class Engine {
+ public:
+  using GpuIndex = uint32_t;
+  using ContextIndex = uint32_t;
+  using ClientIndex = uint32_t;
+  static constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+  explicit Engine(double utilization_interval = 0) : utilization_interval_(utilization_interval) {}
+
+  GpuIndex add_gpu(std::unique_ptr<SharingModel> model);
+  ClientIndex add_client(EngineClient* client);
+  // A context is one client's process on one GPU; its in-flight activities share the context's rate equally.
+  ContextIndex add_context(GpuIndex gpu, ClientIndex client);
+
+  // Starts an activity needing `solo_seconds` of the GPU alone; the client hears `tag` when it completes.
+  void start_activity(ContextIndex context, double solo_seconds, uint64_t tag);
+  // Calls the client's on_timer(tag) at absolute time `at` (>= now).
+  void set_timer(ClientIndex client, double at, uint64_t tag);
+
+  // Runs until no event is left or the next one lies after `until`; then advances the clock to `until` if finite.
+  void run(double until = kInfinity);
+
+  double now() const { return now_; }
+  uint64_t events_processed() const { return events_; }
+  const GpuStats& gpu_stats(GpuIndex gpu) const { return gpus_[gpu].stats; }
+  size_t in_flight(ContextIndex context) const { return contexts_[context].heap.size(); }
+  double context_work_done(ContextIndex context) const { return contexts_[context].work_done; }
+
+ private:
+  enum EventKind : uint8_t { kGpuWake = 0, kTimer = 1 };
+
+  struct Member {
+    double finish_v;  // virtual progress at which the activity completes
+    uint64_t seq;
+    uint64_t tag;
+  };
+  struct MemberLater {
+    bool operator()(const Member& a, const Member& b) const {
+      if (a.finish_v != b.finish_v) return a.finish_v > b.finish_v;
+      return a.seq > b.seq;
+    }
+  };
+  struct Context {
+    GpuIndex gpu;
+    ClientIndex client;
+    double v = 0;            // solo-seconds each in-flight member has progressed since the context was last empty
+    double share = 0;        // context rate from the model
+    double member_rate = 0;  // share / members
+    double work_done = 0;    // solo-seconds delivered, all time
+    std::vector<Member> heap;
+  };
+  struct Gpu {
+    std::unique_ptr<SharingModel> model;
+    std::vector<ContextIndex> contexts;
+    std::vector<ContextLoad> loads;
+    ShareDecision decision;
+    double last_update = 0;
+    double total_rate = 0;
+    bool busy = false;
+    bool dirty = false;
+    uint64_t version = 0;
+    double wake_time = kInfinity;
+    GpuStats stats;
+  };
+
+  void advance(Gpu& gpu, double t);
+  void recompute(GpuIndex index);
+  void handle_wake(GpuIndex index);
+  void mark_dirty(GpuIndex index);
+  void flush_dirty();
+  void deliver_completions();
+
+  double utilization_interval_;
+  double now_ = 0;
+  uint64_t events_ = 0;
+  uint64_t member_seq_ = 0;
+  EventQueue queue_;
+  std::vector<Gpu> gpus_;
+  std::vector<Context> contexts_;
+  std::vector<EngineClient*> clients_;
+  std::vector<GpuIndex> dirty_;
+  struct Completion {
+    ClientIndex client;
+    uint64_t tag;
+  };
+  std::vector<Completion> completions_;
+};
+
+}  // namespace vgpusim

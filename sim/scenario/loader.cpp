@@ -1,0 +1,393 @@
+// Scenario loading: YAML -> Scenario. Every key goes through a MapReader bound to a documented Section.
+#include "sim/scenario/loader.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "models/kernel_perf.hpp"
+
+namespace vgpusim {
+
+const Section& section_named(const std::string& path);  // sections.cpp
+
+namespace {
+
+using units::Dim;
+
+struct Loader {
+  const std::string& file;
+  const Catalog& catalog;
+  Scenario sc;
+
+  KernelSpec kernel(const YAML::Node& node, const std::string& path, const std::string& default_precision,
+                    const GpuInstance& tenant_gpu) {
+    MapReader r(file, node, path, section_named("kernel"));
+    r.finish();
+    const bool by_work = r.has("flops") || r.has("fp16") || r.has("fp32") || r.has("fp64") || r.has("bytes");
+    const double blocks = static_cast<double>(r.integer_or("blocks", 1, 1LL << 40, 0));
+    if (r.has("duration")) {
+      if (by_work)
+        fail_at(file, node, path, "give either `duration` (with `on` and `bound`) or work (flops, bytes), not both");
+      const double d = r.quantity("duration", Dim::Time);
+      if (!(d > 0)) fail_at(file, r.get("duration"), r.child_path("duration"), "expected a positive time");
+      const GpuSpec* ref = &tenant_gpu.spec;
+      ParamValues perf = tenant_gpu.performance;
+      if (r.has("on")) {
+        const std::string name = r.string("on");
+        const CatalogEntry* e = catalog.find(name);
+        if (!e) unknown_gpu_model(r.get("on"), r.child_path("on"), name);
+        if (name != tenant_gpu.spec.name) {
+          ref = &e->spec;
+          perf = ParamValues::defaults(roofline_params());
+        }
+      }
+      const std::string b = r.choice_or("bound", {"memory", "fp16", "fp32", "fp64"}, "memory");
+      const KernelBound bound = b == "memory" ? KernelBound::Memory
+                                : b == "fp16" ? KernelBound::FP16
+                                : b == "fp32" ? KernelBound::FP32
+                                              : KernelBound::FP64;
+      return kernel_from_duration(d, *ref, bound, blocks, perf);
+    }
+    for (const char* key : {"on", "bound"})
+      if (r.has(key)) fail_at(file, r.get(key), r.child_path(key), fmt::format("`{}` goes with `duration`", key));
+    KernelSpec k;
+    k.blocks = blocks;
+    k.flops_fp16 = r.quantity_or("fp16", Dim::Flops, 0);
+    k.flops_fp32 = r.quantity_or("fp32", Dim::Flops, 0);
+    k.flops_fp64 = r.quantity_or("fp64", Dim::Flops, 0);
+    k.bytes = r.quantity_or("bytes", Dim::Bytes, 0);
+    if (r.has("flops")) {
+      const double f = r.quantity("flops", Dim::Flops);
+      const std::string p = r.choice_or("precision", {"fp16", "fp32", "fp64"}, default_precision);
+      (p == "fp16" ? k.flops_fp16 : p == "fp32" ? k.flops_fp32 : k.flops_fp64) += f;
+    } else if (r.has("precision")) {
+      fail_at(file, r.get("precision"), r.child_path("precision"), "`precision` goes with `flops`");
+    }
+    for (double v : {k.flops_fp16, k.flops_fp32, k.flops_fp64, k.bytes})
+      if (v < 0) fail_at(file, node, path, "work amounts must not be negative");
+    if (k.flops_fp16 + k.flops_fp32 + k.flops_fp64 + k.bytes <= 0)
+      fail_at(file, node, path, "expected some work: flops, fp16, fp32, fp64, bytes or duration");
+    return k;
+  }
+
+  [[noreturn]] void unknown_gpu_model(const YAML::Node& node, const std::string& path, const std::string& name) {
+    const std::string hint = did_you_mean(name, catalog.names());
+    fail_at(file, node, path,
+            fmt::format("unknown GPU model '{}'{} (see `vgpusim list gpus`)", name,
+                        hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+  }
+
+  int count(const MapReader& r, const std::string& key) {
+    return static_cast<int>(r.integer_or(key, 1, 1000000, 1));
+  }
+
+  WorkloadSpec workload(const YAML::Node& node, const std::string& path, const GpuInstance& gpu) {
+    MapReader w(file, node, path, section_named("tenants[].workload"));
+    w.finish();
+    std::vector<std::string> given;
+    for (const char* k : {"kernels", "training", "inference", "render"})
+      if (w.has(k)) given.push_back(k);
+    if (given.size() != 1)
+      fail_at(file, node, path,
+              given.empty() ? "expected one workload kind: kernels, training, inference or render"
+                            : fmt::format("expected exactly one workload kind, found {} and {}", given[0], given[1]));
+    const std::string kind = given[0];
+    const std::string p = w.child_path(kind);
+    if (kind == "training") {
+      MapReader r(file, w.get(kind), p, section_named("workload.training"));
+      r.finish();
+      TrainingWorkload t;
+      t.iterations = r.integer_or("iterations", 0, 1LL << 50, -1);
+      t.step = kernel(r.get("step"), r.child_path("step"), "fp16", gpu);
+      t.kernels_per_step = count(r, "kernels_per_step");
+      t.host_time = nonnegative(r, "host_time", Dim::Time);
+      return t;
+    }
+    if (kind == "inference") {
+      MapReader r(file, w.get(kind), p, section_named("workload.inference"));
+      r.finish();
+      InferenceWorkload t;
+      t.rate = r.quantity("rate", Dim::Rate);
+      if (!(t.rate > 0)) fail_at(file, r.get("rate"), r.child_path("rate"), "expected a positive rate");
+      t.request = kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
+      t.kernels_per_request = count(r, "kernels_per_request");
+      t.requests = r.integer_or("requests", 0, 1LL << 50, -1);
+      if (r.has("slo")) {
+        MapReader s(file, r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
+        s.finish();
+        const std::pair<const char*, double> keys[] = {{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}};
+        for (const auto& [key, pct] : keys)
+          if (s.has(key)) t.slo.push_back({pct, positive(s, key, Dim::Time)});
+      }
+      return t;
+    }
+    if (kind == "render") {
+      MapReader r(file, w.get(kind), p, section_named("workload.render"));
+      r.finish();
+      RenderWorkload t;
+      t.frames = r.integer_or("frames", 0, 1LL << 50, -1);
+      t.frame = kernel(r.get("frame"), r.child_path("frame"), "fp32", gpu);
+      t.kernels_per_frame = count(r, "kernels_per_frame");
+      t.cpu_time = nonnegative(r, "cpu_time", Dim::Time);
+      t.fps_cap = r.has("fps_cap") ? positive(r, "fps_cap", Dim::Count) : 0;
+      return t;
+    }
+    MapReader r(file, w.get(kind), p, section_named("workload.kernels"));
+    r.finish();
+    KernelsWorkload t;
+    if (r.has("mix") == r.has("kernel")) fail_at(file, r.node(), p, "expected either `mix` or `kernel`");
+    if (r.has("kernel")) {
+      t.mix.push_back({"kernel", 1, kernel(r.get("kernel"), r.child_path("kernel"), "fp32", gpu)});
+    } else {
+      const YAML::Node mix = r.get("mix");
+      if (!mix.IsSequence() || mix.size() == 0)
+        fail_at(file, mix, r.child_path("mix"), "expected a non-empty list of kernels");
+      for (size_t i = 0; i < mix.size(); ++i) {
+        const std::string mp = fmt::format("{}[{}]", r.child_path("mix"), i);
+        MapReader m(file, mix[i], mp, section_named("workload.kernels.mix[]"));
+        m.finish();
+        KernelMixEntry e;
+        e.name = m.string_or("name", fmt::format("k{}", i));
+        e.weight = m.has("weight") ? positive(m, "weight", Dim::Count) : 1.0;
+        e.kernel = kernel(m.get("kernel"), m.child_path("kernel"), "fp32", gpu);
+        t.mix.push_back(e);
+      }
+    }
+    t.count = r.integer_or("count", 0, 1LL << 50, -1);
+    t.think = nonnegative(r, "think", Dim::Time);
+    t.think_exponential = r.choice_or("think_distribution", {"constant", "exponential"}, "constant") == "exponential";
+    return t;
+  }
+
+  double nonnegative(const MapReader& r, const std::string& key, Dim dim) {
+    const double v = r.quantity_or(key, dim, 0);
+    if (v < 0) fail_at(file, r.get(key), r.child_path(key), "expected a value >= 0");
+    return v;
+  }
+  double positive(const MapReader& r, const std::string& key, Dim dim) {
+    const double v = r.quantity(key, dim);
+    if (!(v > 0)) fail_at(file, r.get(key), r.child_path(key), "expected a value > 0");
+    return v;
+  }
+
+  void gpus(const MapReader& top) {
+    const YAML::Node list = top.get("gpus");
+    if (!list.IsSequence() || list.size() == 0) fail_at(file, list, "gpus", "expected a non-empty list of GPUs");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string path = fmt::format("gpus[{}]", i);
+      MapReader r(file, list[i], path, section_named("gpus[]"));
+      r.finish();
+      GpuInstance g;
+      g.id = r.string("id");
+      for (const GpuInstance& other : sc.gpus)
+        if (other.id == g.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate GPU id '" + g.id + "'");
+      const std::string model = r.string("model");
+      const CatalogEntry* e = catalog.find(model);
+      if (!e) unknown_gpu_model(r.get("model"), r.child_path("model"), model);
+      g.spec = e->spec;
+      for (const GpuField& f : gpu_fields())
+        if (r.has(f.name)) g.spec.*f.member = positive(r, f.name, static_cast<Dim>(f.dim));
+      g.performance = ParamValues::defaults(roofline_params());
+      for (const ParamSpec& p : roofline_params())
+        if (r.has(p.name)) g.performance.set(p.name, bounded(r, p));
+      sc.gpus.push_back(std::move(g));
+    }
+  }
+
+  double bounded(const MapReader& r, const ParamSpec& p) {
+    const double v = r.quantity(p.name, p.dim);
+    if (v < p.min || v > p.max)
+      fail_at(file, r.get(p.name), r.child_path(p.name),
+              fmt::format("expected a value from {} to {}, found {}", units::format(p.min, p.dim),
+                          units::format(p.max, p.dim), units::format(v, p.dim)));
+    return v;
+  }
+
+  std::vector<std::string> gpu_ids() const {
+    std::vector<std::string> ids;
+    for (const GpuInstance& g : sc.gpus) ids.push_back(g.id);
+    return ids;
+  }
+
+  size_t gpu_index(const YAML::Node& node, const std::string& path, const std::string& id) {
+    for (size_t i = 0; i < sc.gpus.size(); ++i)
+      if (sc.gpus[i].id == id) return i;
+    const std::string hint = did_you_mean(id, gpu_ids());
+    fail_at(file, node, path,
+            fmt::format("no GPU with id '{}'{}", id, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+  }
+
+  void sharing(const MapReader& top) {
+    const SharingModelInfo* passthrough = find_sharing_model("passthrough");
+    for (size_t i = 0; i < sc.gpus.size(); ++i)
+      sc.sharing.push_back({passthrough->name, ParamValues::defaults(passthrough->params)});
+    if (!top.has("sharing")) return;
+    const YAML::Node map = top.get("sharing");
+    if (!map.IsMap()) fail_at(file, map, "sharing", "expected a mapping from GPU id to its sharing");
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string id = it->first.Scalar();
+      const std::string path = "sharing." + id;
+      const size_t g = gpu_index(it->first, path, id);
+      MapReader head(file, it->second, path, section_named("sharing.<gpu>"));
+      const std::string mode = head.string("mode");
+      const SharingModelInfo* info = find_sharing_model(mode);
+      if (!info) {
+        std::vector<std::string> names;
+        for (const SharingModelInfo& m : sharing_models()) names.push_back(m.name);
+        const std::string hint = did_you_mean(mode, names);
+        fail_at(file, head.get("mode"), path + ".mode",
+                fmt::format("unknown sharing mode '{}'{} (see `vgpusim list models`)", mode,
+                            hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+      }
+      Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
+      for (const ParamSpec& p : info->params) params.keys.push_back({p.name, "", false, "", p.help});
+      MapReader r(file, it->second, path, params);
+      r.finish();
+      SharingConfig cfg{info->name, ParamValues::defaults(info->params)};
+      for (const ParamSpec& p : info->params)
+        if (r.has(p.name)) cfg.params.set(p.name, bounded(r, p));
+      sc.sharing[g] = std::move(cfg);
+    }
+  }
+
+  void tenants(const MapReader& top) {
+    const YAML::Node list = top.get("tenants");
+    if (!list.IsSequence() || list.size() == 0) fail_at(file, list, "tenants", "expected a non-empty list of tenants");
+    std::vector<YAML::Node> on_nodes;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string path = fmt::format("tenants[{}]", i);
+      MapReader r(file, list[i], path, section_named("tenants[]"));
+      r.finish();
+      TenantSpec t;
+      t.name = r.string("name");
+      for (const TenantSpec& other : sc.tenants)
+        if (other.name == t.name) fail_at(file, r.get("name"), r.child_path("name"), "duplicate tenant name '" + t.name + "'");
+      t.gpu = gpu_index(r.get("on"), r.child_path("on"), r.string("on"));
+      t.memory = nonnegative(r, "memory", Dim::Bytes);
+      t.start = nonnegative(r, "start", Dim::Time);
+      t.workload = workload(r.get("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
+      if (!workload_is_bounded(t.workload) && !std::isfinite(sc.duration))
+        fail_at(file, r.get("workload"), r.child_path("workload"),
+                "this workload has no count, so it runs until the scenario ends, but the scenario has no `duration`");
+      const SharingModelInfo* info = find_sharing_model(sc.sharing[t.gpu].mode);
+      int on_same = 0;
+      for (const TenantSpec& other : sc.tenants) on_same += other.gpu == t.gpu ? 1 : 0;
+      if (info->max_contexts > 0 && on_same >= info->max_contexts)
+        fail_at(file, r.get("on"), r.child_path("on"),
+                fmt::format("GPU '{}' is shared in mode '{}', which takes at most {} tenant(s); use a sharing mode "
+                            "such as timeslice to put several tenants on it",
+                            sc.gpus[t.gpu].id, info->name, info->max_contexts));
+      sc.tenants.push_back(std::move(t));
+    }
+  }
+
+  void load(const YAML::Node& root) {
+    sc.file = file;
+    MapReader top(file, root, "", section_named(""));
+    top.finish();
+    sc.version = static_cast<int>(top.integer("version", 1, 1));
+    sc.name = top.string("name");
+    sc.seed = static_cast<uint64_t>(top.integer_or("seed", 0, 1LL << 62, 1));
+    if (top.has("duration")) sc.duration = positive(top, "duration", Dim::Time);
+    sc.fidelity = top.choice_or("fidelity", {"exact", "fluid"}, "exact") == "fluid" ? Fidelity::Fluid : Fidelity::Exact;
+    gpus(top);
+    sharing(top);
+    tenants(top);
+    sc.metrics_interval = std::isfinite(sc.duration) ? sc.duration / 100 : 1.0;
+    if (top.has("metrics")) {
+      MapReader m(file, top.get("metrics"), "metrics", section_named("metrics"));
+      m.finish();
+      if (m.has("interval")) sc.metrics_interval = positive(m, "interval", Dim::Time);
+    }
+  }
+};
+
+// Applies one --set override to the YAML tree.
+void apply_override(YAML::Node root, const Override& o) {
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : o.path) {
+    if (c == '.' || c == '[') {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else if (c != ']') {
+      part += c;
+    }
+  }
+  if (!part.empty()) parts.push_back(part);
+  YAML::Node cur = root;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& key = parts[i];
+    const bool last = i + 1 == parts.size();
+    YAML::Node next;
+    if (cur.IsSequence()) {
+      const bool numeric = !key.empty() && std::all_of(key.begin(), key.end(), ::isdigit);
+      bool found = false;
+      if (numeric && std::stoul(key) < cur.size()) {
+        next.reset(cur[std::stoul(key)]);
+        found = true;
+      } else {
+        for (size_t j = 0; j < cur.size() && !found; ++j) {
+          const YAML::Node el = cur[j];
+          for (const char* id_key : {"name", "id"})
+            if (!found && el.IsMap() && el[id_key] && el[id_key].IsScalar() && el[id_key].Scalar() == key) {
+              next.reset(cur[j]);
+              found = true;
+            }
+        }
+      }
+      if (!found) throw InputError(fmt::format("--set {}: no list element '{}'", o.path, key));
+      if (last) throw InputError(fmt::format("--set {}: cannot replace a whole list element", o.path));
+    } else {
+      if (!cur.IsMap() && !cur.IsNull())
+        throw InputError(fmt::format("--set {}: '{}' is not inside a mapping", o.path, key));
+      if (last) {
+        YAML::Node value = YAML::Load(o.value);
+        cur[key] = value.IsScalar() ? YAML::Node(value.Scalar()) : value;
+        return;
+      }
+      if (!cur[key]) cur[key] = YAML::Node(YAML::NodeType::Map);
+      next.reset(cur[key]);
+    }
+    cur.reset(next);
+  }
+}
+
+}  // namespace
+
+Override parse_override(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(fmt::format("--set '{}': expected key.path=value", text));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,
+                            const std::vector<Override>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", file));
+  for (const Override& o : overrides) apply_override(root, o);
+  Loader loader{file, catalog, {}};
+  loader.load(root);
+  return std::move(loader.sc);
+}
+
+Scenario load_scenario_file(const std::string& path, const Catalog& catalog, const std::vector<Override>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the scenario file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_scenario_text(text.str(), path, catalog, overrides);
+}
+
+}  // namespace vgpusim

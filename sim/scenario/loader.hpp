@@ -1,0 +1,33 @@
+// Scenario loading: YAML text (plus --set overrides) -> validated Scenario, or an InputError naming
+// FILE:LINE:COL and the key path. The key tables here also generate docs/scenario-reference.md.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/catalog.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/yaml_reader.hpp"
+
+namespace vgpusim {
+
+struct Override {
+  std::string path;   // e.g. "tenants[0].workload.training.iterations" or "sharing.g0.slice"
+  std::string value;  // YAML scalar text
+};
+
+// Parses "key.path=value" as given to --set. Throws InputError.
+Override parse_override(const std::string& text);
+
+Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,
+                            const std::vector<Override>& overrides = {});
+Scenario load_scenario_file(const std::string& path, const Catalog& catalog,
+                            const std::vector<Override>& overrides = {});
+
+// The documented sections of the scenario format, in document order.
+const std::vector<Section>& scenario_sections();
+// docs/scenario-reference.md, generated from the sections and the model parameter tables.
+std::string scenario_reference_markdown();
+
+}  // namespace vgpusim

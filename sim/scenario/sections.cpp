@@ -1,0 +1,162 @@
+// The scenario format's sections and keys: one table that the loader enforces and the reference doc prints.
+#include <fmt/format.h>
+
+#include "models/kernel_perf.hpp"
+#include "sim/catalog.hpp"
+#include "sim/scenario/loader.hpp"
+
+namespace vgpusim {
+namespace {
+// "a time" -> "time", "an amount of ..." -> "amount of ...".
+std::string noun(units::Dim dim) {
+  const std::string name(units::dim_name(dim));
+  if (name.rfind("an ", 0) == 0) return name.substr(3);
+  if (name.rfind("a ", 0) == 0) return name.substr(2);
+  return name;
+}
+}  // namespace
+
+const std::vector<Section>& scenario_sections() {
+  static const std::vector<Section> sections = [] {
+    std::vector<Section> s;
+    s.push_back({"", "The top level of a scenario file.",
+                 {{"version", "integer", true, "", "format version; must be 1"},
+                  {"name", "string", true, "", "a title for people; printed with the results"},
+                  {"seed", "integer >= 0", false, "1", "seed from which every tenant's random stream is derived"},
+                  {"duration", "time", false, "until every tenant is done",
+                   "simulated time to run; needed when a workload has no count"},
+                  {"fidelity", "exact | fluid", false, "exact",
+                   "exact: every kernel and time slice is simulated; fluid: slices are averaged into rates and a "
+                   "unit's kernels are merged into one phase"},
+                  {"gpus", "list of gpus[]", true, "", "the physical GPUs"},
+                  {"sharing", "mapping: GPU id -> sharing.<gpu>", false, "passthrough on every GPU",
+                   "how each GPU is shared"},
+                  {"tenants", "list of tenants[]", true, "", "who runs what where"},
+                  {"metrics", "metrics", false, "", "what is recorded"}}});
+    Section gpu{"gpus[]", "One physical GPU: a catalog device (`vgpusim list gpus`) with optional overrides.", {}};
+    gpu.keys = {{"id", "string", true, "", "the scenario's name for this GPU, used by `sharing` and `tenants[].on`"},
+                {"model", "catalog name", true, "", "a device of the GPU catalog, e.g. H100-SXM"}};
+    for (const GpuField& f : gpu_fields())
+      gpu.keys.push_back({f.name, noun(static_cast<units::Dim>(f.dim)), false,
+                          "catalog value", std::string("override: ") + f.help});
+    for (const ParamSpec& p : roofline_params())
+      gpu.keys.push_back({p.name, "fraction", false, units::format(p.default_value, p.dim),
+                          p.help + " (roofline model; source: " + p.source + ")"});
+    s.push_back(gpu);
+    s.push_back({"sharing.<gpu>",
+                 "How one GPU is shared. `mode` names a sharing model; its parameters (below, under Sharing modes) "
+                 "sit beside it.",
+                 {{"mode", "sharing model name", true, "", "one of the models listed by `vgpusim list models`"}},
+                 true});
+    s.push_back({"tenants[]", "A tenant: one process (or VM) with one workload on one GPU.",
+                 {{"name", "string", true, "", "unique name; results are keyed by it"},
+                  {"on", "GPU id", true, "", "which GPU (an id from `gpus`)"},
+                  {"memory", "size", false, "0 B",
+                   "device memory allocated at start; when it does not fit, the tenant fails with out-of-memory"},
+                  {"start", "time", false, "0 s", "when the tenant starts"},
+                  {"workload", "workload", true, "", "what it runs: exactly one of the workload kinds"}}});
+    s.push_back({"tenants[].workload", "Exactly one of these keys.",
+                 {{"kernels", "workload.kernels", false, "", "a kernel mix with think time"},
+                  {"training", "workload.training", false, "", "training iterations; reports iterations/s"},
+                  {"inference", "workload.inference", false, "",
+                   "Poisson request arrivals; reports latency percentiles and SLO attainment"},
+                  {"render", "workload.render", false, "", "frames; reports frames/s"}}});
+    s.push_back({"workload.kernels", "Draw a kernel from the mix by weight, run it, think, repeat.",
+                 {{"mix", "list of mix[]", false, "", "the kernels and their weights (or use `kernel`)"},
+                  {"kernel", "kernel", false, "", "a single kernel instead of a mix"},
+                  {"count", "integer", false, "until the scenario ends", "kernels to run"},
+                  {"think", "time", false, "0 s", "time between kernels (mean if exponential)"},
+                  {"think_distribution", "constant | exponential", false, "constant", "how think times vary"}}});
+    s.push_back({"workload.kernels.mix[]", "One kernel of a mix.",
+                 {{"name", "string", false, "", "a label"},
+                  {"weight", "number > 0", false, "1", "relative frequency"},
+                  {"kernel", "kernel", true, "", "the work"}}});
+    s.push_back({"workload.training", "Iterations, each a host-side delay then one step of GPU work.",
+                 {{"iterations", "integer", false, "until the scenario ends", "iterations to run"},
+                  {"step", "kernel (default precision fp16)", true, "", "GPU work of one iteration"},
+                  {"kernels_per_step", "integer", false, "1",
+                   "exact fidelity splits a step into this many equal kernels"},
+                  {"host_time", "time", false, "0 s", "CPU time per iteration during which the GPU is idle"}}});
+    s.push_back({"workload.inference", "Requests arrive as a Poisson process and are served one at a time in order.",
+                 {{"rate", "rate", true, "", "mean arrival rate, e.g. 40/s"},
+                  {"request", "kernel (default precision fp16)", true, "", "GPU work of one request"},
+                  {"kernels_per_request", "integer", false, "1",
+                   "exact fidelity splits a request into this many equal kernels"},
+                  {"requests", "integer", false, "until the scenario ends", "arrivals to generate"},
+                  {"slo", "slo", false, "", "latency targets"}}});
+    s.push_back({"workload.inference.slo", "Latency targets: a request attains a target when its latency is at "
+                                            "most the bound; the target is met when at least that percentile does.",
+                 {{"p50", "time", false, "", "bound for the median"},
+                  {"p90", "time", false, "", "bound for the 90th percentile"},
+                  {"p95", "time", false, "", "bound for the 95th percentile"},
+                  {"p99", "time", false, "", "bound for the 99th percentile"},
+                  {"p999", "time", false, "", "bound for the 99.9th percentile"}}});
+    s.push_back({"workload.render", "Frames, each CPU time then GPU work, optionally capped at a frame rate.",
+                 {{"frames", "integer", false, "until the scenario ends", "frames to render"},
+                  {"frame", "kernel (default precision fp32)", true, "", "GPU work of one frame"},
+                  {"kernels_per_frame", "integer", false, "1",
+                   "exact fidelity splits a frame into this many equal kernels"},
+                  {"cpu_time", "time", false, "0 s", "CPU time per frame before its GPU work"},
+                  {"fps_cap", "number", false, "uncapped", "frame-rate limit (vsync), frames per second"}}});
+    s.push_back({"kernel",
+                 "A unit of GPU work, given either as work (FLOPs by precision, bytes, blocks) or as a measured "
+                 "duration on a reference GPU. Its solo time on a GPU comes from the roofline model.",
+                 {{"flops", "FLOP", false, "0", "floating-point work at `precision`"},
+                  {"precision", "fp16 | fp32 | fp64", false, "per workload", "precision of `flops` (fp16 = tensor)"},
+                  {"fp16", "FLOP", false, "0", "FP16/BF16 tensor work"},
+                  {"fp32", "FLOP", false, "0", "FP32 work"},
+                  {"fp64", "FLOP", false, "0", "FP64 work"},
+                  {"bytes", "size", false, "0", "bytes moved to and from device memory"},
+                  {"blocks", "integer", false, "fills every SM", "thread blocks; fewer than SMs leave SMs idle"},
+                  {"duration", "time", false, "", "measured solo time on `on` (instead of flops and bytes)"},
+                  {"on", "catalog name", false, "the tenant's GPU", "the GPU `duration` was measured on"},
+                  {"bound", "memory | fp16 | fp32 | fp64", false, "memory",
+                   "what limited the kernel on `on`; decides how `duration` scales to another GPU"}}});
+    s.push_back({"metrics", "What is recorded.",
+                 {{"interval", "time", false, "duration / 100, or 1 s", "width of the utilization time bins"}}});
+    return s;
+  }();
+  return sections;
+}
+
+const Section& section_named(const std::string& path) {
+  for (const Section& s : scenario_sections())
+    if (s.path == path) return s;
+  throw std::logic_error("no scenario section " + path);
+}
+
+namespace {
+std::string anchor(const std::string& path) { return path.empty() ? "top-level" : path; }
+}  // namespace
+
+std::string scenario_reference_markdown() {
+  std::string md =
+      "# Scenario reference\n\n"
+      "Generated by `vgpusim list keys --markdown` from the tables the loader enforces; a test checks that this "
+      "file matches. Values carry units (see docs/units.md): sizes `80GiB`, times `2ms`, bandwidths `4.8TB/s`, "
+      "rates `40/s`, fractions `25%` or `0.25`. Unknown keys are errors.\n\n";
+  for (const Section& s : scenario_sections()) {
+    md += fmt::format("## `{}`\n\n{}\n\n| key | type | required | default | meaning |\n|---|---|---|---|---|\n",
+                      anchor(s.path), s.help);
+    for (const KeySpec& k : s.keys)
+      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type, k.required ? "yes" : "no",
+                        k.default_text.empty() ? "" : k.default_text, k.help);
+    md += "\n";
+  }
+  md += "## Sharing modes\n\nParameters sit beside `mode` in `sharing.<gpu>`.\n\n";
+  for (const SharingModelInfo& m : sharing_models()) {
+    md += fmt::format("### `mode: {}`\n\n{}. Citation: {}.\n\n", m.name, m.description, m.citation);
+    if (m.params.empty()) {
+      md += "No parameters.\n\n";
+      continue;
+    }
+    md += "| key | unit | default | meaning | source |\n|---|---|---|---|---|\n";
+    for (const ParamSpec& p : m.params)
+      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", p.name, noun(p.dim),
+                        units::format(p.default_value, p.dim), p.help, p.source);
+    md += "\n";
+  }
+  return md;
+}
+
+}  // namespace vgpusim

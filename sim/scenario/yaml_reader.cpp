@@ -1,0 +1,169 @@
+// The strict YAML reader: declared keys only, typed values, messages with FILE:LINE:COL and key path.
+#include "sim/scenario/yaml_reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+
+namespace vgpusim {
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null: return "nothing";
+    case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    default: return "an undefined value";
+  }
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string where(const std::string& file, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.is_null() || m.line < 0) return file + " (--set)";
+  return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
+}
+
+void fail_at(const std::string& file, const YAML::Node& node, const std::string& path, const std::string& what) {
+  throw InputError(fmt::format("{}: {}: {}", where(file, node), path.empty() ? "(top level)" : path, what));
+}
+
+double read_quantity(const std::string& file, const YAML::Node& node, const std::string& path, units::Dim dim) {
+  if (!node.IsScalar())
+    fail_at(file, node, path, fmt::format("expected {} such as '{}', found {}", units::dim_name(dim),
+                                          units::dim_example(dim), describe(node)));
+  const units::ParseResult r = units::parse(node.Scalar(), dim);
+  if (!r.ok) fail_at(file, node, path, r.error);
+  return r.value;
+}
+
+std::string read_string(const std::string& file, const YAML::Node& node, const std::string& path) {
+  if (!node.IsScalar() || node.Scalar().empty())
+    fail_at(file, node, path, fmt::format("expected a string, found {}", describe(node)));
+  return node.Scalar();
+}
+
+MapReader::MapReader(const std::string& file, const YAML::Node& node, std::string path, const Section& section)
+    : file_(file), node_(node), path_(std::move(path)), section_(section) {
+  if (!node_.IsMap()) fail_at(file_, node_, path_, fmt::format("expected a mapping, found {}", describe(node_)));
+}
+
+const KeySpec& MapReader::spec(const std::string& key) const {
+  for (const KeySpec& k : section_.keys)
+    if (k.name == key) return k;
+  throw std::logic_error("key '" + key + "' read but not declared in section " + section_.path);
+}
+
+bool MapReader::has(const std::string& key) const {
+  spec(key);
+  const YAML::Node n = node_[key];
+  return n.IsDefined() && !n.IsNull();
+}
+
+YAML::Node MapReader::get(const std::string& key) const {
+  if (!has(key))
+    fail_at(file_, node_, path_, fmt::format("missing required key '{}' in {}", key, path_.empty() ? "the top level" : path_));
+  return node_[key];
+}
+
+std::string MapReader::string(const std::string& key) const { return read_string(file_, get(key), child_path(key)); }
+
+std::string MapReader::string_or(const std::string& key, const std::string& fallback) const {
+  return has(key) ? string(key) : fallback;
+}
+
+std::string MapReader::choice_or(const std::string& key, const std::vector<std::string>& choices,
+                                 const std::string& fallback) const {
+  if (!has(key)) return fallback;
+  const YAML::Node n = get(key);
+  const std::string value = read_string(file_, n, child_path(key));
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+  std::string hint = did_you_mean(value, choices);
+  fail_at(file_, n, child_path(key),
+          fmt::format("expected one of {}, found '{}'{}", join(choices), value,
+                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+}
+
+double MapReader::quantity(const std::string& key, units::Dim dim) const {
+  return read_quantity(file_, get(key), child_path(key), dim);
+}
+
+double MapReader::quantity_or(const std::string& key, units::Dim dim, double fallback) const {
+  return has(key) ? quantity(key, dim) : fallback;
+}
+
+long long MapReader::integer(const std::string& key, long long min, long long max) const {
+  const YAML::Node n = get(key);
+  long long v = 0;
+  const std::string s = n.IsScalar() ? n.Scalar() : "";
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (!n.IsScalar() || ec != std::errc() || end != s.data() + s.size())
+    fail_at(file_, n, child_path(key), fmt::format("expected an integer, found {}", describe(n)));
+  if (v < min || v > max)
+    fail_at(file_, n, child_path(key), fmt::format("expected an integer from {} to {}, found {}", min, max, v));
+  return v;
+}
+
+long long MapReader::integer_or(const std::string& key, long long min, long long max, long long fallback) const {
+  return has(key) ? integer(key, min, max) : fallback;
+}
+
+bool MapReader::boolean_or(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const YAML::Node n = get(key);
+  const std::string s = n.IsScalar() ? n.Scalar() : "";
+  if (s == "true") return true;
+  if (s == "false") return false;
+  fail_at(file_, n, child_path(key), fmt::format("expected true or false, found {}", describe(n)));
+}
+
+void MapReader::finish() const {
+  if (section_.open) return;
+  std::vector<std::string> known;
+  for (const KeySpec& k : section_.keys) known.push_back(k.name);
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string hint = did_you_mean(key, known);
+    fail_at(file_, it->first, child_path(key),
+            fmt::format("unknown key '{}'{} (known keys: {})", key,
+                        hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint), join(known)));
+  }
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,12 @@
+# Turns a text file into a C++ source defining `const char* const kBuiltinCatalogText`.
+# Usage: cmake -DINPUT=file -DOUTPUT=file.cpp -P embed_text.cmake
+file(READ "${INPUT}" text)
+string(FIND "${text}" ")VGPUSIM_EMBED\"" clash)
+if(NOT clash EQUAL -1)
+  message(FATAL_ERROR "${INPUT} contains the raw-string delimiter")
+endif()
+file(WRITE "${OUTPUT}.tmp"
+  "// Generated from ${INPUT} by tools/embed_text.cmake; do not edit.\n"
+  "namespace vgpusim {\nextern const char* const kBuiltinCatalogText;\n"
+  "const char* const kBuiltinCatalogText = R\"VGPUSIM_EMBED(${text})VGPUSIM_EMBED\";\n}\n")
+file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")

@@ -1,0 +1,179 @@
+// The vgpusim command line: run a scenario, list the catalog, the models and the scenario keys.
+// Exit status: 0 ok, 2 bad input (scenario, arguments), 1 internal error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "models/kernel_perf.hpp"
+#include "sim/catalog.hpp"
+#include "sim/metrics.hpp"
+#include "sim/output.hpp"
+#include "sim/scenario/loader.hpp"
+#include "sim/simulation.hpp"
+
+#ifndef VGPUSIM_VERSION
+#define VGPUSIM_VERSION "0.0.0"
+#endif
+
+namespace vgpusim {
+namespace {
+
+std::chrono::steady_clock::time_point g_run_started;
+
+void draw_progress(double now, double end, uint64_t events) {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_run_started).count();
+  if (wall < 1.0) return;  // quick runs stay silent
+  const int width = 30;
+  const int filled = static_cast<int>(width * now / end);
+  std::fprintf(stderr, "\r[%s%s] %5.1f%% simulated %s  %.3g events/s ", std::string(static_cast<size_t>(filled), '#').c_str(),
+               std::string(static_cast<size_t>(width - filled), ' ').c_str(), 100 * now / end,
+               units::format(now, units::Dim::Time).c_str(), static_cast<double>(events) / wall);
+  if (now >= end) std::fprintf(stderr, "\n");
+}
+
+int run_command(const std::string& scenario_path, const std::string& out_dir, const std::vector<std::string>& sets,
+                bool quiet) {
+  std::vector<Override> overrides;
+  for (const std::string& s : sets) overrides.push_back(parse_override(s));
+  const Scenario sc = load_scenario_file(scenario_path, builtin_catalog(), overrides);
+  g_run_started = std::chrono::steady_clock::now();
+  const bool bar = !quiet && ::isatty(STDERR_FILENO);
+  const RunRecord shared = simulate(sc, bar ? draw_progress : nullptr);
+  std::vector<RunRecord> baselines;
+  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
+  const Results results = compute_results(sc, shared, baselines);
+  if (!out_dir.empty()) {
+    // Render everything first so that a failure leaves no partial set of files.
+    const std::string json = results_json(results), csv = results_csv(results);
+    write_atomically(out_dir, "results.json", json);
+    write_atomically(out_dir, "results.csv", csv);
+  }
+  if (!quiet) std::cout << results_table(results);
+  return 0;
+}
+
+void list_gpus(bool sources) {
+  const Catalog& cat = builtin_catalog();
+  using units::Dim;
+  auto val = [](const CatalogEntry& e, const char* field, std::string text) {
+    return e.uncertain.count(field) ? text + "?" : text;
+  };
+  fmt::print("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", "name", "vendor", "units",
+             "clock", "fp32", "fp16 tensor", "memory", "bandwidth", "L2", "MIG");
+  for (const CatalogEntry& e : cat.gpus) {
+    const GpuSpec& s = e.spec;
+    fmt::print("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", s.name, s.vendor,
+               val(e, "compute_units", fmt::format("{:g}", s.compute_units)),
+               val(e, "boost_clock", units::format(s.boost_clock, Dim::Frequency)),
+               val(e, "fp32", units::format(s.fp32, Dim::FlopRate)),
+               val(e, "fp16_tensor", units::format(s.fp16_tensor, Dim::FlopRate)),
+               val(e, "memory", units::format(s.memory, Dim::Bytes)),
+               val(e, "memory_bandwidth", units::format(s.memory_bandwidth, Dim::Bandwidth)),
+               val(e, "l2_cache", units::format(s.l2_cache, Dim::Bytes)), s.mig ? "yes" : "no");
+  }
+  fmt::print("\n? = uncertain value (see `vgpusim list gpus --sources`). Catalog: models/catalog/gpus.yaml\n");
+  if (!sources) return;
+  for (const CatalogEntry& e : cat.gpus) {
+    fmt::print("\n{} ({} {}){}\n", e.spec.name, e.spec.vendor, e.spec.architecture,
+               e.notes.empty() ? "" : ": " + e.notes);
+    for (const auto& [field, src] : e.source) {
+      fmt::print("  {:<17} {}\n", field, cat.sources.at(src));
+      if (e.uncertain.count(field)) fmt::print("  {:<17} uncertain: {}\n", "", e.uncertain.at(field));
+    }
+  }
+}
+
+void print_params(const std::vector<ParamSpec>& params) {
+  for (const ParamSpec& p : params) {
+    fmt::print("    {:<20} {:>10}  {}\n", p.name, units::format(p.default_value, p.dim), p.help);
+    fmt::print("    {:<20} {:>10}  source: {}\n", "", "", p.source);
+  }
+}
+
+void list_models() {
+  fmt::print("sharing modes (scenario `sharing.<gpu>.mode`):\n");
+  for (const SharingModelInfo& m : sharing_models()) {
+    fmt::print("\n  {} - {}\n    citation: {}\n    tenants per GPU: {}; memory isolation: {}\n", m.name,
+               m.description, m.citation, m.max_contexts > 0 ? std::to_string(m.max_contexts) : "any",
+               m.memory_isolation ? "yes" : "no");
+    print_params(m.params);
+  }
+  fmt::print("\nkernel performance (per GPU in `gpus[]`):\n\n  roofline - {}\n", roofline_description());
+  print_params(roofline_params());
+}
+
+}  // namespace
+}  // namespace vgpusim
+
+int main(int argc, char** argv) {
+  using namespace vgpusim;
+  CLI::App app{"vgpusim: simulate GPU sharing (passthrough, time-slicing, ...) and report what each tenant loses",
+               "vgpusim"};
+  app.set_version_flag("--version", std::string("vgpusim ") + VGPUSIM_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  vgpusim run scenarios/quickstart.yaml\n"
+      "  vgpusim run scenarios/timeslice-two-trainers.yaml --out results/ --fidelity fluid\n"
+      "  vgpusim run scenarios/quickstart.yaml --set sharing.g0.slice=4ms --set tenants.chat.memory=20GiB\n"
+      "  vgpusim list gpus --sources\n"
+      "  vgpusim list models\n"
+      "Exit status: 0 ok, 2 bad input, 1 internal error.");
+
+  auto* run = app.add_subcommand("run", "simulate a scenario and print per-tenant results");
+  std::string scenario, out_dir, fidelity;
+  std::vector<std::string> sets;
+  long long seed = -1;
+  bool quiet = false;
+  run->add_option("scenario", scenario, "scenario YAML file")->required();
+  run->add_option("--out", out_dir, "write results.json and results.csv into this directory");
+  run->add_option("--seed", seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  run->add_option("--fidelity", fidelity, "override the scenario's fidelity")->check(CLI::IsMember({"exact", "fluid"}));
+  run->add_option("--set", sets, "override a scenario value: key.path=value (repeatable)");
+  run->add_flag("--quiet,-q", quiet, "print nothing on success");
+
+  auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
+  std::string what;
+  bool sources = false, markdown = false;
+  list->add_option("what", what, "gpus | models | keys")->required()->check(CLI::IsMember({"gpus", "models", "keys"}));
+  list->add_flag("--sources", sources, "with `gpus`: print every value's source");
+  list->add_flag("--markdown", markdown, "with `keys`: print docs/scenario-reference.md");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  try {
+    if (*run) {
+      if (seed >= 0) sets.insert(sets.begin(), "seed=" + std::to_string(seed));
+      if (!fidelity.empty()) sets.insert(sets.begin(), "fidelity=" + fidelity);
+      return run_command(scenario, out_dir, sets, quiet);
+    }
+    if (what == "gpus") list_gpus(sources);
+    if (what == "models") list_models();
+    if (what == "keys") {
+      if (markdown)
+        std::cout << scenario_reference_markdown();
+      else
+        for (const Section& s : scenario_sections())
+          for (const KeySpec& k : s.keys)
+            fmt::print("{}{}{}\n", s.path, s.path.empty() ? "" : ".", k.name);
+    }
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "vgpusim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
