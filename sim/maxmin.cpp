@@ -51,7 +51,8 @@ std::vector<double> solve_maxmin(const MaxMinProblem& p) {
       saturated[r] = load[r] > 0 && p.capacity[r] - used[r] <= kRelEps * std::max(1.0, p.capacity[r]);
     for (size_t v = 0; v < nv; ++v) {
       if (!active[v]) continue;
-      bool fix = p.variables[v].bound - x[v] <= kRelEps * std::max(1.0, std::fabs(p.variables[v].bound));
+      const double bound = p.variables[v].bound;
+      bool fix = std::isfinite(bound) && bound - x[v] <= kRelEps * std::max(1.0, std::fabs(bound));
       for (const auto& [r, c] : p.variables[v].uses) fix = fix || saturated[static_cast<size_t>(r)];
       if (fix) {
         active[v] = false;

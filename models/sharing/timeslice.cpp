@@ -85,15 +85,20 @@ class TimeSliceScheduler final : public SharingModel {
             continue;
           }
           if (now < slice_start_ + slice_) return;
+          if (now > slice_start_ + slice_) {
+            // Slices went by while the context was alone (nobody needed a wake-up): find the slice of the same
+            // grid that holds `now`, as the hardware timer would have. A competitor that arrived mid-slice waits
+            // for that slice's end.
+            slice_start_ += slice_ * std::floor((now - slice_start_) / slice_);
+            if (slice_start_ + slice_ <= now) slice_start_ += slice_;
+            if (now > slice_start_) return;
+          }
           const int who = next_other_with_work(current_);
           if (who >= 0) {
             begin_switch(who, now);
             continue;
           }
-          // Alone: slices renew on the same grid, so a competitor arriving later meets a boundary that depends on
-          // where the running context is in its slice, as on the hardware timer.
-          slice_start_ += slice_ * std::floor((now - slice_start_) / slice_);
-          if (slice_start_ + slice_ <= now) slice_start_ += slice_;
+          slice_start_ = now;  // alone at a boundary: a new slice
           return;
         }
         case Phase::Idle: {

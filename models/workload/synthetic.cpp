@@ -85,12 +85,12 @@ class Render final : public ClosedLoop {
 
  protected:
   double delay_before(WorkloadPort& port) override {
-    // A frame-rate cap holds the next frame until one frame period after the previous frame began.
-    double delay = s_.cpu_time;
-    if (s_.fps_cap > 0 && started_any_) delay = std::max(delay, last_start_ + 1.0 / s_.fps_cap - port.now());
-    last_start_ = port.now();
+    // A frame-rate cap holds a frame until one frame period after the previous frame began.
+    double wait = 0;
+    if (s_.fps_cap > 0 && started_any_) wait = std::max(0.0, last_start_ + 1.0 / s_.fps_cap - port.now());
+    last_start_ = port.now() + wait;
     started_any_ = true;
-    return delay;
+    return wait + s_.cpu_time;
   }
   KernelSpec next_unit_kernel() override { return s_.frame; }
 

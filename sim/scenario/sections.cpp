@@ -127,6 +127,12 @@ const Section& section_named(const std::string& path) {
 
 namespace {
 std::string anchor(const std::string& path) { return path.empty() ? "top-level" : path; }
+// Markdown table cells cannot hold a bare '|'.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
 }  // namespace
 
 std::string scenario_reference_markdown() {
@@ -139,8 +145,8 @@ std::string scenario_reference_markdown() {
     md += fmt::format("## `{}`\n\n{}\n\n| key | type | required | default | meaning |\n|---|---|---|---|---|\n",
                       anchor(s.path), s.help);
     for (const KeySpec& k : s.keys)
-      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type, k.required ? "yes" : "no",
-                        k.default_text.empty() ? "" : k.default_text, k.help);
+      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, cell(k.type), k.required ? "yes" : "no",
+                        cell(k.default_text), cell(k.help));
     md += "\n";
   }
   md += "## Sharing modes\n\nParameters sit beside `mode` in `sharing.<gpu>`.\n\n";
@@ -153,7 +159,7 @@ std::string scenario_reference_markdown() {
     md += "| key | unit | default | meaning | source |\n|---|---|---|---|---|\n";
     for (const ParamSpec& p : m.params)
       md += fmt::format("| `{}` | {} | {} | {} | {} |\n", p.name, noun(p.dim),
-                        units::format(p.default_value, p.dim), p.help, p.source);
+                        units::format(p.default_value, p.dim), cell(p.help), cell(p.source));
     md += "\n";
   }
   return md;

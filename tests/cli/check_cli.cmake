@@ -1,0 +1,34 @@
+# The command line's contract: exit status 2 and FILE:LINE:COL with a did-you-mean for a bad scenario, nothing
+# written on failure, 0 for --version and list, 2 for bad arguments.
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+file(READ "${SOURCE}/scenarios/quickstart.yaml" text)
+string(REPLACE "duration:" "duratoin:" bad "${text}")
+file(WRITE "${WORK}/bad.yaml" "${bad}")
+
+function(expect_run expected_rc pattern)
+  execute_process(COMMAND "${VGPUSIM}" ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL expected_rc)
+    message(FATAL_ERROR "vgpusim ${ARGN}: exit ${rc}, expected ${expected_rc}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  if(NOT "${out}${err}" MATCHES "${pattern}")
+    message(FATAL_ERROR "vgpusim ${ARGN}: output does not match '${pattern}'\nstdout: ${out}\nstderr: ${err}")
+  endif()
+endfunction()
+
+expect_run(2 "bad.yaml:[0-9]+:1: duratoin: unknown key 'duratoin'; did you mean 'duration'\\?"
+           run "${WORK}/bad.yaml" --out "${WORK}/out")
+if(EXISTS "${WORK}/out")
+  message(FATAL_ERROR "a failed run created its output directory")
+endif()
+expect_run(2 "cannot open the scenario file" run "${WORK}/missing.yaml")
+expect_run(2 "sharing.g0.slice: expected a time such as '2ms', found '3'"
+           run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=3)
+expect_run(2 "fidelity" run "${SOURCE}/scenarios/quickstart.yaml" --fidelity approximate)
+expect_run(2 "" frobnicate)
+expect_run(0 "vgpusim [0-9]+\\.[0-9]+\\.[0-9]+" --version)
+expect_run(0 "Examples:" --help)
+expect_run(0 "H100-SXM" list gpus)
+expect_run(0 "timeslice" list models)
+expect_run(0 "switch_cost" list keys --markdown)
+expect_run(0 "finetune" run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=4ms --seed 3)

@@ -1,0 +1,161 @@
+// Bad scenarios: each case asserts the exact message, with FILE:LINE:COL and the key path.
+#include <gtest/gtest.h>
+
+#include "sim/catalog.hpp"
+#include "sim/scenario/loader.hpp"
+
+using namespace vgpusim;
+
+namespace {
+
+const char* kGood = R"(version: 1
+name: good
+duration: 10s
+gpus:
+  - {id: g0, model: H100-SXM}
+sharing:
+  g0: {mode: timeslice, slice: 2ms}
+tenants:
+  - name: a
+    on: g0
+    memory: 10GiB
+    workload:
+      training: {step: {flops: 1TFLOP, bytes: 1GB}}
+)";
+
+// Replaces the first occurrence of `from` in the good scenario by `to`.
+std::string variant(const std::string& from, const std::string& to) {
+  std::string s = kGood;
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text, std::vector<Override> overrides = {}) {
+  try {
+    load_scenario_text(text, "s.yaml", builtin_catalog(), overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+struct Case {
+  std::string name, from, to, message;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+}  // namespace
+
+TEST(ScenarioErrors, GoodScenarioLoads) {
+  const Scenario sc = load_scenario_text(kGood, "s.yaml", builtin_catalog());
+  EXPECT_EQ(sc.tenants.size(), 1u);
+  EXPECT_EQ(sc.sharing[0].mode, "timeslice");
+  EXPECT_DOUBLE_EQ(sc.sharing[0].params.get("slice"), 2e-3);
+  EXPECT_DOUBLE_EQ(sc.tenants[0].memory, 10.0 * (1 << 30));
+}
+
+class BadScenario : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BadScenario, GivesTheExactMessage) {
+  const Case& c = GetParam();
+  EXPECT_EQ(error_of(variant(c.from, c.to)), c.message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadScenario,
+    ::testing::Values(
+        Case{"misspelled_top_key", "duration: 10s", "duratoin: 10s",
+             "s.yaml:3:1: duratoin: unknown key 'duratoin'; did you mean 'duration'? (known keys: version, name, seed, "
+             "duration, fidelity, gpus, sharing, tenants, metrics)"},
+        Case{"misspelled_tenant_key", "memory: 10GiB", "memroy: 10GiB",
+             "s.yaml:11:5: tenants[0].memroy: unknown key 'memroy'; did you mean 'memory'? (known keys: name, on, "
+             "memory, start, workload)"},
+        Case{"time_without_unit", "duration: 10s", "duration: 10",
+             "s.yaml:3:11: duration: expected a time such as '2ms', found '10'"},
+        Case{"bad_size_unit", "memory: 10GiB", "memory: 10 gigs",
+             "s.yaml:11:13: tenants[0].memory: expected a size such as '80GiB', found '10 gigs'"},
+        Case{"missing_name", "name: good\n", "",
+             "s.yaml:1:1: (top level): missing required key 'name' in the top level"},
+        Case{"missing_workload_key", "    workload:\n      training: {step: {flops: 1TFLOP, bytes: 1GB}}\n", "",
+             "s.yaml:9:5: tenants[0]: missing required key 'workload' in tenants[0]"},
+        Case{"missing_step", "training: {step: {flops: 1TFLOP, bytes: 1GB}}", "training: {iterations: 3}",
+             "s.yaml:13:17: tenants[0].workload.training: missing required key 'step' in tenants[0].workload.training"},
+        Case{"unknown_gpu_model", "model: H100-SXM", "model: H100-SMX",
+             "s.yaml:5:21: gpus[0].model: unknown GPU model 'H100-SMX'; did you mean 'H100-SXM'? (see `vgpusim list "
+             "gpus`)"},
+        Case{"unknown_gpu_id", "on: g0", "on: g1", "s.yaml:10:9: tenants[0].on: no GPU with id 'g1'; did you mean 'g0'?"},
+        Case{"unknown_sharing_mode", "mode: timeslice", "mode: timeslcie",
+             "s.yaml:7:14: sharing.g0.mode: unknown sharing mode 'timeslcie'; did you mean 'timeslice'? (see `vgpusim "
+             "list models`)"},
+        Case{"unknown_sharing_param", "slice: 2ms", "slise: 2ms",
+             "s.yaml:7:25: sharing.g0.slise: unknown key 'slise'; did you mean 'slice'? (known keys: mode, slice, "
+             "switch_cost)"},
+        Case{"param_out_of_range", "slice: 2ms", "slice: 20s",
+             "s.yaml:7:32: sharing.g0.slice: expected a value from 1 us to 10 s, found 20 s"},
+        Case{"bad_fidelity", "duration: 10s", "duration: 10s\nfidelity: exactly",
+             "s.yaml:4:11: fidelity: expected one of exact, fluid, found 'exactly'; did you mean 'exact'?"},
+        Case{"wrong_version", "version: 1", "version: 2", "s.yaml:1:10: version: expected an integer from 1 to 1, found 2"},
+        Case{"two_workload_kinds", "training: {step: {flops: 1TFLOP, bytes: 1GB}}",
+             "training: {step: {flops: 1TFLOP}}\n      render: {frame: {flops: 1GFLOP}}",
+             "s.yaml:13:7: tenants[0].workload: expected exactly one workload kind, found training and render"},
+        Case{"no_workload_kind", "training: {step: {flops: 1TFLOP, bytes: 1GB}}", "trainig: {}",
+             "s.yaml:13:7: tenants[0].workload.trainig: unknown key 'trainig'; did you mean 'training'? (known keys: "
+             "kernels, training, inference, render)"},
+        Case{"empty_kernel", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {blocks: 4}",
+             "s.yaml:13:24: tenants[0].workload.training.step: expected some work: flops, fp16, fp32, fp64, bytes or "
+             "duration"},
+        Case{"duration_and_work", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {flops: 1TFLOP, duration: 2ms}",
+             "s.yaml:13:24: tenants[0].workload.training.step: give either `duration` (with `on` and `bound`) or work "
+             "(flops, bytes), not both"},
+        Case{"bad_precision", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {flops: 1TFLOP, precision: fp8}",
+             "s.yaml:13:51: tenants[0].workload.training.step.precision: expected one of fp16, fp32, fp64, found 'fp8'; did you mean 'fp16'?"},
+        Case{"negative_iterations", "training: {step:", "training: {iterations: -3, step:",
+             "s.yaml:13:30: tenants[0].workload.training.iterations: expected an integer from 0 to 1125899906842624, "
+             "found -3"},
+        Case{"unbounded_without_duration", "duration: 10s\n", "",
+             "s.yaml:12:7: tenants[0].workload: this workload has no count, so it runs until the scenario ends, but "
+             "the scenario has no `duration`"},
+        Case{"passthrough_with_one_tenant_is_fine", "mode: timeslice, slice: 2ms", "mode: passthrough",
+             "(no error)"},
+        Case{"duplicate_gpu_id", "  - {id: g0, model: H100-SXM}", "  - {id: g0, model: H100-SXM}\n  - {id: g0, model: T4}",
+             "s.yaml:6:10: gpus[1].id: duplicate GPU id 'g0'"},
+        Case{"gpus_not_a_list", "gpus:\n  - {id: g0, model: H100-SXM}", "gpus: H100",
+             "s.yaml:4:7: gpus: expected a non-empty list of GPUs"},
+        Case{"yaml_syntax", "name: good", "name: [good", "s.yaml:3:9: YAML syntax error: end of sequence flow not found"},
+        Case{"inference_rate_unit", "training: {step: {flops: 1TFLOP, bytes: 1GB}}",
+             "inference: {rate: 40, request: {flops: 1TFLOP}}",
+             "s.yaml:13:25: tenants[0].workload.inference.rate: expected a rate such as '40/s', found '40'"},
+        Case{"slo_unknown_percentile", "training: {step: {flops: 1TFLOP, bytes: 1GB}}",
+             "inference: {rate: 40/s, request: {flops: 1TFLOP}, slo: {p98: 10ms}}",
+             "s.yaml:13:63: tenants[0].workload.inference.slo.p98: unknown key 'p98'; did you mean 'p90'? (known keys: "
+             "p50, p90, p95, p99, p999)"},
+        Case{"catalog_override_wrong_unit", "{id: g0, model: H100-SXM}", "{id: g0, model: H100-SXM, memory_bandwidth: 3TB}",
+             "s.yaml:5:49: gpus[0].memory_bandwidth: expected a bandwidth such as '4.8TB/s', found '3TB'"}),
+    [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+TEST(ScenarioErrors, SecondTenantOnPassthroughIsRefused) {
+  std::string s = variant("mode: timeslice, slice: 2ms", "mode: passthrough");
+  s += "  - {name: b, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
+  EXPECT_EQ(error_of(s),
+            "s.yaml:14:19: tenants[1].on: GPU 'g0' is shared in mode 'passthrough', which takes at most 1 tenant(s); "
+            "use a sharing mode such as timeslice to put several tenants on it");
+}
+
+TEST(ScenarioErrors, DuplicateTenantName) {
+  std::string s = kGood;
+  s += "  - {name: a, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
+  EXPECT_EQ(error_of(s), "s.yaml:14:12: tenants[1].name: duplicate tenant name 'a'");
+}
+
+TEST(ScenarioErrors, OverridesApplyAndTheirErrorsSayso) {
+  const Scenario sc = load_scenario_text(kGood, "s.yaml", builtin_catalog(),
+                                         {parse_override("sharing.g0.slice=4ms"), parse_override("tenants.a.memory=1GiB"),
+                                          parse_override("tenants[0].workload.training.iterations=5")});
+  EXPECT_DOUBLE_EQ(sc.sharing[0].params.get("slice"), 4e-3);
+  EXPECT_DOUBLE_EQ(sc.tenants[0].memory, 1 << 30);
+  EXPECT_EQ(error_of(kGood, {parse_override("sharing.g0.slice=4")}),
+            "s.yaml (--set): sharing.g0.slice: expected a time such as '2ms', found '4'");
+  EXPECT_EQ(error_of(kGood, {parse_override("tenants.zed.memory=1GiB")}), "--set tenants.zed.memory: no list element 'zed'");
+  EXPECT_THROW(parse_override("novalue"), InputError);
+}

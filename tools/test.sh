@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh Debian 12 machine: installs what is missing, builds with warnings as errors,
+# runs every test (units, golden scenarios, CLI, docs), then an ASan+UBSan build of the tests, then the engine
+# benchmark (which prints its ratios). .ci/run calls this.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs="$(nproc)"
+
+"$here/tools/setup.sh" --no-build
+cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGPUSIM_WERROR=ON
+cmake --build "$here/build" -j "$jobs"
+ctest --test-dir "$here/build" --output-on-failure -j "$jobs"
+
+echo "== ASan + UBSan build of the tests"
+cmake -S "$here" -B "$here/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVGPUSIM_WERROR=ON \
+      -DVGPUSIM_SANITIZE=ON -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF
+cmake --build "$here/build-asan" -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$here/build-asan" --output-on-failure -j "$jobs"
+
+if [ -x "$here/build/tests/engine_bench" ]; then
+  echo "== engine benchmark (ratios against baselines measured in the same run)"
+  "$here/build/tests/engine_bench"
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates tests/golden/<scenario>.out from the current build, after a change meant to move predictions.
+# Review the diff before committing: every changed number is a changed prediction.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="${1:-$here/build/vgpusim}"
+cd "$here"
+find scenarios -name '*.yaml' | sort | while read -r sc; do
+  name="${sc#scenarios/}"; name="${name%.yaml}"
+  mkdir -p "tests/golden/$(dirname "$name")"
+  "$bin" run "$sc" > "tests/golden/$name.out"
+  echo "updated tests/golden/$name.out"
+done
