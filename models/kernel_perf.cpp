@@ -41,9 +41,10 @@ double peak(const GpuSpec& gpu, KernelBound b) {
 }
 }  // namespace
 
-double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
-  const double ce = p.get("compute_efficiency") * fill_fraction(k.blocks, gpu);
-  double compute = 0;
+KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
+  KernelTimes t;
+  t.sm_fill = fill_fraction(k.blocks, gpu);
+  const double ce = p.get("compute_efficiency") * t.sm_fill;
   const struct {
     double flops;
     KernelBound bound;
@@ -52,12 +53,13 @@ double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) 
     if (part.flops <= 0) continue;
     const double rate = peak(gpu, part.bound);
     if (rate <= 0) throw std::invalid_argument(gpu.name + " has no rate for this precision");
-    compute += part.flops / (rate * ce);
+    t.compute += part.flops / (rate * ce);
   }
-  double memory = 0;
-  if (k.bytes > 0) memory = k.bytes / (gpu.memory_bandwidth * p.get("memory_efficiency"));
-  return std::max(compute, memory);
+  if (k.bytes > 0) t.memory = k.bytes / (gpu.memory_bandwidth * p.get("memory_efficiency"));
+  return t;
 }
+
+double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) { return kernel_times(k, gpu, p).solo(); }
 
 KernelSpec kernel_from_duration(double duration, const GpuSpec& reference, KernelBound bound, double blocks,
                                 const ParamValues& p) {

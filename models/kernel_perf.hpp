@@ -34,8 +34,16 @@ enum class KernelBound { Memory, FP16, FP32, FP64 };
 std::vector<ParamSpec> roofline_params();
 std::string roofline_description();
 
-// Solo time (s) of `k` on `gpu`: max(compute time, memory time), compute scaled by the fraction of SMs the
-// kernel's blocks can fill. `p` holds roofline_params().
+struct KernelTimes {
+  double compute = 0;  // s, FLOPs at the SM fill the kernel's blocks allow
+  double memory = 0;   // s, bytes at the full DRAM bandwidth
+  double sm_fill = 1;  // fraction of the SMs its blocks occupy
+  double solo() const { return compute > memory ? compute : memory; }
+};
+
+// The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
+KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
+// Solo time (s) of `k` on `gpu`: max(compute time, memory time).
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
 
 // The work that takes `duration` on `reference` when limited by `bound` (inverse of solo_time).

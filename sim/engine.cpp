@@ -43,14 +43,37 @@ Engine::ContextIndex Engine::add_context(GpuIndex gpu, ClientIndex client) {
   return index;
 }
 
-void Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag) {
+void Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand) {
   if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
     throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
   Context& c = contexts_[context];
   advance(gpus_[c.gpu], now_);
-  if (c.heap.empty()) c.v = 0;  // rebase the virtual clock: keeps finish_v small and precise
-  c.heap.push_back(Member{c.v + solo_seconds, member_seq_++, tag});
+  if (c.heap.empty()) {
+    c.v = 0;  // rebase the virtual clock: keeps finish_v small and precise
+    c.demand_sum = {0, 0, 0};
+  }
+  c.heap.push_back(Member{c.v + solo_seconds, member_seq_++, tag, demand});
+  c.demand_sum.compute_fraction += demand.compute_fraction;
+  c.demand_sum.memory_fraction += demand.memory_fraction;
+  c.demand_sum.sm_fill += demand.sm_fill;
   std::push_heap(c.heap.begin(), c.heap.end(), MemberLater{});
+  mark_dirty(c.gpu);
+}
+
+void Engine::pop_member(Context& c) {
+  const ActivityDemand& d = c.heap.front().demand;
+  c.demand_sum.compute_fraction -= d.compute_fraction;
+  c.demand_sum.memory_fraction -= d.memory_fraction;
+  c.demand_sum.sm_fill -= d.sm_fill;
+  std::pop_heap(c.heap.begin(), c.heap.end(), MemberLater{});
+  c.heap.pop_back();
+}
+
+void Engine::cancel_context(ContextIndex context) {
+  Context& c = contexts_[context];
+  advance(gpus_[c.gpu], now_);
+  c.heap.clear();
+  c.demand_sum = {0, 0, 0};
   mark_dirty(c.gpu);
 }
 
@@ -110,7 +133,15 @@ void Engine::recompute(GpuIndex index) {
   advance(gpu, now_);
   const size_t n = gpu.contexts.size();
   for (size_t i = 0; i < n; ++i) {
-    gpu.loads[i].active = static_cast<int>(contexts_[gpu.contexts[i]].heap.size());
+    const Context& c = contexts_[gpu.contexts[i]];
+    ContextLoad& load = gpu.loads[i];
+    load.active = static_cast<int>(c.heap.size());
+    if (load.active > 0) {
+      const double k = 1.0 / load.active;
+      load.compute_fraction = c.demand_sum.compute_fraction * k;
+      load.memory_fraction = c.demand_sum.memory_fraction * k;
+      load.sm_fill = c.demand_sum.sm_fill * k;
+    }
     gpu.decision.rate[i] = 0;
   }
   gpu.decision.wake_at = kInfinity;
@@ -160,8 +191,7 @@ void Engine::handle_wake(GpuIndex index) {
     const double slack = c.member_rate * kCompletionSlack;
     while (!c.heap.empty() && c.heap.front().finish_v - c.v <= slack) {
       completions_.push_back(Completion{c.client, c.heap.front().tag});
-      std::pop_heap(c.heap.begin(), c.heap.end(), MemberLater{});
-      c.heap.pop_back();
+      pop_member(c);
     }
   }
   mark_dirty(index);

@@ -48,7 +48,9 @@ class Engine {
   ContextIndex add_context(GpuIndex gpu, ClientIndex client);
 
   // Starts an activity needing `solo_seconds` of the GPU alone; the client hears `tag` when it completes.
-  void start_activity(ContextIndex context, double solo_seconds, uint64_t tag);
+  void start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand = {});
+  // Drops every in-flight activity of the context without completing it (a fatal fault).
+  void cancel_context(ContextIndex context);
   // Calls the client's on_timer(tag) at absolute time `at` (>= now).
   void set_timer(ClientIndex client, double at, uint64_t tag);
 
@@ -68,6 +70,7 @@ class Engine {
     double finish_v;  // virtual progress at which the activity completes
     uint64_t seq;
     uint64_t tag;
+    ActivityDemand demand;
   };
   struct MemberLater {
     bool operator()(const Member& a, const Member& b) const {
@@ -82,6 +85,7 @@ class Engine {
     double share = 0;        // context rate from the model
     double member_rate = 0;  // share / members
     double work_done = 0;    // solo-seconds delivered, all time
+    ActivityDemand demand_sum{0, 0, 0};  // sums over the in-flight members
     std::vector<Member> heap;
   };
   struct Gpu {
@@ -104,6 +108,7 @@ class Engine {
   void mark_dirty(GpuIndex index);
   void flush_dirty();
   void deliver_completions();
+  void pop_member(Context& c);
 
   double utilization_interval_;
   double now_ = 0;

@@ -80,7 +80,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     const bool inference = std::holds_alternative<InferenceWorkload>(t.workload);
     TenantResult tr;
     tr.name = t.name;
-    tr.gpu = sc.gpus[t.gpu].id;
+    tr.gpu = sc.targets[t.target].id;
     tr.workload = workload_kind(t.workload);
     tr.unit = workload_unit(t.workload);
     tr.start = r.start;
@@ -124,12 +124,13 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.vgpu_loss_ci95 = rel * rel_err;
     res.tenants.push_back(std::move(tr));
   }
-  for (size_t g = 0; g < sc.gpus.size(); ++g) {
+  for (size_t g = 0; g < sc.targets.size(); ++g) {
     const GpuStats& s = shared.gpus[g];
+    const Target& target = sc.targets[g];
     GpuResult gr;
-    gr.id = sc.gpus[g].id;
-    gr.model = sc.gpus[g].spec.name;
-    gr.mode = sc.sharing[g].mode;
+    gr.id = target.id;
+    gr.model = target.partition.empty() ? target.spec.name : target.spec.name + " " + target.partition;
+    gr.mode = target.sharing.mode;
     gr.utilization = shared.end > 0 ? s.delivered / shared.end : 0;
     gr.busy_fraction = shared.end > 0 ? s.busy_time / shared.end : 0;
     gr.interval = s.series.interval;

@@ -1,4 +1,5 @@
-// The bridge between scenarios, workloads and the engine: tenant drivers, memory allocation, baselines.
+// The bridge between scenarios, workloads and the engine: tenant drivers, memory allocation, fault injection,
+// baselines. Each target (a whole GPU or a partition) is one engine GPU.
 #include "sim/simulation.hpp"
 
 #include <fmt/format.h>
@@ -13,9 +14,12 @@
 namespace vgpusim {
 namespace {
 
-constexpr uint64_t kStartTag = ~0ULL;  // the tenant's own start timer
+constexpr uint64_t kStartTag = ~0ULL;      // the tenant's own start timer
+constexpr uint64_t kFaultTag = ~0ULL - 1;  // an injected fault
 
-struct GpuMemory {
+// Device memory a tenant allocates from: the target's one pool, or its own partition (vGPU framebuffer).
+struct MemoryPool {
+  std::string where;
   double capacity = 0;  // bytes
   double used = 0;
   std::vector<std::pair<std::string, double>> residents;
@@ -23,9 +27,9 @@ struct GpuMemory {
 
 class TenantDriver final : public EngineClient, public WorkloadPort {
  public:
-  TenantDriver(Engine& engine, const TenantSpec& spec, const GpuInstance& gpu, GpuMemory& memory, Fidelity fidelity,
-               uint64_t seed, TenantRecord& record)
-      : engine_(engine), spec_(spec), gpu_(gpu), memory_(memory), record_(record) {
+  TenantDriver(Engine& engine, const TenantSpec& spec, const Target& target, const ParamValues& performance,
+               MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record)
+      : engine_(engine), spec_(spec), target_(target), performance_(performance), memory_(memory), record_(record) {
     workload_ = make_workload(spec.workload, fidelity, stream_seed(seed, spec.name));
     client_ = engine_.add_client(this);
   }
@@ -34,20 +38,40 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     context_ = engine_.add_context(gpu, client_);
     engine_.set_timer(client_, spec_.start, kStartTag);
   }
+  void schedule_fault(double at) { engine_.set_timer(client_, at, kFaultTag); }
+  // Ends the tenant now: its kernels are dropped and it does no more work.
+  void abort(const std::string& kind, const std::string& message) {
+    if (stopped_) return;
+    stopped_ = true;
+    engine_.cancel_context(context_);
+    record_.failures.push_back({kind, engine_.now(), message});
+    release_memory();
+  }
+  std::function<void(TenantDriver&)> on_fault;  // set by the runner: who else the fault takes down
+  const TenantSpec& spec() const { return spec_; }
 
   // EngineClient
-  void on_activity_done(uint64_t tag) override { workload_->on_kernel_done(*this, tag); }
+  void on_activity_done(uint64_t tag) override {
+    if (!stopped_) workload_->on_kernel_done(*this, tag);
+  }
   void on_timer(uint64_t tag) override {
-    if (tag == kStartTag)
-      begin();
-    else
+    if (tag == kStartTag) {
+      if (!stopped_) begin();
+    } else if (tag == kFaultTag) {
+      if (on_fault && !stopped_) on_fault(*this);
+    } else if (!stopped_) {
       workload_->on_timer(*this, tag);
+    }
   }
 
   // WorkloadPort
   double now() const override { return engine_.now(); }
   void launch(const KernelSpec& kernel, uint64_t tag) override {
-    engine_.start_activity(context_, solo_time(kernel, gpu_.spec, gpu_.performance), tag);
+    const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
+    const double solo = t.solo();
+    ActivityDemand d;
+    if (solo > 0) d = {t.compute / solo, t.memory / solo, t.sm_fill};
+    engine_.start_activity(context_, solo, tag, d);
   }
   void wake_at(double time, uint64_t tag) override { engine_.set_timer(client_, time, tag); }
   void unit_done(double started) override {
@@ -56,6 +80,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   }
   void finished() override {
     record_.finish = engine_.now();
+    stopped_ = true;
     release_memory();
   }
 
@@ -70,9 +95,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
         std::string residents;
         for (const auto& [name, bytes] : memory_.residents)
           residents += fmt::format("{}{} {}", residents.empty() ? "" : ", ", name, units::format(bytes, units::Dim::Bytes));
+        stopped_ = true;
         record_.failures.push_back(
             {"out_of_memory", engine_.now(),
-             fmt::format("out of memory on {}: requested {}, {} of {} free{}", gpu_.id,
+             fmt::format("out of memory on {}: requested {}, {} of {} free{}", memory_.where,
                          units::format(spec_.memory, units::Dim::Bytes), units::format(free, units::Dim::Bytes),
                          units::format(memory_.capacity, units::Dim::Bytes),
                          residents.empty() ? "" : " (in use: " + residents + ")")});
@@ -98,31 +124,83 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
 
   Engine& engine_;
   const TenantSpec& spec_;
-  const GpuInstance& gpu_;
-  GpuMemory& memory_;
+  const Target& target_;
+  const ParamValues& performance_;
+  MemoryPool& memory_;
   TenantRecord& record_;
   std::unique_ptr<Workload> workload_;
   Engine::ClientIndex client_ = 0;
   Engine::ContextIndex context_ = 0;
   bool holds_memory_ = false;
+  bool stopped_ = false;
 };
 
-RunRecord run(const Scenario& sc, std::vector<std::unique_ptr<SharingModel>> models, const std::vector<size_t>& tenant_ids,
-              ProgressFn progress) {
+// What one run simulates: targets with their models, which tenants run on which target, memory partitions.
+struct RunPlan {
+  std::vector<Target> targets;
+  std::vector<std::unique_ptr<SharingModel>> models;  // one per target
+  std::vector<size_t> tenants;                        // scenario tenant indices
+  std::vector<size_t> target_of;                      // per entry of `tenants`: index into `targets`
+  std::vector<std::vector<double>> partitions;        // per target: each tenant's memory (empty: one pool)
+  bool faults = false;
+};
+
+RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress) {
+  const std::vector<Target>& targets = plan.targets;
+  const std::vector<size_t>& tenant_ids = plan.tenants;
   Engine engine(sc.metrics_interval);
   std::vector<Engine::GpuIndex> gpu_index;
-  for (auto& m : models) gpu_index.push_back(engine.add_gpu(std::move(m)));
-  std::vector<GpuMemory> memory(sc.gpus.size());
-  for (size_t g = 0; g < sc.gpus.size(); ++g) memory[g].capacity = sc.gpus[g].spec.memory;
+  for (auto& m : plan.models) gpu_index.push_back(engine.add_gpu(std::move(m)));
+
+  // Memory: one pool per target, unless its mode gives each tenant a partition of its own.
+  std::vector<std::unique_ptr<MemoryPool>> pools;
+  std::vector<MemoryPool*> pool_of(tenant_ids.size(), nullptr);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const std::vector<double>& parts = plan.partitions[k];
+    size_t nth = 0;
+    MemoryPool* shared = nullptr;
+    for (size_t i = 0; i < tenant_ids.size(); ++i) {
+      if (plan.target_of[i] != k) continue;
+      if (!parts.empty()) {
+        const std::string where = fmt::format("{} (partition of {})", targets[k].id, sc.tenants[tenant_ids[i]].name);
+        pools.push_back(std::make_unique<MemoryPool>(MemoryPool{where, parts[nth], 0, {}}));
+        pool_of[i] = pools.back().get();
+      } else {
+        if (!shared) {
+          pools.push_back(std::make_unique<MemoryPool>(MemoryPool{targets[k].id, targets[k].spec.memory, 0, {}}));
+          shared = pools.back().get();
+        }
+        pool_of[i] = shared;
+      }
+      ++nth;
+    }
+  }
 
   RunRecord rec;
   rec.tenants.resize(tenant_ids.size());
   std::vector<std::unique_ptr<TenantDriver>> drivers;
   for (size_t i = 0; i < tenant_ids.size(); ++i) {
     const TenantSpec& t = sc.tenants[tenant_ids[i]];
-    drivers.push_back(std::make_unique<TenantDriver>(engine, t, sc.gpus[t.gpu], memory[t.gpu], sc.fidelity, sc.seed,
-                                                     rec.tenants[i]));
-    drivers.back()->attach(gpu_index[t.gpu]);
+    const size_t k = plan.target_of[i];
+    drivers.push_back(std::make_unique<TenantDriver>(engine, t, targets[k], sc.gpus[t.gpu].performance, *pool_of[i],
+                                                     sc.fidelity, sc.seed, rec.tenants[i]));
+    drivers.back()->attach(gpu_index[k]);
+  }
+  if (plan.faults) {
+    for (size_t i = 0; i < drivers.size(); ++i) {
+      const size_t target = sc.tenants[tenant_ids[i]].target;
+      const bool whole_gpu = find_sharing_model(sc.targets[target].sharing.mode)->fault_takes_down_gpu;
+      drivers[i]->on_fault = [&drivers, &sc, target, whole_gpu](TenantDriver& who) {
+        who.abort("fatal_fault", "fatal fault injected");
+        if (!whole_gpu) return;
+        for (auto& other : drivers)
+          if (other.get() != &who && other->spec().target == target)
+            other->abort("fault_of_other_client",
+                         fmt::format("ended by the fatal fault of {} on {} (mode {} has no fault isolation)",
+                                     who.spec().name, sc.targets[target].id, sc.targets[target].sharing.mode));
+      };
+    }
+    for (const FaultSpec& f : sc.faults) drivers[f.tenant]->schedule_fault(f.time);
   }
   if (progress && std::isfinite(sc.duration)) {
     // Run in slices so that a progress bar can be drawn between them.
@@ -137,24 +215,39 @@ RunRecord run(const Scenario& sc, std::vector<std::unique_ptr<SharingModel>> mod
   for (auto& d : drivers) d->collect();
   rec.end = engine.now();
   rec.events = engine.events_processed();
-  for (size_t g = 0; g < sc.gpus.size(); ++g) rec.gpus.push_back(engine.gpu_stats(gpu_index[g]));
+  for (size_t g = 0; g < targets.size(); ++g) rec.gpus.push_back(engine.gpu_stats(gpu_index[g]));
   return rec;
 }
 
 }  // namespace
 
 RunRecord simulate(const Scenario& sc, ProgressFn progress) {
-  std::vector<std::unique_ptr<SharingModel>> models;
-  for (const SharingConfig& cfg : sc.sharing) models.push_back(find_sharing_model(cfg.mode)->create(cfg.params, sc.fidelity));
-  std::vector<size_t> ids(sc.tenants.size());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
-  return run(sc, std::move(models), ids, progress);
+  RunPlan plan;
+  plan.targets = sc.targets;
+  for (size_t k = 0; k < sc.targets.size(); ++k) {
+    const SharingModelInfo* info = find_sharing_model(sc.targets[k].sharing.mode);
+    const ModelSetup setup = model_setup(sc, k);
+    plan.models.push_back(info->create(setup));
+    plan.partitions.push_back(info->memory_partitions ? info->memory_partitions(setup) : std::vector<double>{});
+  }
+  for (size_t i = 0; i < sc.tenants.size(); ++i) {
+    plan.tenants.push_back(i);
+    plan.target_of.push_back(sc.tenants[i].target);
+  }
+  plan.faults = true;
+  return run(sc, std::move(plan), progress);
 }
 
 RunRecord simulate_baseline(const Scenario& sc, size_t t) {
-  std::vector<std::unique_ptr<SharingModel>> models;
-  for (size_t g = 0; g < sc.gpus.size(); ++g) models.push_back(make_bare_metal_model());
-  return run(sc, std::move(models), {t}, nullptr);
+  // Alone on the whole physical GPU, bare metal, with the tenant's memory in the GPU's full pool.
+  const size_t g = sc.tenants[t].gpu;
+  RunPlan plan;
+  plan.targets.push_back(Target{sc.gpus[g].id, g, "", -1, sc.gpus[g].spec, {"bare-metal", {}}});
+  plan.models.push_back(make_bare_metal_model());
+  plan.partitions.emplace_back();
+  plan.tenants = {t};
+  plan.target_of = {0};
+  return run(sc, std::move(plan), nullptr);
 }
 
 }  // namespace vgpusim

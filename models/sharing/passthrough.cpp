@@ -30,8 +30,8 @@ SharingModelInfo passthrough_model_info() {
   };
   info.max_contexts = 1;
   info.memory_isolation = true;
-  info.create = [](const ParamValues& p, Fidelity) -> std::unique_ptr<SharingModel> {
-    return std::make_unique<Passthrough>(p.get("overhead"));
+  info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
+    return std::make_unique<Passthrough>(s.params.get("overhead"));
   };
   return info;
 }

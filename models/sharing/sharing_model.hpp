@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/gpu_spec.hpp"
@@ -20,6 +21,19 @@ enum class Fidelity { Exact, Fluid };
 // What a model sees of one context (a tenant's process on this GPU).
 struct ContextLoad {
   int active = 0;  // activities (kernels) in flight; 0 = the context has no work now
+  // Means over the in-flight kernels (which share the context's rate equally). For a kernel with solo time
+  // T = max(c, m), compute time c and memory time m: compute_fraction = c / T, memory_fraction = m / T (at solo
+  // speed it draws that fraction of the device's DRAM bandwidth), sm_fill = the fraction of SMs its blocks fill.
+  double compute_fraction = 0;
+  double memory_fraction = 0;
+  double sm_fill = 1;
+};
+
+// What an activity asks of the device, for the models that share SMs and bandwidth (see ContextLoad).
+struct ActivityDemand {
+  double compute_fraction = 1;
+  double memory_fraction = 0;
+  double sm_fill = 1;
 };
 
 // What a model answers: each context's progress rate as a fraction of the GPU's solo speed (1 = as fast as alone
@@ -37,14 +51,43 @@ class SharingModel {
   virtual void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) = 0;
 };
 
+// Everything a model is built from: its parameters, the device it shares, and each tenant's own parameters
+// (from `tenants[].share`), in context order.
+struct ModelSetup {
+  ParamValues params;
+  Fidelity fidelity = Fidelity::Exact;
+  GpuSpec gpu;
+  std::vector<ParamValues> tenants;
+};
+
+// One partition of a GPU (a MIG instance): its profile, placement slot and resources.
+struct Partition {
+  std::string profile;
+  int slot = 0;
+  GpuSpec spec;
+};
+
 struct SharingModelInfo {
   std::string name;         // scenario `mode:` value
   std::string description;  // one line
   std::string citation;     // where the mechanism is described
   std::vector<ParamSpec> params;
-  int max_contexts = 0;        // 0 = unlimited
+  std::vector<ParamSpec> tenant_params;  // per tenant, under `tenants[].share`
+  int max_contexts = 0;           // 0 = unlimited
   bool memory_isolation = false;  // false: all tenants allocate from the GPU's one memory pool
-  std::function<std::unique_ptr<SharingModel>(const ParamValues&, Fidelity)> create;
+  std::string device_kind = "gpu";    // the catalog `kind` this mode applies to: gpu or cpu
+  bool fault_takes_down_gpu = false;  // a fatal fault in one context ends every context on the GPU
+  bool partitions = false;            // splits the GPU into instances that tenants are placed on (MIG)
+  // Checks what per-parameter bounds cannot (profile limits, shares that add up); "" when fine.
+  std::function<std::string(const ModelSetup&)> validate;
+  // Each tenant's memory capacity (bytes) when the mode partitions memory (vGPU framebuffer, SR-IOV VF);
+  // unset or empty: every tenant allocates from the device's one pool.
+  std::function<std::vector<double>(const ModelSetup&)> memory_partitions;
+  std::function<std::unique_ptr<SharingModel>(const ModelSetup&)> create;
+  // Partitioning modes only: the partitions for the requested profiles, or an error message.
+  std::function<std::variant<std::vector<Partition>, std::string>(const GpuSpec&, const std::vector<std::string>&,
+                                                                   const ParamValues&)>
+      make_partitions;
 };
 
 // Every built-in sharing mode, in a fixed order. Adding a mode = one file in models/sharing + one line in the

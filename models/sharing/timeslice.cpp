@@ -167,9 +167,10 @@ SharingModelInfo timeslice_model_info() {
   };
   info.max_contexts = 0;
   info.memory_isolation = false;
-  info.create = [](const ParamValues& p, Fidelity f) -> std::unique_ptr<SharingModel> {
-    if (f == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(p.get("slice"), p.get("switch_cost"));
-    return std::make_unique<TimeSliceFluid>(p.get("slice"), p.get("switch_cost"));
+  info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
+    const double q = s.params.get("slice"), c = s.params.get("switch_cost");
+    if (s.fidelity == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(q, c);
+    return std::make_unique<TimeSliceFluid>(q, c);
   };
   return info;
 }

@@ -222,43 +222,140 @@ struct Loader {
             fmt::format("no GPU with id '{}'{}", id, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
   }
 
+  [[noreturn]] void unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode) {
+    std::vector<std::string> names;
+    for (const SharingModelInfo& m : sharing_models()) names.push_back(m.name);
+    const std::string hint = did_you_mean(mode, names);
+    fail_at(file, node, path,
+            fmt::format("unknown sharing mode '{}'{} (see `vgpusim list models`)", mode,
+                        hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+  }
+
+  // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
+  SharingConfig sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
+                               const SharingModelInfo*& info, const std::vector<KeySpec>& extra = {}) {
+    MapReader head(file, node, path, section_named("sharing.<gpu>"));
+    const std::string mode = head.string("mode");
+    info = find_sharing_model(mode);
+    if (!info) unknown_mode(head.get("mode"), path + ".mode", mode);
+    if (info->device_kind != device.kind)
+      fail_at(file, head.get("mode"), path + ".mode",
+              fmt::format("mode '{}' shares {} devices, but {} is a {} device{}", mode, info->device_kind, device.name,
+                          device.kind, device.kind == "cpu" ? " (use mode: software)" : ""));
+    Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
+    for (const ParamSpec& p : info->params) params.keys.push_back({p.name, "", false, "", p.help});
+    if (info->partitions) params.keys.push_back({"instances", "list", true, "", "the partitions"});
+    for (const KeySpec& k : extra) params.keys.push_back(k);
+    MapReader r(file, node, path, params);
+    r.finish();
+    return {info->name, read_params(r, info->params)};
+  }
+
+  ParamValues read_params(const MapReader& r, const std::vector<ParamSpec>& specs) {
+    ParamValues values = ParamValues::defaults(specs);
+    for (const ParamSpec& p : specs) {
+      if (!r.has(p.name)) continue;
+      if (p.is_choice())
+        values.set_word(p.name, r.choice_or(p.name, p.choices, p.default_word()));
+      else
+        values.set(p.name, bounded(r, p));
+    }
+    return values;
+  }
+
   void sharing(const MapReader& top) {
     const SharingModelInfo* passthrough = find_sharing_model("passthrough");
     for (size_t i = 0; i < sc.gpus.size(); ++i)
       sc.sharing.push_back({passthrough->name, ParamValues::defaults(passthrough->params)});
-    if (!top.has("sharing")) return;
-    const YAML::Node map = top.get("sharing");
-    if (!map.IsMap()) fail_at(file, map, "sharing", "expected a mapping from GPU id to its sharing");
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string id = it->first.Scalar();
-      const std::string path = "sharing." + id;
-      const size_t g = gpu_index(it->first, path, id);
-      MapReader head(file, it->second, path, section_named("sharing.<gpu>"));
-      const std::string mode = head.string("mode");
-      const SharingModelInfo* info = find_sharing_model(mode);
-      if (!info) {
-        std::vector<std::string> names;
-        for (const SharingModelInfo& m : sharing_models()) names.push_back(m.name);
-        const std::string hint = did_you_mean(mode, names);
-        fail_at(file, head.get("mode"), path + ".mode",
-                fmt::format("unknown sharing mode '{}'{} (see `vgpusim list models`)", mode,
-                            hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+    std::vector<YAML::Node> nodes(sc.gpus.size());
+    if (top.has("sharing")) {
+      const YAML::Node map = top.get("sharing");
+      if (!map.IsMap()) fail_at(file, map, "sharing", "expected a mapping from GPU id to its sharing");
+      for (auto it = map.begin(); it != map.end(); ++it) {
+        const std::string id = it->first.Scalar();
+        const size_t g = gpu_index(it->first, "sharing." + id, id);
+        nodes[g] = it->second;
       }
-      Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
-      for (const ParamSpec& p : info->params) params.keys.push_back({p.name, "", false, "", p.help});
-      MapReader r(file, it->second, path, params);
-      r.finish();
-      SharingConfig cfg{info->name, ParamValues::defaults(info->params)};
-      for (const ParamSpec& p : info->params)
-        if (r.has(p.name)) cfg.params.set(p.name, bounded(r, p));
-      sc.sharing[g] = std::move(cfg);
     }
+    for (size_t g = 0; g < sc.gpus.size(); ++g) {
+      const GpuInstance& gpu = sc.gpus[g];
+      const std::string path = "sharing." + gpu.id;
+      const SharingModelInfo* info = passthrough;
+      if (nodes[g]) {
+        sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info);
+      } else if (gpu.spec.kind != passthrough->device_kind) {
+        fail_at(file, top.node(), gpu.id,
+                fmt::format("GPU '{}' is a {} device ({}): give it a sharing mode for {} devices, e.g. software",
+                            gpu.id, gpu.spec.kind, gpu.spec.name, gpu.spec.kind));
+      }
+      if (!info->partitions) {
+        sc.targets.push_back({gpu.id, g, "", -1, gpu.spec, sc.sharing[g]});
+        target_nodes.push_back(nodes[g] ? nodes[g] : top.node());
+        continue;
+      }
+      partitions(g, nodes[g], path, *info);
+    }
+  }
+
+  void partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModelInfo& info) {
+    const GpuInstance& gpu = sc.gpus[g];
+    const YAML::Node list = node["instances"];
+    if (!list.IsSequence() || list.size() == 0)
+      fail_at(file, list, path + ".instances", "expected a non-empty list of instances");
+    std::vector<std::string> profiles, ids;
+    std::vector<YAML::Node> nested;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string ip = fmt::format("{}.instances[{}]", path, i);
+      MapReader r(file, list[i], ip, section_named("sharing.<gpu>.instances[]"));
+      r.finish();
+      const std::string id = r.string("id");
+      if (std::find(ids.begin(), ids.end(), id) != ids.end())
+        fail_at(file, r.get("id"), r.child_path("id"), "duplicate instance id '" + id + "'");
+      ids.push_back(id);
+      profiles.push_back(r.string("profile"));
+      nested.push_back(r.has("sharing") ? r.get("sharing") : YAML::Node());
+    }
+    auto made = info.make_partitions(gpu.spec, profiles, sc.sharing[g].params);
+    if (const auto* error = std::get_if<std::string>(&made)) fail_at(file, list, path + ".instances", *error);
+    const auto& parts = std::get<std::vector<Partition>>(made);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      Target t{gpu.id + "/" + ids[i], g, parts[i].profile, parts[i].slot, parts[i].spec, {}};
+      const std::string np = fmt::format("{}.instances[{}].sharing", path, i);
+      if (nested[i]) {
+        const SharingModelInfo* inner = nullptr;
+        t.sharing = sharing_config(nested[i], np, t.spec, inner);
+        if (inner->partitions) fail_at(file, nested[i], np, "an instance cannot be partitioned again");
+      } else {
+        const SharingModelInfo* ts = find_sharing_model("timeslice");
+        t.sharing = {ts->name, ParamValues::defaults(ts->params)};
+      }
+      sc.targets.push_back(std::move(t));
+      target_nodes.push_back(nested[i] ? nested[i] : list[i]);
+    }
+  }
+
+  size_t target_index(const YAML::Node& node, const std::string& path, const std::string& id) {
+    std::vector<std::string> ids;
+    for (size_t i = 0; i < sc.targets.size(); ++i) {
+      if (sc.targets[i].id == id) return i;
+      ids.push_back(sc.targets[i].id);
+    }
+    for (const GpuInstance& g : sc.gpus)
+      if (g.id == id) {
+        std::string inside;
+        for (const Target& t : sc.targets)
+          if (sc.gpus[t.gpu].id == id) inside += (inside.empty() ? "" : ", ") + t.id;
+        fail_at(file, node, path, fmt::format("GPU '{}' is split into instances; put the tenant on one of: {}", id, inside));
+      }
+    const std::string hint = did_you_mean(id, ids);
+    fail_at(file, node, path,
+            fmt::format("no GPU or instance with id '{}'{}", id,
+                        hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
   }
 
   void tenants(const MapReader& top) {
     const YAML::Node list = top.get("tenants");
     if (!list.IsSequence() || list.size() == 0) fail_at(file, list, "tenants", "expected a non-empty list of tenants");
-    std::vector<YAML::Node> on_nodes;
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string path = fmt::format("tenants[{}]", i);
       MapReader r(file, list[i], path, section_named("tenants[]"));
@@ -267,24 +364,77 @@ struct Loader {
       t.name = r.string("name");
       for (const TenantSpec& other : sc.tenants)
         if (other.name == t.name) fail_at(file, r.get("name"), r.child_path("name"), "duplicate tenant name '" + t.name + "'");
-      t.gpu = gpu_index(r.get("on"), r.child_path("on"), r.string("on"));
+      t.target = target_index(r.get("on"), r.child_path("on"), r.string("on"));
+      const Target& target = sc.targets[t.target];
+      t.gpu = target.gpu;
       t.memory = nonnegative(r, "memory", Dim::Bytes);
       t.start = nonnegative(r, "start", Dim::Time);
+      const SharingModelInfo* info = find_sharing_model(target.sharing.mode);
+      Section share{"tenants[].share (" + info->name + ")", "", {}};
+      for (const ParamSpec& p : info->tenant_params) share.keys.push_back({p.name, "", false, "", p.help});
+      if (r.has("share")) {
+        if (info->tenant_params.empty())
+          fail_at(file, r.get("share"), r.child_path("share"),
+                  fmt::format("mode '{}' of {} takes no per-tenant parameters", info->name, target.id));
+        MapReader sr(file, r.get("share"), r.child_path("share"), share);
+        sr.finish();
+        t.share = read_params(sr, info->tenant_params);
+      } else {
+        t.share = ParamValues::defaults(info->tenant_params);
+      }
       t.workload = workload(r.get("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
       if (!workload_is_bounded(t.workload) && !std::isfinite(sc.duration))
         fail_at(file, r.get("workload"), r.child_path("workload"),
                 "this workload has no count, so it runs until the scenario ends, but the scenario has no `duration`");
-      const SharingModelInfo* info = find_sharing_model(sc.sharing[t.gpu].mode);
       int on_same = 0;
-      for (const TenantSpec& other : sc.tenants) on_same += other.gpu == t.gpu ? 1 : 0;
+      for (const TenantSpec& other : sc.tenants) on_same += other.target == t.target ? 1 : 0;
       if (info->max_contexts > 0 && on_same >= info->max_contexts)
         fail_at(file, r.get("on"), r.child_path("on"),
-                fmt::format("GPU '{}' is shared in mode '{}', which takes at most {} tenant(s); use a sharing mode "
-                            "such as timeslice to put several tenants on it",
-                            sc.gpus[t.gpu].id, info->name, info->max_contexts));
+                fmt::format("'{}' is shared in mode '{}', which takes at most {} tenant(s){}", target.id, info->name,
+                            info->max_contexts,
+                            info->max_contexts == 1 ? "; use a sharing mode such as timeslice to put several tenants on it"
+                                                    : ""));
       sc.tenants.push_back(std::move(t));
     }
+    // Checks that need every tenant of a target (profile limits, shares that must add up).
+    for (size_t k = 0; k < sc.targets.size(); ++k) {
+      const SharingModelInfo* info = find_sharing_model(sc.targets[k].sharing.mode);
+      if (!info->validate) continue;
+      const std::string error = info->validate(model_setup(sc, k));
+      if (!error.empty()) fail_at(file, target_nodes[k], "sharing." + sc.targets[k].id, error);
+    }
   }
+
+  void faults(const MapReader& top) {
+    if (!top.has("faults")) return;
+    const YAML::Node list = top.get("faults");
+    if (!list.IsSequence()) fail_at(file, list, "faults", "expected a list of faults");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string path = fmt::format("faults[{}]", i);
+      MapReader r(file, list[i], path, section_named("faults[]"));
+      r.finish();
+      const std::string name = r.string("tenant");
+      FaultSpec f;
+      f.time = nonnegative(r, "at", Dim::Time);
+      bool found = false;
+      std::vector<std::string> names;
+      for (size_t t = 0; t < sc.tenants.size(); ++t) {
+        names.push_back(sc.tenants[t].name);
+        if (sc.tenants[t].name == name) {
+          f.tenant = t;
+          found = true;
+        }
+      }
+      if (!found) {
+        const std::string hint = did_you_mean(name, names);
+        fail_at(file, r.get("tenant"), r.child_path("tenant"),
+                fmt::format("no tenant named '{}'{}", name, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+      }
+      sc.faults.push_back(f);
+    }
+  }
+
+  std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
 
   void load(const YAML::Node& root) {
     sc.file = file;
@@ -298,6 +448,7 @@ struct Loader {
     gpus(top);
     sharing(top);
     tenants(top);
+    faults(top);
     sc.metrics_interval = std::isfinite(sc.duration) ? sc.duration / 100 : 1.0;
     if (top.has("metrics")) {
       MapReader m(file, top.get("metrics"), "metrics", section_named("metrics"));
@@ -377,7 +528,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", file));
   for (const Override& o : overrides) apply_override(root, o);
-  Loader loader{file, catalog, {}};
+  Loader loader{file, catalog, {}, {}};
   loader.load(root);
   return std::move(loader.sc);
 }

@@ -24,12 +24,31 @@ struct SharingConfig {
   ParamValues params;
 };
 
+// Where tenants run: a whole GPU, or one partition of it (a MIG instance). Each target is one engine GPU with
+// its own sharing model.
+struct Target {
+  std::string id;         // "g0", or "g0/<instance id>"
+  size_t gpu = 0;         // index into Scenario::gpus
+  std::string partition;  // "" for a whole GPU, else the profile, e.g. "1g.10gb"
+  int slot = -1;          // placement start slot of a partition
+  GpuSpec spec;           // the whole GPU's, or the partition's share of it
+  SharingConfig sharing;  // how the target is shared among its tenants
+};
+
 struct TenantSpec {
   std::string name;
-  size_t gpu = 0;     // index into Scenario::gpus
+  size_t gpu = 0;     // index into Scenario::gpus (the physical GPU; the baseline runs on all of it)
+  size_t target = 0;  // index into Scenario::targets
   double memory = 0;  // bytes allocated at start
   double start = 0;   // s
+  ParamValues share;  // the target's sharing mode's per-tenant parameters (tenants[].share)
   WorkloadSpec workload;
+};
+
+// A fatal fault injected into one tenant at a time (e.g. an illegal memory access).
+struct FaultSpec {
+  size_t tenant = 0;
+  double time = 0;  // s
 };
 
 struct Scenario {
@@ -41,8 +60,22 @@ struct Scenario {
   Fidelity fidelity = Fidelity::Exact;
   double metrics_interval = 0;  // s, utilization bin width
   std::vector<GpuInstance> gpus;
-  std::vector<SharingConfig> sharing;  // one per GPU, same order
+  std::vector<SharingConfig> sharing;  // one per GPU, same order (for a partitioned GPU: the partitioning mode)
+  std::vector<Target> targets;         // whole GPUs and partitions, GPU order
   std::vector<TenantSpec> tenants;
+  std::vector<FaultSpec> faults;
 };
+
+// The setup of target `k`'s sharing model: its parameters, device and its tenants' `share` values in tenant
+// order (the order their contexts are created in).
+inline ModelSetup model_setup(const Scenario& sc, size_t k) {
+  ModelSetup s;
+  s.params = sc.targets[k].sharing.params;
+  s.fidelity = sc.fidelity;
+  s.gpu = sc.targets[k].spec;
+  for (const TenantSpec& t : sc.tenants)
+    if (t.target == k) s.tenants.push_back(t.share);
+  return s;
+}
 
 }  // namespace vgpusim

@@ -32,6 +32,7 @@ const std::vector<Section>& scenario_sections() {
                   {"sharing", "mapping: GPU id -> sharing.<gpu>", false, "passthrough on every GPU",
                    "how each GPU is shared"},
                   {"tenants", "list of tenants[]", true, "", "who runs what where"},
+                  {"faults", "list of faults[]", false, "", "fatal faults to inject"},
                   {"metrics", "metrics", false, "", "what is recorded"}}});
     Section gpu{"gpus[]", "One physical GPU: a catalog device (`vgpusim list gpus`) with optional overrides.", {}};
     gpu.keys = {{"id", "string", true, "", "the scenario's name for this GPU, used by `sharing` and `tenants[].on`"},
@@ -48,12 +49,22 @@ const std::vector<Section>& scenario_sections() {
                  "sit beside it.",
                  {{"mode", "sharing model name", true, "", "one of the models listed by `vgpusim list models`"}},
                  true});
+    s.push_back({"sharing.<gpu>.instances[]",
+                 "One partition of a GPU whose mode partitions it (`mode: mig`). Tenants are placed on it with "
+                 "`on: <gpu>/<id>`.",
+                 {{"id", "string", true, "", "the instance's name within its GPU"},
+                  {"profile", "profile name", true, "", "e.g. 1g.10gb (see docs/models/mig.md)"},
+                  {"sharing", "sharing.<gpu>", false, "mode: timeslice",
+                   "how the instance is shared among its tenants (any mode that does not partition)"}}});
     s.push_back({"tenants[]", "A tenant: one process (or VM) with one workload on one GPU.",
                  {{"name", "string", true, "", "unique name; results are keyed by it"},
-                  {"on", "GPU id", true, "", "which GPU (an id from `gpus`)"},
+                  {"on", "GPU id or GPU id/instance id", true, "",
+                   "which GPU (an id from `gpus`), or which instance of a partitioned GPU"},
                   {"memory", "size", false, "0 B",
                    "device memory allocated at start; when it does not fit, the tenant fails with out-of-memory"},
                   {"start", "time", false, "0 s", "when the tenant starts"},
+                  {"share", "mapping", false, "the mode's defaults",
+                   "the sharing mode's per-tenant parameters (see Sharing modes below)"},
                   {"workload", "workload", true, "", "what it runs: exactly one of the workload kinds"}}});
     s.push_back({"tenants[].workload", "Exactly one of these keys.",
                  {{"kernels", "workload.kernels", false, "", "a kernel mix with think time"},
@@ -112,6 +123,10 @@ const std::vector<Section>& scenario_sections() {
                   {"on", "catalog name", false, "the tenant's GPU", "the GPU `duration` was measured on"},
                   {"bound", "memory | fp16 | fp32 | fp64", false, "memory",
                    "what limited the kernel on `on`; decides how `duration` scales to another GPU"}}});
+    s.push_back({"faults[]",
+                 "A fatal fault (e.g. an illegal memory access) in one tenant. The tenant stops; under modes without "
+                 "fault isolation (mps) every tenant on the same GPU stops too.",
+                 {{"tenant", "tenant name", true, "", "who faults"}, {"at", "time", true, "", "when"}}});
     s.push_back({"metrics", "What is recorded.",
                  {{"interval", "time", false, "duration / 100, or 1 s", "width of the utilization time bins"}}});
     return s;
@@ -135,6 +150,25 @@ std::string cell(const std::string& text) {
 }
 }  // namespace
 
+std::string param_type(const ParamSpec& p) {
+  if (!p.is_choice()) return noun(p.dim);
+  std::string out;
+  for (const std::string& c : p.choices) out += (out.empty() ? "" : " | ") + c;
+  return out;
+}
+
+std::string param_default(const ParamSpec& p) {
+  return p.is_choice() ? p.default_word() : units::format(p.default_value, p.dim);
+}
+
+std::string param_table(const std::vector<ParamSpec>& params) {
+  std::string md = "| key | type | default | meaning | source |\n|---|---|---|---|---|\n";
+  for (const ParamSpec& p : params)
+    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", p.name, cell(param_type(p)), cell(param_default(p)),
+                      cell(p.help), cell(p.source));
+  return md + "\n";
+}
+
 std::string scenario_reference_markdown() {
   std::string md =
       "# Scenario reference\n\n"
@@ -152,15 +186,8 @@ std::string scenario_reference_markdown() {
   md += "## Sharing modes\n\nParameters sit beside `mode` in `sharing.<gpu>`.\n\n";
   for (const SharingModelInfo& m : sharing_models()) {
     md += fmt::format("### `mode: {}`\n\n{}. Citation: {}.\n\n", m.name, m.description, m.citation);
-    if (m.params.empty()) {
-      md += "No parameters.\n\n";
-      continue;
-    }
-    md += "| key | unit | default | meaning | source |\n|---|---|---|---|---|\n";
-    for (const ParamSpec& p : m.params)
-      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", p.name, noun(p.dim),
-                        units::format(p.default_value, p.dim), cell(p.help), cell(p.source));
-    md += "\n";
+    md += m.params.empty() ? std::string("No parameters.\n\n") : param_table(m.params);
+    if (!m.tenant_params.empty()) md += "Per tenant, under `tenants[].share`:\n\n" + param_table(m.tenant_params);
   }
   return md;
 }

@@ -67,10 +67,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{"misspelled_top_key", "duration: 10s", "duratoin: 10s",
              "s.yaml:3:1: duratoin: unknown key 'duratoin'; did you mean 'duration'? (known keys: version, name, seed, "
-             "duration, fidelity, gpus, sharing, tenants, metrics)"},
+             "duration, fidelity, gpus, sharing, tenants, faults, metrics)"},
         Case{"misspelled_tenant_key", "memory: 10GiB", "memroy: 10GiB",
              "s.yaml:11:5: tenants[0].memroy: unknown key 'memroy'; did you mean 'memory'? (known keys: name, on, "
-             "memory, start, workload)"},
+             "memory, start, share, workload)"},
         Case{"time_without_unit", "duration: 10s", "duration: 10",
              "s.yaml:3:11: duration: expected a time such as '2ms', found '10'"},
         Case{"bad_size_unit", "memory: 10GiB", "memory: 10 gigs",
@@ -84,7 +84,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"unknown_gpu_model", "model: H100-SXM", "model: H100-SMX",
              "s.yaml:5:21: gpus[0].model: unknown GPU model 'H100-SMX'; did you mean 'H100-SXM'? (see `vgpusim list "
              "gpus`)"},
-        Case{"unknown_gpu_id", "on: g0", "on: g1", "s.yaml:10:9: tenants[0].on: no GPU with id 'g1'; did you mean 'g0'?"},
+        Case{"unknown_gpu_id", "on: g0", "on: g1", "s.yaml:10:9: tenants[0].on: no GPU or instance with id 'g1'; did you mean 'g0'?"},
         Case{"unknown_sharing_mode", "mode: timeslice", "mode: timeslcie",
              "s.yaml:7:14: sharing.g0.mode: unknown sharing mode 'timeslcie'; did you mean 'timeslice'? (see `vgpusim "
              "list models`)"},
@@ -138,7 +138,7 @@ TEST(ScenarioErrors, SecondTenantOnPassthroughIsRefused) {
   std::string s = variant("mode: timeslice, slice: 2ms", "mode: passthrough");
   s += "  - {name: b, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
   EXPECT_EQ(error_of(s),
-            "s.yaml:14:19: tenants[1].on: GPU 'g0' is shared in mode 'passthrough', which takes at most 1 tenant(s); "
+            "s.yaml:14:19: tenants[1].on: 'g0' is shared in mode 'passthrough', which takes at most 1 tenant(s); "
             "use a sharing mode such as timeslice to put several tenants on it");
 }
 

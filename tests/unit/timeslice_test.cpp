@@ -83,10 +83,11 @@ struct Log : EngineClient {
   void on_timer(uint64_t) override {}
 };
 std::unique_ptr<SharingModel> exact_timeslice(double q, double s) {
-  ParamValues p;
-  p.set("slice", q);
-  p.set("switch_cost", s);
-  return find_sharing_model("timeslice")->create(p, Fidelity::Exact);
+  ModelSetup setup;
+  setup.params.set("slice", q);
+  setup.params.set("switch_cost", s);
+  setup.fidelity = Fidelity::Exact;
+  return find_sharing_model("timeslice")->create(setup);
 }
 }  // namespace
 
