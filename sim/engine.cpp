@@ -13,7 +13,7 @@ namespace {
 // An activity whose remaining work would take less than this at its current rate is complete. It absorbs the
 // rounding of (time, rate) products; 1 ns is far below any kernel duration the models produce.
 constexpr double kCompletionSlack = 1e-9;  // s
-// Sum of rates a model may return above 1 before it is reported as a bug (rounding of sums of fractions).
+// A rate a model may return above 1 (a context's solo speed) before it is reported as a bug (rounding).
 constexpr double kCapacitySlack = 1e-9;
 }  // namespace
 
@@ -160,6 +160,8 @@ void Engine::recompute(GpuIndex index) {
     busy = true;
     const double r = gpu.decision.rate[i];
     if (!(r >= 0) || !std::isfinite(r)) throw std::logic_error("sharing model gave a negative or non-finite rate");
+    if (r > 1 + kCapacitySlack)
+      throw std::logic_error("sharing model gave a context rate " + std::to_string(r) + " above its solo speed");
     c.share = r;
     c.member_rate = r / static_cast<double>(c.heap.size());
     total += r;
@@ -168,8 +170,6 @@ void Engine::recompute(GpuIndex index) {
       next = std::min(next, now_ + remaining / c.member_rate);
     }
   }
-  if (total > 1 + kCapacitySlack)
-    throw std::logic_error("sharing model gave rates summing to " + std::to_string(total) + " > 1");
   gpu.total_rate = total;
   gpu.busy = busy;
   if (next < kInfinity && next != gpu.wake_time) {

@@ -2,14 +2,14 @@
 // them, with sources), and the layout check that places requested profiles on the fixed start slots.
 #include "models/sharing/mig_profiles.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
 #include <optional>
 #include <string_view>
-
-#include <fmt/format.h>
 
 namespace vgpusim {
 namespace {
@@ -92,8 +92,9 @@ std::vector<MigGpuTable> build_tables() {
   a100_40.mode_change_needs_reset = true;
   a100_40.profiles = seven_slice_profiles({{
       {"1g.5gb", 14, 4.75, "nvidia-smi mig -lgip on A100-40GB: profile 19, 14 SMs, 4.75 GiB, 7 instances"},
-      {"1g.5gb+me", 14, 4.75, "nvidia-smi mig -lgip on A100-40GB: profile 20, 14 SMs, 4.75 GiB, 1 instance (+1 NVDEC, JPEG, OFA)"},
-      {"1g.10gb", 14, 9.75, "nvidia-smi mig -lgip on A100-40GB: profile 15, 14 SMs, 9.75 GiB, 4 instances (R525+)"},
+      {"1g.5gb+me", 14, 4.75,
+       "nvidia-smi mig -lgip on A100-40GB: profile 20, 14 SMs, 4.75 GiB, 1 instance (+1 NVDEC, JPEG, OFA)"},
+      {"1g.10gb", 14, 9.75, "nvidia-smi mig -lgip on A100-40GB: profile 15, 14 SMs, 9.75 GiB, 4 instances"},
       {"2g.10gb", 28, 9.75, "nvidia-smi mig -lgip on A100-40GB: profile 14, 28 SMs, 9.75 GiB, 3 instances"},
       {"3g.20gb", 42, 19.625, "nvidia-smi mig -lgip on A100-40GB: profile 9, 42 SMs, 19.62 GiB, 2 instances"},
       {"4g.20gb", 56, 19.625, "nvidia-smi mig -lgip on A100-40GB: profile 5, 56 SMs, 19.62 GiB, 1 instance"},
@@ -112,15 +113,22 @@ std::vector<MigGpuTable> build_tables() {
   a100_80.reconfiguration_time = 6.0;
   a100_80.mode_change_needs_reset = true;
   a100_80.profiles = seven_slice_profiles({{
-      {"1g.10gb", 14, 9.5, "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 19, 14 SMs, 9.50 GiB, 7 instances"},
-      {"1g.10gb+me", 14, 9.5, "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 20, 14 SMs, 9.50 GiB, 1 instance"},
+      {"1g.10gb", 14, 9.5,
+       "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 19, 14 SMs, 9.50 GiB, 7 instances"},
+      {"1g.10gb+me", 14, 9.5,
+       "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 20, 14 SMs, 9.50 GiB, 1 instance"},
       {"1g.20gb", 14, 19.5,
-       "MIG User Guide: 1g.20gb, 1/7 SMs, 2/8 memory, 4 instances (R525+); 14 SMs as every 1g; 19.50 GiB inferred "
+       "MIG User Guide lists 1g.20gb for A100-SXM4-80GB (1/7 SMs, 4 instances, 2 memory slices per -lgipp "
+       "{0,2,4,6}:2); 14 SMs as every A100 1g; 19.50 GiB inferred "
        "from 2g.20gb's two memory slices (not in the quoted -lgip output)"},
-      {"2g.20gb", 28, 19.5, "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 14, 28 SMs, 19.50 GiB, 3 instances"},
-      {"3g.40gb", 42, 39.25, "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 9, 42 SMs, 39.25 GiB, 2 instances"},
-      {"4g.40gb", 56, 39.25, "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 5, 56 SMs, 39.25 GiB, 1 instance"},
-      {"7g.80gb", 98, 79.0, "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 0, 98 SMs, 79.00 GiB, 1 instance"},
+      {"2g.20gb", 28, 19.5,
+       "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 14, 28 SMs, 19.50 GiB, 3 instances"},
+      {"3g.40gb", 42, 39.25,
+       "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 9, 42 SMs, 39.25 GiB, 2 instances"},
+      {"4g.40gb", 56, 39.25,
+       "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 5, 56 SMs, 39.25 GiB, 1 instance"},
+      {"7g.80gb", 98, 79.0,
+       "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 0, 98 SMs, 79.00 GiB, 1 instance"},
   }});
   a100_80.source = guide +
                    " (A100-SXM4-80GB names: 1g.10gb, 1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb); SM and "
@@ -155,12 +163,18 @@ std::vector<MigGpuTable> build_tables() {
   h200.reconfiguration_time = 6.0;
   h200.mode_change_needs_reset = false;
   h200.profiles = seven_slice_profiles({{
-      {"1g.18gb", 16, 16.0, "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 19, 16 SMs, 16.00 GiB, 7 instances"},
-      {"1g.18gb+me", 16, 16.0, "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 20, 16 SMs, 16.00 GiB, 1 instance"},
-      {"1g.35gb", 26, 32.25, "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 15, 26 SMs, 32.25 GiB, 4 instances"},
-      {"2g.35gb", 32, 32.25, "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 14, 32 SMs, 32.25 GiB, 3 instances"},
-      {"3g.71gb", 60, 69.5, "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 9, 60 SMs, 69.50 GiB, 2 instances"},
-      {"4g.71gb", 64, 69.5, "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 5, 64 SMs, 69.50 GiB, 1 instance"},
+      {"1g.18gb", 16, 16.0,
+       "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 19, 16 SMs, 16.00 GiB, 7 instances"},
+      {"1g.18gb+me", 16, 16.0,
+       "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 20, 16 SMs, 16.00 GiB, 1 instance"},
+      {"1g.35gb", 26, 32.25,
+       "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 15, 26 SMs, 32.25 GiB, 4 instances"},
+      {"2g.35gb", 32, 32.25,
+       "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 14, 32 SMs, 32.25 GiB, 3 instances"},
+      {"3g.71gb", 60, 69.5,
+       "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 9, 60 SMs, 69.50 GiB, 2 instances"},
+      {"4g.71gb", 64, 69.5,
+       "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 5, 64 SMs, 69.50 GiB, 1 instance"},
       {"7g.141gb", 132, 139.75,
        "132 SMs (all), 139.75 GiB per the project's GPU-FACTS guide; the 7g line of the quoted -lgip output was not "
        "seen (a newer driver prints 140.00 GiB)"},
@@ -188,7 +202,8 @@ int compute_slices(const MigGpuTable& table, const Counts& counts) {
 
 // Depth-first search over start slots. `order` lists profile indices (one per instance, identical ones adjacent);
 // on success fills `starts` (parallel to `order`) and returns true; `used` is the bitmask of occupied memory slots.
-bool search(const MigGpuTable& table, const std::vector<int>& order, size_t k, uint32_t used, std::vector<int>& starts) {
+bool search(const MigGpuTable& table, const std::vector<int>& order, size_t k, uint32_t used,
+            std::vector<int>& starts) {
   if (k == order.size()) return true;
   const MigProfile& p = table.profiles[static_cast<size_t>(order[k])];
   // Identical instances are interchangeable: keep their starts increasing so each arrangement is tried once.
@@ -341,8 +356,10 @@ std::variant<std::vector<MigPlacement>, std::string> place_mig_layout(const MigG
       std::string names;
       for (const MigProfile& p : table.profiles) names += (names.empty() ? "" : ", ") + p.name;
       const std::optional<std::string> close = suggest(table, profiles[i]);
-      return fmt::format("unknown MIG profile '{}' for {}; {}(profiles: {})", profiles[i], table.gpu,
-                         close ? fmt::format("did you mean '{}'? ", *close) : std::string(), names);
+      if (close)
+        return fmt::format("unknown MIG profile '{}' for {}; did you mean '{}'? (profiles: {})", profiles[i], table.gpu,
+                           *close, names);
+      return fmt::format("unknown MIG profile '{}' for {} (profiles: {})", profiles[i], table.gpu, names);
     }
     index[i] = static_cast<int>(it - table.profiles.begin());
   }

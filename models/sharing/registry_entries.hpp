@@ -7,6 +7,8 @@ namespace vgpusim {
 
 SharingModelInfo passthrough_model_info();
 SharingModelInfo timeslice_model_info();
+SharingModelInfo mps_model_info();
+SharingModelInfo mig_model_info();
 
 // Default passthrough overhead and its source (shared with docs and the seed scenarios).
 // Walters, Younge et al., "GPU Passthrough Performance: A Comparison of KVM, Xen, VMWare ESXi, and LXC for CUDA and

@@ -9,6 +9,8 @@ const std::vector<SharingModelInfo>& sharing_models() {
   static const std::vector<SharingModelInfo> models = {
       passthrough_model_info(),
       timeslice_model_info(),
+      mps_model_info(),
+      mig_model_info(),
   };
   return models;
 }

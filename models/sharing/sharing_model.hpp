@@ -47,7 +47,8 @@ class SharingModel {
  public:
   virtual ~SharingModel() = default;
   // `contexts` lists this GPU's contexts in a fixed order; `out.rate` has the same size on entry.
-  // Rates of contexts without work are ignored. The sum of rates must not exceed 1.
+  // Rates of contexts without work are ignored. No rate may exceed 1 (a context's solo speed); the sum may, under
+  // spatial sharing.
   virtual void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) = 0;
 };
 

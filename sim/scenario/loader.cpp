@@ -268,20 +268,22 @@ struct Loader {
     for (size_t i = 0; i < sc.gpus.size(); ++i)
       sc.sharing.push_back({passthrough->name, ParamValues::defaults(passthrough->params)});
     std::vector<YAML::Node> nodes(sc.gpus.size());
+    std::vector<bool> given(sc.gpus.size(), false);
     if (top.has("sharing")) {
       const YAML::Node map = top.get("sharing");
       if (!map.IsMap()) fail_at(file, map, "sharing", "expected a mapping from GPU id to its sharing");
       for (auto it = map.begin(); it != map.end(); ++it) {
         const std::string id = it->first.Scalar();
         const size_t g = gpu_index(it->first, "sharing." + id, id);
-        nodes[g] = it->second;
+        nodes[g].reset(it->second);
+        given[g] = true;
       }
     }
     for (size_t g = 0; g < sc.gpus.size(); ++g) {
       const GpuInstance& gpu = sc.gpus[g];
       const std::string path = "sharing." + gpu.id;
       const SharingModelInfo* info = passthrough;
-      if (nodes[g]) {
+      if (given[g]) {
         sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info);
       } else if (gpu.spec.kind != passthrough->device_kind) {
         fail_at(file, top.node(), gpu.id,
@@ -290,7 +292,7 @@ struct Loader {
       }
       if (!info->partitions) {
         sc.targets.push_back({gpu.id, g, "", -1, gpu.spec, sc.sharing[g]});
-        target_nodes.push_back(nodes[g] ? nodes[g] : top.node());
+        target_nodes.push_back(given[g] ? nodes[g] : top.node());
         continue;
       }
       partitions(g, nodes[g], path, *info);
@@ -304,6 +306,7 @@ struct Loader {
       fail_at(file, list, path + ".instances", "expected a non-empty list of instances");
     std::vector<std::string> profiles, ids;
     std::vector<YAML::Node> nested;
+    std::vector<bool> has_nested;
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string ip = fmt::format("{}.instances[{}]", path, i);
       MapReader r(file, list[i], ip, section_named("sharing.<gpu>.instances[]"));
@@ -314,6 +317,7 @@ struct Loader {
       ids.push_back(id);
       profiles.push_back(r.string("profile"));
       nested.push_back(r.has("sharing") ? r.get("sharing") : YAML::Node());
+      has_nested.push_back(r.has("sharing"));
     }
     auto made = info.make_partitions(gpu.spec, profiles, sc.sharing[g].params);
     if (const auto* error = std::get_if<std::string>(&made)) fail_at(file, list, path + ".instances", *error);
@@ -321,7 +325,7 @@ struct Loader {
     for (size_t i = 0; i < parts.size(); ++i) {
       Target t{gpu.id + "/" + ids[i], g, parts[i].profile, parts[i].slot, parts[i].spec, {}};
       const std::string np = fmt::format("{}.instances[{}].sharing", path, i);
-      if (nested[i]) {
+      if (has_nested[i]) {
         const SharingModelInfo* inner = nullptr;
         t.sharing = sharing_config(nested[i], np, t.spec, inner);
         if (inner->partitions) fail_at(file, nested[i], np, "an instance cannot be partitioned again");
@@ -330,7 +334,7 @@ struct Loader {
         t.sharing = {ts->name, ParamValues::defaults(ts->params)};
       }
       sc.targets.push_back(std::move(t));
-      target_nodes.push_back(nested[i] ? nested[i] : list[i]);
+      target_nodes.push_back(has_nested[i] ? nested[i] : list[i]);
     }
   }
 

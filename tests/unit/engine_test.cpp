@@ -22,10 +22,10 @@ class FairShare final : public SharingModel {
   }
 };
 
-class Greedy final : public SharingModel {  // broken on purpose: gives everyone the whole GPU
+class Greedy final : public SharingModel {  // broken on purpose: faster than solo speed
  public:
   void decide(double, std::span<const ContextLoad> c, ShareDecision& out) override {
-    for (size_t i = 0; i < c.size(); ++i) out.rate[i] = 1.0;
+    for (size_t i = 0; i < c.size(); ++i) out.rate[i] = 1.5;
   }
 };
 

@@ -1,0 +1,69 @@
+// `mig`: Multi-Instance GPU. The GPU is split into isolated instances, each with its own SMs, memory, L2 slices and
+// memory controllers (so DRAM bandwidth); tenants are placed on instances, and each instance is shared by a mode of
+// its own (timeslice by default; mps nests too). Load on one instance never slows another.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "models/sharing/mig_profiles.hpp"
+#include "models/sharing/registry_entries.hpp"
+
+namespace vgpusim {
+namespace {
+
+// An instance's share of the whole GPU: SM-bound rates scale with its SMs, memory-side resources with its memory
+// slices (eighths), as MIG dedicates L2 slices and memory controllers to each instance.
+GpuSpec instance_spec(const GpuSpec& gpu, const MigGpuTable& table, const MigProfile& profile) {
+  GpuSpec s = gpu;
+  const double sm_share = profile.sms / table.total_sms;
+  const double memory_share = profile.memory_slices / 8.0;
+  s.compute_units = profile.sms;
+  s.fp64 *= sm_share;
+  s.fp32 *= sm_share;
+  s.fp16_tensor *= sm_share;
+  s.memory = profile.memory;
+  s.memory_bandwidth *= memory_share;
+  s.l2_cache *= memory_share;
+  s.tdp *= sm_share;
+  s.mig = false;
+  return s;
+}
+
+std::variant<std::vector<Partition>, std::string> make_partitions(const GpuSpec& gpu,
+                                                                  const std::vector<std::string>& profiles,
+                                                                  const ParamValues&) {
+  const MigGpuTable* table = mig_table(gpu.name);
+  if (!table) {
+    std::string names;
+    for (const MigGpuTable& t : mig_tables()) names += (names.empty() ? "" : ", ") + t.gpu;
+    return fmt::format("{} does not support MIG (MIG GPUs: {})", gpu.name, names);
+  }
+  auto placed = place_mig_layout(*table, profiles);
+  if (const auto* error = std::get_if<std::string>(&placed)) return *error;
+  std::vector<Partition> parts;
+  for (const MigPlacement& p : std::get<std::vector<MigPlacement>>(placed)) {
+    for (const MigProfile& profile : table->profiles)
+      if (profile.name == p.profile) parts.push_back({p.profile, p.start, instance_spec(gpu, *table, profile)});
+  }
+  return parts;
+}
+
+}  // namespace
+
+SharingModelInfo mig_model_info() {
+  SharingModelInfo info;
+  info.name = "mig";
+  info.description =
+      "Multi-Instance GPU: isolated instances with their own SMs, memory, L2 and bandwidth slices; tenants go on "
+      "instances, each shared by a mode of its own (timeslice by default, or mps)";
+  info.citation = "NVIDIA Multi-Instance GPU User Guide (supported profiles, placements)";
+  info.partitions = true;
+  info.memory_isolation = true;
+  info.make_partitions = make_partitions;
+  info.create = [](const ModelSetup&) -> std::unique_ptr<SharingModel> {
+    throw std::logic_error("mig partitions a GPU; its instances are shared by their own modes");
+  };
+  return info;
+}
+
+}  // namespace vgpusim

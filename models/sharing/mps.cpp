@@ -1,0 +1,63 @@
+// `mps`: NVIDIA Multi-Process Service. Clients submit work concurrently (no context switching); each may be capped
+// to a fraction of the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE); DRAM bandwidth and L2 are shared through the
+// contention model; memory is not isolated; a fatal fault in one client ends every client.
+#include "models/contention.hpp"
+#include "models/sharing/registry_entries.hpp"
+
+namespace vgpusim {
+namespace {
+
+class Mps final : public SharingModel {
+ public:
+  Mps(std::vector<double> caps, SmAllocation allocation, ParamValues params)
+      : caps_(std::move(caps)), allocation_(allocation), params_(std::move(params)) {}
+  void decide(double /*now*/, std::span<const ContextLoad> contexts, ShareDecision& out) override {
+    spatial_rates(contexts, caps_, allocation_, params_, rates_);
+    for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = rates_[i];
+  }
+
+ private:
+  std::vector<double> caps_;  // SM fraction per context
+  SmAllocation allocation_;
+  ParamValues params_;
+  std::vector<double> rates_;
+};
+
+}  // namespace
+
+SharingModelInfo mps_model_info() {
+  SharingModelInfo info;
+  info.name = "mps";
+  info.description =
+      "NVIDIA MPS: clients run concurrently, each capped to a share of the SMs; DRAM bandwidth and L2 shared; no "
+      "memory or fault isolation";
+  info.citation = "NVIDIA Multi-Process Service documentation (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, Volta MPS)";
+  info.params = {
+      {"sm_allocation", units::Dim::Count, 0,
+       "how SMs are handed out when the clients' caps add up to more than all SMs: proportional (each busy client "
+       "gets SMs in proportion to what it asks for) or in_order (the block scheduler fills clients in tenant order)",
+       "a declared model choice: the hardware block scheduler's order between clients is not documented; "
+       "proportional is the symmetric assumption",
+       0, 0, {"proportional", "in_order"}},
+  };
+  for (const ParamSpec& p : contention_params()) info.params.push_back(p);
+  info.tenant_params = {
+      {"active_threads", units::Dim::Ratio, 1.0,
+       "the client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the largest fraction of the SMs its kernels may occupy",
+       "NVIDIA MPS documentation: the active thread percentage limits the SMs a client's kernels use", 0.01, 1.0},
+  };
+  // Source: NVIDIA MPS documentation, "up to 48 clients per device" on Volta and later (second-hand in GPU-FACTS.md).
+  info.max_contexts = 48;
+  info.memory_isolation = false;
+  info.fault_takes_down_gpu = true;
+  info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
+    std::vector<double> caps;
+    for (const ParamValues& t : s.tenants) caps.push_back(t.get("active_threads"));
+    const SmAllocation allocation =
+        s.params.word("sm_allocation") == "in_order" ? SmAllocation::InOrder : SmAllocation::Proportional;
+    return std::make_unique<Mps>(std::move(caps), allocation, s.params);
+  };
+  return info;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,176 @@
+// Analytic cases for the spatial and partitioning modes (mps, mig and nesting) through the whole pipeline.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include "sim/catalog.hpp"
+#include "sim/metrics.hpp"
+#include "sim/scenario/loader.hpp"
+#include "sim/simulation.hpp"
+
+using namespace vgpusim;
+
+namespace {
+
+Results run_text(const std::string& text) {
+  const Scenario sc = load_scenario_text(text, "m.yaml", builtin_catalog());
+  const RunRecord shared = simulate(sc);
+  std::vector<RunRecord> baselines;
+  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
+  return compute_results(sc, shared, baselines);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "m.yaml", builtin_catalog());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A scenario on one A100-40GB with the given sharing and tenants.
+std::string scenario(const std::string& sharing, const std::string& tenants, const std::string& fidelity = "exact") {
+  return fmt::format("version: 1\nname: t\nduration: 2s\nfidelity: {}\ngpus: [{{id: g0, model: A100-40GB}}]\n"
+                     "sharing: {{g0: {}}}\ntenants:\n{}",
+                     fidelity, sharing, tenants);
+}
+
+// Kernels: compute-bound filling the GPU (1 ms alone), memory-bound (1 ms alone), compute-bound on 30% of the SMs.
+const char* kCompute = "{fp16: 0.24648TFLOP}";  // 312e12 x 0.79 x 1e-3
+const char* kMemory = "{bytes: 1.3995GB}";      // 1555e9 x 0.9 x 1e-3
+std::string trainer(const std::string& name, const std::string& on, const char* step, const std::string& extra = "") {
+  return fmt::format("  - {{name: {}, on: {}{}, workload: {{training: {{step: {}}}}}}}\n", name, on, extra, step);
+}
+
+const TenantResult& tenant(const Results& r, const std::string& name) {
+  for (const TenantResult& t : r.tenants)
+    if (t.name == name) return t;
+  throw std::runtime_error("no tenant " + name);
+}
+
+}  // namespace
+
+TEST(Mps, CapBoundsAComputeBoundKernelAtItsShareOfSms) {
+  const Results r = run_text(scenario("{mode: mps}", trainer("a", "g0", kCompute, ", share: {active_threads: 25%}")));
+  EXPECT_NEAR(tenant(r, "a").relative_performance, 0.25, 0.002);
+}
+
+TEST(Mps, TwoComputeBoundClientsSplitTheSms) {
+  const Results r = run_text(scenario("{mode: mps}", trainer("a", "g0", kCompute) + trainer("b", "g0", kCompute)));
+  EXPECT_NEAR(tenant(r, "a").relative_performance, 0.5, 0.002);
+  EXPECT_NEAR(tenant(r, "b").relative_performance, 0.5, 0.002);
+}
+
+TEST(Mps, SmallKernelsRunSideBySideAtFullSpeed) {
+  // 32 blocks on 108 SMs: each kernel fills 30% of the GPU, so two fit at once.
+  const std::string small = "{fp16: 0.24648TFLOP, blocks: 32}";
+  const Results r = run_text(
+      scenario("{mode: mps}", trainer("a", "g0", small.c_str()) + trainer("b", "g0", small.c_str())));
+  EXPECT_NEAR(tenant(r, "a").relative_performance, 1.0, 0.002);
+  EXPECT_NEAR(tenant(r, "b").relative_performance, 1.0, 0.002);
+  // Under time-slicing the same pair takes turns instead.
+  const Results ts = run_text(scenario("{mode: timeslice, switch_cost: 0us}",
+                                       trainer("a", "g0", small.c_str()) + trainer("b", "g0", small.c_str())));
+  EXPECT_NEAR(tenant(ts, "a").relative_performance, 0.5, 0.002);
+}
+
+TEST(Mps, MemoryBoundClientsShareTheBandwidth) {
+  const Results r = run_text(scenario("{mode: mps}", trainer("a", "g0", kMemory) + trainer("b", "g0", kMemory)));
+  EXPECT_NEAR(tenant(r, "a").relative_performance, 0.5, 0.002);
+  EXPECT_NEAR(tenant(r, "b").relative_performance, 0.5, 0.002);
+}
+
+TEST(Mps, BandwidthSaturationLetsAFewSmsStreamAtFullSpeed) {
+  const std::string t = trainer("mem", "g0", kMemory, ", share: {active_threads: 50%}") +
+                        trainer("cmp", "g0", kCompute, ", share: {active_threads: 50%}");
+  // Bandwidth proportional to SMs (the default): the memory-bound client streams at half speed.
+  const Results linear = run_text(scenario("{mode: mps}", t));
+  EXPECT_NEAR(tenant(linear, "mem").relative_performance, 0.5, 0.002);
+  EXPECT_NEAR(tenant(linear, "cmp").relative_performance, 0.5, 0.002);
+  // If a quarter of the SMs saturates DRAM, half the SMs give the memory-bound client all it needs.
+  const Results saturating = run_text(scenario("{mode: mps, bw_saturation_fraction: 25%}", t));
+  EXPECT_GT(tenant(saturating, "mem").relative_performance, 0.9);
+  EXPECT_NEAR(tenant(saturating, "cmp").relative_performance, 0.5, 0.01);
+}
+
+TEST(Mps, InOrderAllocationServesEarlierClientsFirst) {
+  const std::string t = trainer("a", "g0", kCompute, ", share: {active_threads: 80%}") +
+                        trainer("b", "g0", kCompute, ", share: {active_threads: 80%}");
+  const Results r = run_text(scenario("{mode: mps, sm_allocation: in_order}", t));
+  EXPECT_NEAR(tenant(r, "a").relative_performance, 0.8, 0.002);
+  EXPECT_NEAR(tenant(r, "b").relative_performance, 0.2, 0.002);
+  const Results p = run_text(scenario("{mode: mps}", t));
+  EXPECT_NEAR(tenant(p, "a").relative_performance, 0.5, 0.002);
+}
+
+TEST(Mps, AFatalFaultEndsEveryClientButNotUnderTimeslicing) {
+  const std::string t = trainer("a", "g0", kCompute) + trainer("b", "g0", kCompute) + "faults: [{tenant: a, at: 1s}]\n";
+  const Results mps = run_text(scenario("{mode: mps}", t));
+  ASSERT_EQ(tenant(mps, "a").failures.size(), 1u);
+  EXPECT_EQ(tenant(mps, "a").failures[0].kind, "fatal_fault");
+  ASSERT_EQ(tenant(mps, "b").failures.size(), 1u);
+  EXPECT_EQ(tenant(mps, "b").failures[0].kind, "fault_of_other_client");
+  EXPECT_NEAR(static_cast<double>(tenant(mps, "b").shared.units), 500, 2);  // half speed until 1 s, then nothing
+  const Results ts = run_text(scenario("{mode: timeslice}", t));
+  EXPECT_TRUE(tenant(ts, "b").failures.empty());
+  EXPECT_GT(tenant(ts, "b").shared.units, 1400);  // alone after 1 s
+}
+
+TEST(Mps, AtMost48Clients) {
+  std::string t;
+  for (int i = 0; i < 49; ++i) t += trainer(fmt::format("c{}", i), "g0", kCompute);
+  EXPECT_EQ(error_of(scenario("{mode: mps}", t)),
+            "m.yaml:56:21: tenants[48].on: 'g0' is shared in mode 'mps', which takes at most 48 tenant(s)");
+}
+
+TEST(Mig, InstanceThroughputIsUnchangedByLoadOnOtherInstances) {
+  const std::string layout =
+      "{mode: mig, instances: [{id: a, profile: 1g.5gb}, {id: b, profile: 2g.10gb}, {id: c, profile: 3g.20gb}]}";
+  const Results alone = run_text(scenario(layout, trainer("x", "g0/a", kCompute)));
+  const Results noisy = run_text(scenario(layout, trainer("x", "g0/a", kCompute) + trainer("n1", "g0/b", kMemory) +
+                                                      trainer("n2", "g0/b", kCompute) + trainer("n3", "g0/c", kMemory)));
+  EXPECT_EQ(tenant(alone, "x").shared.units, tenant(noisy, "x").shared.units);
+  EXPECT_DOUBLE_EQ(tenant(alone, "x").shared.throughput, tenant(noisy, "x").shared.throughput);
+  // Against the whole GPU, the 1g instance has 14 of 108 SMs (compute-bound) ...
+  EXPECT_NEAR(tenant(alone, "x").relative_performance, 14.0 / 108, 0.002);
+  // ... and 1/8 of the memory bandwidth (memory-bound).
+  const Results mem = run_text(scenario(layout, trainer("y", "g0/a", kMemory)));
+  EXPECT_NEAR(tenant(mem, "y").relative_performance, 1.0 / 8, 0.002);
+}
+
+TEST(Mig, MpsInsideAnInstanceComposes) {
+  const std::string layout = "{mode: mig, instances: [{id: a, profile: 3g.20gb, sharing: {mode: mps}}]}";
+  const Results r = run_text(scenario(layout, trainer("p", "g0/a", kCompute) + trainer("q", "g0/a", kCompute)));
+  EXPECT_NEAR(tenant(r, "p").relative_performance, 0.5 * 42 / 108, 0.002);
+  EXPECT_NEAR(tenant(r, "q").relative_performance, 0.5 * 42 / 108, 0.002);
+  const Results ts = run_text(scenario(
+      "{mode: mig, instances: [{id: a, profile: 3g.20gb, sharing: {mode: timeslice, switch_cost: 0us}}]}",
+      trainer("p", "g0/a", kCompute) + trainer("q", "g0/a", kCompute)));
+  EXPECT_NEAR(tenant(ts, "p").relative_performance, 0.5 * 42 / 108, 0.002);
+}
+
+TEST(Mig, InstanceMemoryIsIsolated) {
+  const std::string layout = "{mode: mig, instances: [{id: a, profile: 1g.5gb}, {id: b, profile: 1g.5gb}]}";
+  const Results r =
+      run_text(scenario(layout, trainer("fits", "g0/a", kCompute, ", memory: 4GiB") +
+                                    trainer("big", "g0/b", kCompute, ", memory: 6GiB")));
+  EXPECT_TRUE(tenant(r, "fits").failures.empty());
+  ASSERT_EQ(tenant(r, "big").failures.size(), 1u);
+  EXPECT_EQ(tenant(r, "big").failures[0].message, "out of memory on g0/b: requested 6 GiB, 4.75 GiB of 4.75 GiB free");
+}
+
+TEST(Mig, LayoutAndPlacementErrors) {
+  EXPECT_EQ(error_of(scenario("{mode: mig, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 3g.20gb}, "
+                              "{id: c, profile: 1g.5gb}]}",
+                              trainer("x", "g0/a", kCompute))),
+            "m.yaml:6:38: sharing.g0.instances: the layout 3g.20gb + 3g.20gb + 1g.5gb does not fit on A100-40GB "
+            "(uses 7 of 7 compute slices, no free placement); valid layouts with these profiles include: 3g.20gb + "
+            "3g.20gb; 3g.20gb + 1g.5gb");
+  EXPECT_EQ(error_of(scenario("{mode: mig, instances: [{id: a, profile: 1g.5gb}]}", trainer("x", "g0", kCompute))),
+            "m.yaml:8:19: tenants[0].on: GPU 'g0' is split into instances; put the tenant on one of: g0/a");
+  EXPECT_EQ(error_of(fmt::format("version: 1\nname: t\nduration: 1s\ngpus: [{{id: g0, model: T4}}]\n"
+                                 "sharing: {{g0: {{mode: mig, instances: [{{id: a, profile: 1g.5gb}}]}}}}\ntenants:\n{}",
+                                 trainer("x", "g0/a", kCompute))),
+            "m.yaml:5:38: sharing.g0.instances: T4 does not support MIG (MIG GPUs: A100-40GB, A100-80GB, H100-SXM, "
+            "H200)");
+}
