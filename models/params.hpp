@@ -24,8 +24,9 @@ struct ParamSpec {
   // default unless `default_choice` says otherwise.
   std::vector<std::string> choices = {};
   std::string default_choice = {};
+  bool text = false;  // a free word (e.g. a profile name), checked by the model; default in default_choice
 
-  bool is_choice() const { return !choices.empty(); }
+  bool is_choice() const { return !choices.empty() || text; }
   std::string default_word() const { return default_choice.empty() && !choices.empty() ? choices.front() : default_choice; }
 };
 

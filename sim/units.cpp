@@ -144,6 +144,16 @@ ParseResult parse(std::string_view text, Dim dim) {
     if (s.empty() || s.front() != '$') return fail(dim, text);
     s.remove_prefix(1);
   }
+  if (dim == Dim::Count && s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    // Hexadecimal integers, for register values such as RmPVMRL=0x00180011.
+    unsigned long long hex = 0;
+    const auto [hend, hec] = std::from_chars(s.data() + 2, s.data() + s.size(), hex, 16);
+    if (hec != std::errc() || hend != s.data() + s.size()) return fail(dim, text);
+    ParseResult r;
+    r.ok = true;
+    r.value = static_cast<double>(hex);
+    return r;
+  }
   double number = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
   if (ec != std::errc() || !std::isfinite(number)) return fail(dim, text);

@@ -9,6 +9,20 @@ SharingModelInfo passthrough_model_info();
 SharingModelInfo timeslice_model_info();
 SharingModelInfo mps_model_info();
 SharingModelInfo mig_model_info();
+SharingModelInfo vgpu_model_info();
+SharingModelInfo sriov_model_info();
+SharingModelInfo software_model_info();
+
+// Round-robin time-slicing among contexts with work (slice, then a switch to the next one); shared by `timeslice`
+// and the vGPU best-effort scheduler.
+std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, Fidelity fidelity);
+
+// The time lost per switch between two CUDA contexts, and where that number comes from.
+inline constexpr double kContextSwitchCost = 40e-6;
+inline constexpr const char* kContextSwitchCostSource =
+    "not published by NVIDIA; estimate: saving and restoring the register files and shared memory of an H100 "
+    "(132 SMs x (256 KiB + 228 KiB) = 65 MB each way) at 3.35 TB/s takes ~39 us. Replace with the hwcal time-slice "
+    "probe";
 
 // Default passthrough overhead and its source (shared with docs and the seed scenarios).
 // Walters, Younge et al., "GPU Passthrough Performance: A Comparison of KVM, Xen, VMWare ESXi, and LXC for CUDA and

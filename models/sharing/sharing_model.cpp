@@ -11,6 +11,9 @@ const std::vector<SharingModelInfo>& sharing_models() {
       timeslice_model_info(),
       mps_model_info(),
       mig_model_info(),
+      vgpu_model_info(),
+      sriov_model_info(),
+      software_model_info(),
   };
   return models;
 }

@@ -146,6 +146,11 @@ class TimeSliceFluid final : public SharingModel {
 
 }  // namespace
 
+std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, Fidelity fidelity) {
+  if (fidelity == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(slice_s, switch_cost_s);
+  return std::make_unique<TimeSliceFluid>(slice_s, switch_cost_s);
+}
+
 SharingModelInfo timeslice_model_info() {
   SharingModelInfo info;
   info.name = "timeslice";
@@ -158,19 +163,13 @@ SharingModelInfo timeslice_model_info() {
        "NVIDIA open-gpu-kernel-modules: default TSG timeslice 1024 us (src/nvidia/src/kernel/gpu/fifo/arch/volta/"
        "kernel_fifo_gv100.c)",
        1e-6, 10.0},
-      {"switch_cost", units::Dim::Time, 40e-6,
-       "time lost per context switch, during which no context runs",
-       "not published by NVIDIA; estimate: saving and restoring the register files and shared memory of an H100 "
-       "(132 SMs x (256 KiB + 228 KiB) = 65 MB each way) at 3.35 TB/s takes ~39 us. Replace with the hwcal "
-       "time-slice probe",
-       0.0, 1.0},
+      {"switch_cost", units::Dim::Time, kContextSwitchCost,
+       "time lost per context switch, during which no context runs", kContextSwitchCostSource, 0.0, 1.0},
   };
   info.max_contexts = 0;
   info.memory_isolation = false;
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
-    const double q = s.params.get("slice"), c = s.params.get("switch_cost");
-    if (s.fidelity == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(q, c);
-    return std::make_unique<TimeSliceFluid>(q, c);
+    return make_timeslice_model(s.params.get("slice"), s.params.get("switch_cost"), s.fidelity);
   };
   return info;
 }

@@ -255,7 +255,9 @@ struct Loader {
     ParamValues values = ParamValues::defaults(specs);
     for (const ParamSpec& p : specs) {
       if (!r.has(p.name)) continue;
-      if (p.is_choice())
+      if (p.text)
+        values.set_word(p.name, r.string(p.name));
+      else if (p.is_choice())
         values.set_word(p.name, r.choice_or(p.name, p.choices, p.default_word()));
       else
         values.set(p.name, bounded(r, p));

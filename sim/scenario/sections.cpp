@@ -151,6 +151,7 @@ std::string cell(const std::string& text) {
 }  // namespace
 
 std::string param_type(const ParamSpec& p) {
+  if (p.text) return "name";
   if (!p.is_choice()) return noun(p.dim);
   std::string out;
   for (const std::string& c : p.choices) out += (out.empty() ? "" : " | ") + c;
@@ -158,7 +159,8 @@ std::string param_type(const ParamSpec& p) {
 }
 
 std::string param_default(const ParamSpec& p) {
-  return p.is_choice() ? p.default_word() : units::format(p.default_value, p.dim);
+  if (p.is_choice()) return p.default_word().empty() ? "(none)" : p.default_word();
+  return units::format(p.default_value, p.dim);
 }
 
 std::string param_table(const std::vector<ParamSpec>& params) {

@@ -40,6 +40,8 @@ TEST(Units, AcceptsSpacesOtherPrefixesAndPlainRatios) {
   EXPECT_DOUBLE_EQ(must("$730/month", Dim::MoneyRate), 730.0 / (730 * 3600));
   EXPECT_DOUBLE_EQ(must("8", Dim::Count), 8);
   EXPECT_DOUBLE_EQ(must("1e3us", Dim::Time), 1e-3);
+  EXPECT_DOUBLE_EQ(must("0x00180011", Dim::Count), 0x00180011);
+  EXPECT_FALSE(parse("0x18g", Dim::Count).ok);
 }
 
 TEST(Units, RefusesMissingOrWrongUnits) {

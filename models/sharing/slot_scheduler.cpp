@@ -1,0 +1,140 @@
+// Fixed-cycle slot scheduling. Exact: a slot grid that keeps running while anyone has work; the loaded context is
+// remembered, so consecutive slots of one owner (or an owner returning after idle slots) pay no switch.
+#include "models/sharing/slot_scheduler.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace vgpusim {
+
+std::vector<double> slot_cycle_rates(const SlotCycle& c, const std::vector<bool>& busy) {
+  const size_t n = busy.size(), slots = c.owners.size();
+  std::vector<double> rate(n, 0.0);
+  auto owner_busy = [&](int o) { return o >= 0 && static_cast<size_t>(o) < n && busy[static_cast<size_t>(o)]; };
+  // Slots that take part in the cycle: all of them, or with skip_idle only those of busy owners.
+  size_t cycle_slots = 0;
+  for (int o : c.owners) cycle_slots += (!c.skip_idle || owner_busy(o)) ? 1 : 0;
+  if (cycle_slots == 0) return rate;
+  // Switches: a busy owner pays one at the start of each run of its slots that follows another busy owner's run
+  // in the cycle (idle and empty slots keep the previous owner's state loaded).
+  std::vector<double> run_time(n, 0.0);
+  std::vector<size_t> switches(n, 0);
+  int loaded = -1, busy_owners = 0;
+  std::vector<bool> seen(n, false);
+  for (size_t s = 0; s < slots; ++s) {
+    const int o = c.owners[s];
+    if (owner_busy(o) && !seen[static_cast<size_t>(o)]) {
+      seen[static_cast<size_t>(o)] = true;
+      ++busy_owners;
+    }
+  }
+  // The state loaded when the cycle starts is that of the last busy owner in it (the cycle repeats).
+  for (size_t s = 0; s < slots; ++s)
+    if (owner_busy(c.owners[s])) loaded = c.owners[s];
+  for (size_t s = 0; s < slots; ++s) {
+    const int o = c.owners[s];
+    if (!owner_busy(o)) continue;
+    const auto i = static_cast<size_t>(o);
+    run_time[i] += c.slot;
+    if (o != loaded && busy_owners > 1) ++switches[i];
+    loaded = o;
+  }
+  const double period = static_cast<double>(cycle_slots) * c.slot;
+  for (size_t i = 0; i < n; ++i)
+    if (busy[i])
+      rate[i] = std::max(0.0, run_time[i] - static_cast<double>(switches[i]) * c.switch_cost) / period;
+  return rate;
+}
+
+namespace {
+
+class SlotFluid final : public SharingModel {
+ public:
+  explicit SlotFluid(SlotCycle c) : c_(std::move(c)) {}
+  void decide(double, std::span<const ContextLoad> contexts, ShareDecision& out) override {
+    busy_.assign(contexts.size(), false);
+    for (size_t i = 0; i < contexts.size(); ++i) busy_[i] = contexts[i].active > 0;
+    const std::vector<double> r = slot_cycle_rates(c_, busy_);
+    for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = r[i];
+  }
+
+ private:
+  SlotCycle c_;
+  std::vector<bool> busy_;
+};
+
+class SlotExact final : public SharingModel {
+ public:
+  explicit SlotExact(SlotCycle c) : c_(std::move(c)) {}
+
+  void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
+    for (double& r : out.rate) r = 0.0;
+    out.wake_at = std::numeric_limits<double>::infinity();
+    bool anyone = false;
+    for (const ContextLoad& l : contexts) anyone = anyone || l.active > 0;
+    if (!running_) {
+      if (!anyone) return;
+      // The grid (re)starts when work appears after an idle spell, at the next slot whose owner has work.
+      running_ = true;
+      slot_index_ = first_slot_with_work(contexts, slot_index_);
+      start_slot(now);
+    }
+    while (now >= slot_end_) {  // every slot boundary that has passed
+      if (!anyone) {
+        running_ = false;
+        return;
+      }
+      slot_index_ = next_slot(contexts, slot_index_);
+      start_slot(slot_end_);
+    }
+    const int owner = c_.owners[slot_index_];
+    if (!busy(contexts, owner)) {
+      out.wake_at = slot_end_;  // the slot stays idle; the grid moves on at its end
+      return;
+    }
+    if (owner != loaded_) {  // its state must be loaded first (nothing to save when the device is fresh)
+      run_from_ = loaded_ < 0 ? now : now + c_.switch_cost;
+      loaded_ = owner;
+    }
+    if (now >= run_from_) out.rate[static_cast<size_t>(owner)] = 1.0;
+    out.wake_at = now < run_from_ ? std::min(run_from_, slot_end_) : slot_end_;
+  }
+
+ private:
+  bool busy(std::span<const ContextLoad> contexts, int o) const {
+    return o >= 0 && static_cast<size_t>(o) < contexts.size() && contexts[static_cast<size_t>(o)].active > 0;
+  }
+  size_t next_slot(std::span<const ContextLoad> contexts, size_t from) const {
+    const size_t n = c_.owners.size();
+    if (!c_.skip_idle) return (from + 1) % n;
+    for (size_t k = 1; k <= n; ++k)
+      if (busy(contexts, c_.owners[(from + k) % n])) return (from + k) % n;
+    return (from + 1) % n;
+  }
+  size_t first_slot_with_work(std::span<const ContextLoad> contexts, size_t from) const {
+    const size_t n = c_.owners.size();
+    for (size_t k = 0; k < n; ++k)
+      if (busy(contexts, c_.owners[(from + k) % n])) return (from + k) % n;
+    return from % n;
+  }
+  void start_slot(double start) {
+    slot_end_ = start + c_.slot;
+    run_from_ = start;
+  }
+
+  SlotCycle c_;
+  bool running_ = false;
+  size_t slot_index_ = 0;
+  double slot_end_ = 0;
+  double run_from_ = 0;  // start of the running part of the current slot (after its switch)
+  int loaded_ = -1;      // the context whose state is on the device
+};
+
+}  // namespace
+
+std::unique_ptr<SharingModel> make_slot_scheduler(SlotCycle cycle, Fidelity fidelity) {
+  if (fidelity == Fidelity::Fluid) return std::make_unique<SlotFluid>(std::move(cycle));
+  return std::make_unique<SlotExact>(std::move(cycle));
+}
+
+}  // namespace vgpusim

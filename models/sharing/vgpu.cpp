@@ -1,0 +1,123 @@
+// `vgpu`: NVIDIA time-sliced vGPU. Each tenant is a vGPU of one type (framebuffer size -> how many fit); the
+// framebuffer is statically partitioned; the GPU is time-sliced by the best effort, equal share or fixed share
+// scheduler.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/slot_scheduler.hpp"
+#include "models/sharing/vgpu_profiles.hpp"
+
+namespace vgpusim {
+namespace {
+
+struct Resolved {
+  VgpuProfile profile;
+  std::string scheduler;
+  double slice = 0;  // s
+};
+
+// The profile and the effective scheduler settings, or an error message.
+std::variant<Resolved, std::string> resolve(const ModelSetup& s) {
+  const VgpuGpuTable* table = vgpu_table(s.gpu.name);
+  if (!table) {
+    std::string names;
+    for (const VgpuGpuTable& t : vgpu_tables()) names += (names.empty() ? "" : ", ") + t.gpu;
+    return fmt::format("{} has no time-sliced vGPU types in vgpusim (GPUs with vGPU types: {}){}", s.gpu.name, names,
+                       s.gpu.vendor == "AMD" ? "; AMD GPUs are shared with mode: sriov" : "");
+  }
+  const std::string profile_name = s.params.word("profile");
+  if (profile_name.empty()) return std::string("`profile` is required, e.g. profile: " + table->prefixes.front() + "-4C");
+  auto found = find_vgpu_profile(*table, s.gpu.memory, profile_name);
+  if (const auto* e = std::get_if<std::string>(&found)) return *e;
+  Resolved r{std::get<VgpuProfile>(found), s.params.word("scheduler"), s.params.get("slice")};
+  double frequency = s.params.get("frequency");
+  const double register_value = s.params.get("rmpvmrl");
+  if (register_value >= 0) {
+    if (r.scheduler != "best_effort" || r.slice > 0 || frequency > 0)
+      return std::string("give the scheduler either as `rmpvmrl` or as `scheduler`/`slice`/`frequency`, not both");
+    auto decoded = decode_rmpvmrl(static_cast<unsigned long long>(register_value));
+    if (const auto* e = std::get_if<std::string>(&decoded)) return *e;
+    const RmPvmrl& d = std::get<RmPvmrl>(decoded);
+    r.scheduler = d.scheduler;
+    r.slice = d.slice;
+    frequency = d.frequency;
+  }
+  if (r.slice > 0 && frequency > 0) return std::string("give either `slice` or `frequency`, not both");
+  if (r.slice > 0 && (r.slice < 1e-3 - 1e-12 || r.slice > 30e-3 + 1e-12))
+    return fmt::format("slice {} ms is outside the scheduler's 1 to 30 ms", r.slice * 1e3);
+  if (frequency > 0) r.slice = 1.0 / frequency;
+  // NVIDIA's defaults: 2 ms (480 Hz) for types allowing up to 8 vGPUs per GPU, 1 ms (960 Hz) above.
+  if (r.slice == 0) r.slice = r.profile.max_count <= 8 ? 2e-3 : 1e-3;
+  if (table->best_effort_only && r.scheduler != "best_effort")
+    return fmt::format("{} supports only the best_effort scheduler (equal and fixed share need a GPU after "
+                       "Maxwell)",
+                       s.gpu.name);
+  if (static_cast<int>(s.tenants.size()) > r.profile.max_count)
+    return fmt::format("at most {} vGPUs of type {} fit on {}, {} tenants are on it", r.profile.max_count,
+                       r.profile.name, s.gpu.name, s.tenants.size());
+  return r;
+}
+
+}  // namespace
+
+SharingModelInfo vgpu_model_info() {
+  SharingModelInfo info;
+  info.name = "vgpu";
+  info.description =
+      "NVIDIA time-sliced vGPU: every tenant a vGPU of one type with its own framebuffer; best_effort, equal_share "
+      "or fixed_share scheduling";
+  info.citation = "NVIDIA Virtual GPU Software / AI Enterprise User Guide, vGPU types and time-sliced scheduling";
+  info.params = {
+      {"profile", units::Dim::Count, 0, "the vGPU type, e.g. T4-4C, A100-10C, L40S-12Q, M60-2Q",
+       "NVIDIA AI Enterprise 5.0 User Guide, appendix A/B (see docs/models/vgpu.md)", 0, 0, {}, "", true},
+      {"scheduler", units::Dim::Count, 0,
+       "best_effort: share among busy vGPUs; equal_share: equal slots for every vGPU on the GPU, idle ones' slots "
+       "stay idle; fixed_share: 1 / (max vGPUs of the type) each, whether or not the others are busy",
+       "NVIDIA AI Enterprise 5.0 User Guide section 7; the vGPU FAQ (idle slots are not given to other VMs)", 0, 0,
+       {"best_effort", "equal_share", "fixed_share"}},
+      {"slice", units::Dim::Time, 0, "time slice; 0 = the type's default: 2 ms up to 8 vGPUs per GPU, 1 ms above",
+       "NVIDIA AI Enterprise 5.0 User Guide section 7 (default slices; range 1 to 30 ms)", 0, 30e-3},
+      {"frequency", units::Dim::Count, 0,
+       "strict round-robin scheduling frequency in Hz (slice = 1 / frequency); 0 = unset",
+       "NVIDIA AI Enterprise 5.0 User Guide section 7 (63 to 960 Hz; 480 Hz default up to 8 vGPUs, 960 Hz above)",
+       0, 960},
+      {"averaging_factor", units::Dim::Count, 33,
+       "strict round robin's averaging of slice overshoot; accepted for completeness, without effect here: the "
+       "model preempts exactly at slice ends, so there is no overshoot to average",
+       "NVIDIA AI Enterprise 5.0 User Guide section 7 (1 to 60, default 33)", 1, 60},
+      {"switch_cost", units::Dim::Time, kContextSwitchCost, "time lost when the GPU switches between vGPUs",
+       kContextSwitchCostSource, 0, 1e-3},
+      {"rmpvmrl", units::Dim::Count, -1,
+       "the driver's RmPVMRL registry value, e.g. 0x00180011, instead of scheduler/slice/frequency; -1 = unset",
+       "NVIDIA open-gpu-kernel-modules src/nvidia/interface/nvrm_registry.h (bit layout)", -1, 4294967295.0},
+  };
+  info.memory_isolation = true;
+  info.validate = [](const ModelSetup& s) -> std::string {
+    auto r = resolve(s);
+    if (const auto* e = std::get_if<std::string>(&r)) return *e;
+    if (std::get<Resolved>(r).slice <= s.params.get("switch_cost"))
+      return "the switch cost must be shorter than the time slice";
+    return "";
+  };
+  info.memory_partitions = [](const ModelSetup& s) {
+    const Resolved r = std::get<Resolved>(resolve(s));
+    return std::vector<double>(s.tenants.size(), r.profile.framebuffer);
+  };
+  info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
+    const Resolved r = std::get<Resolved>(resolve(s));
+    const double switch_cost = s.params.get("switch_cost");
+    if (r.scheduler == "best_effort") return make_timeslice_model(r.slice, switch_cost, s.fidelity);
+    SlotCycle cycle;
+    cycle.slot = r.slice;
+    cycle.switch_cost = switch_cost;
+    const size_t slots = r.scheduler == "equal_share" ? s.tenants.size() : static_cast<size_t>(r.profile.max_count);
+    for (size_t i = 0; i < slots; ++i) cycle.owners.push_back(i < s.tenants.size() ? static_cast<int>(i) : -1);
+    if (cycle.owners.empty()) cycle.owners.push_back(-1);
+    return make_slot_scheduler(std::move(cycle), s.fidelity);
+  };
+  return info;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,188 @@
+// Analytic cases for the hardware time-sliced modes (vgpu schedulers, sriov) and the software renderer.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include "models/sharing/slot_scheduler.hpp"
+#include "models/sharing/vgpu_profiles.hpp"
+#include "sim/catalog.hpp"
+#include "sim/metrics.hpp"
+#include "sim/scenario/loader.hpp"
+#include "sim/simulation.hpp"
+
+using namespace vgpusim;
+
+namespace {
+
+Results run_text(const std::string& text) {
+  const Scenario sc = load_scenario_text(text, "v.yaml", builtin_catalog());
+  const RunRecord shared = simulate(sc);
+  std::vector<RunRecord> baselines;
+  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
+  return compute_results(sc, shared, baselines);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    load_scenario_text(text, "v.yaml", builtin_catalog());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string scenario(const std::string& gpu, const std::string& sharing, const std::string& tenants,
+                     const std::string& fidelity = "exact", const std::string& duration = "4s") {
+  return fmt::format("version: 1\nname: t\nduration: {}\nfidelity: {}\ngpus: [{{id: g0, model: {}}}]\n"
+                     "sharing: {{g0: {}}}\ntenants:\n{}",
+                     duration, fidelity, gpu, sharing, tenants);
+}
+
+// A memory-bound step of 0.5 ms alone on a T4 (320 GB/s x 0.9).
+std::string busy(const std::string& name, const std::string& extra = "") {
+  return fmt::format("  - {{name: {}, on: g0{}, workload: {{training: {{step: {{bytes: 144MB}}}}}}}}\n", name, extra);
+}
+// Present on the GPU but without work during the run.
+std::string idle(const std::string& name) {
+  return fmt::format("  - {{name: {}, on: g0, start: 100s, workload: {{training: {{iterations: 1, step: {{bytes: 1MB}}}}}}}}\n",
+                     name);
+}
+
+double rel(const Results& r, const std::string& name) {
+  for (const TenantResult& t : r.tenants)
+    if (t.name == name) return t.relative_performance;
+  throw std::runtime_error(name);
+}
+
+}  // namespace
+
+class Fidelities : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Fidelities, FixedShareWithIdleNeighboursStillGivesOneOverMax) {
+  const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: fixed_share}",
+                                      busy("a") + idle("b"), GetParam()));
+  EXPECT_NEAR(rel(r, "a"), 0.25, 0.0025);
+}
+
+TEST_P(Fidelities, BestEffortWithIdleNeighboursGivesTheWholeGpu) {
+  const Results r =
+      run_text(scenario("T4", "{mode: vgpu, profile: T4-4C}", busy("a") + idle("b") + idle("c") + idle("d"), GetParam()));
+  EXPECT_NEAR(rel(r, "a"), 1.0, 1e-9);
+}
+
+TEST_P(Fidelities, EqualShareWithKOfNBusy) {
+  // 4 resident, 2 busy: each busy vGPU gets its slot of 4, less a switch at its start: (q - s) / (4 q).
+  const double q = 2e-3, s = 40e-6;
+  const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}",
+                                      busy("a") + busy("b") + idle("c") + idle("d"), GetParam()));
+  EXPECT_NEAR(rel(r, "a"), (q - s) / (4 * q), 0.0025);
+  EXPECT_NEAR(rel(r, "b"), (q - s) / (4 * q), 0.0025);
+  // With one resident vGPU fewer the share grows to a third.
+  const Results three = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}",
+                                          busy("a") + busy("b") + idle("c"), GetParam()));
+  EXPECT_NEAR(rel(three, "a"), (q - s) / (3 * q), 0.0025);
+}
+
+TEST_P(Fidelities, DefaultSliceDependsOnTheTypesMaximum) {
+  // T4-1Q allows 16 per GPU: 1 ms slices; T4-4C allows 4: 2 ms. Two busy vGPUs under equal share.
+  const double s = 40e-6;
+  const Results small = run_text(
+      scenario("T4", "{mode: vgpu, profile: T4-1Q, scheduler: equal_share}", busy("a") + busy("b"), GetParam()));
+  EXPECT_NEAR(rel(small, "a"), (1e-3 - s) / 2e-3, 0.0025);
+  const Results large = run_text(
+      scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}", busy("a") + busy("b"), GetParam()));
+  EXPECT_NEAR(rel(large, "a"), (2e-3 - s) / 4e-3, 0.0025);
+}
+
+TEST_P(Fidelities, SriovFixedShareKeepsIdleSlotsAndActiveSkipsThem) {
+  const std::string t = busy("a", ", share: {fraction: 12.5%}") + idle("b");
+  EXPECT_NEAR(rel(run_text(scenario("MI25", "{mode: sriov}", t, GetParam())), "a"), 0.125, 0.002);
+  EXPECT_NEAR(rel(run_text(scenario("MI25", "{mode: sriov, scheduler: active}", t, GetParam())), "a"), 1.0, 1e-9);
+  // Two busy half-GPU VFs: each its 8 slots of 16 less one world switch per cycle (100 whole cycles of 96 ms).
+  const Results two = run_text(scenario("MI25", "{mode: sriov}",
+                                        busy("a", ", share: {fraction: 50%}") + busy("b", ", share: {fraction: 50%}"),
+                                        GetParam(), "9.6s"));
+  EXPECT_NEAR(rel(two, "a"), (48e-3 - 87e-6) / 96e-3, 0.002);
+}
+
+INSTANTIATE_TEST_SUITE_P(Both, Fidelities, ::testing::Values("exact", "fluid"));
+
+TEST(Vgpu, FramebufferIsPartitioned) {
+  const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C}",
+                                      busy("fits", ", memory: 4GiB") + busy("big", ", memory: 5GiB")));
+  EXPECT_TRUE(r.tenants[0].failures.empty());
+  ASSERT_EQ(r.tenants[1].failures.size(), 1u);
+  EXPECT_EQ(r.tenants[1].failures[0].message, "out of memory on g0 (partition of big): requested 5 GiB, 4 GiB of 4 GiB free");
+}
+
+TEST(Vgpu, ConfigurationErrors) {
+  EXPECT_EQ(error_of(scenario("T4", "{mode: vgpu, profile: T4-4C}",
+                              busy("a") + busy("b") + busy("c") + busy("d") + busy("e"))),
+            "v.yaml:6:15: sharing.g0: at most 4 vGPUs of type T4-4C fit on T4, 5 tenants are on it");
+  EXPECT_EQ(error_of(scenario("M60", "{mode: vgpu, profile: M60-2Q, scheduler: equal_share}", busy("a"))),
+            "v.yaml:6:15: sharing.g0: M60 supports only the best_effort scheduler (equal and fixed share need a GPU "
+            "after Maxwell)");
+  EXPECT_EQ(error_of(scenario("T4", "{mode: vgpu, profile: T4-5C}", busy("a"))),
+            "v.yaml:6:15: sharing.g0: 'T4-5C' is not a time-sliced vGPU type of T4 (types: T4-16C, T4-8C, T4-4C, "
+            "T4-16Q, T4-8Q, T4-4Q, T4-2Q, T4-1Q, T4-16B, T4-8B, T4-4B, T4-2B, T4-1B, T4-16A, T4-8A, T4-4A, T4-2A, "
+            "T4-1A)");
+  EXPECT_EQ(error_of(scenario("MI25", "{mode: vgpu, profile: MI25-4C}", busy("a"))),
+            "v.yaml:6:15: sharing.g0: MI25 has no time-sliced vGPU types in vgpusim (GPUs with vGPU types: T4, "
+            "A100-40GB, A100-80GB, H100-SXM, L4, A10, L40S, V100, M60); AMD GPUs are shared with mode: sriov");
+  EXPECT_EQ(error_of(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: fixed_share, rmpvmrl: 0x11}", busy("a"))),
+            "v.yaml:6:15: sharing.g0: give the scheduler either as `rmpvmrl` or as `scheduler`/`slice`/`frequency`, "
+            "not both");
+}
+
+TEST(Vgpu, RmPvmrlDecodesTheDriverBitLayout) {
+  const auto legacy = std::get<RmPvmrl>(decode_rmpvmrl(0x00180013));  // fixed share, legacy, 24 ms
+  EXPECT_EQ(legacy.scheduler, "fixed_share");
+  EXPECT_DOUBLE_EQ(legacy.slice, 24e-3);
+  const auto strict = std::get<RmPvmrl>(decode_rmpvmrl(0x00180011));  // fixed share, strict, 0x180 = 384 Hz
+  EXPECT_EQ(strict.scheduler, "fixed_share");
+  EXPECT_DOUBLE_EQ(strict.frequency, 384);
+  const auto equal = std::get<RmPvmrl>(decode_rmpvmrl(0x3c3c0001));  // equal share, 960 Hz, averaging 60
+  EXPECT_EQ(equal.scheduler, "equal_share");
+  EXPECT_DOUBLE_EQ(equal.frequency, 960);
+  EXPECT_DOUBLE_EQ(equal.averaging_factor, 60);
+  EXPECT_EQ(std::get<RmPvmrl>(decode_rmpvmrl(0)).scheduler, "best_effort");
+  EXPECT_EQ(std::get<std::string>(decode_rmpvmrl(0x00030001)),
+            "RmPVMRL 0x00030001: scheduling frequency bits 21:12 = 48 Hz (expected 63 to 960, or 0); a time slice in "
+            "ms goes in bits 23:16 with bit 1 set (legacy round robin), e.g. 0x00030003");
+  // Through a scenario: the register value sets the same scheduler as the keys.
+  const Results reg = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, rmpvmrl: 0x00020013}", busy("a") + idle("b")));
+  EXPECT_NEAR(rel(reg, "a"), 0.25, 0.0025);
+}
+
+TEST(Sriov, FramebufferAndFractions) {
+  const Results r = run_text(scenario("MI25", "{mode: sriov}", busy("vm", ", share: {fraction: 12.5%}, memory: 3GiB")));
+  ASSERT_EQ(r.tenants[0].failures.size(), 1u);
+  EXPECT_EQ(r.tenants[0].failures[0].message,
+            "out of memory on g0 (partition of vm): requested 3 GiB, 2 GiB of 2 GiB free");
+  EXPECT_EQ(error_of(scenario("MI25", "{mode: sriov}", busy("a", ", share: {fraction: 10%}"))),
+            "v.yaml:6:15: sharing.g0: tenant 1's fraction 0.1 is not a whole number of the 16 VF slots (multiples "
+            "of 1/16)");
+  EXPECT_EQ(error_of(scenario("MI25", "{mode: sriov}",
+                              busy("a", ", share: {fraction: 75%}") + busy("b", ", share: {fraction: 50%}"))),
+            "v.yaml:6:15: sharing.g0: the tenants' fractions add up to 20 of 16 VF slots");
+}
+
+TEST(Software, SharesTheHostAndOnlyTheHost) {
+  const Results r = run_text(scenario("llvmpipe", "{mode: software}", busy("a") + busy("b")));
+  EXPECT_NEAR(rel(r, "a"), 0.5, 0.002);
+  EXPECT_EQ(error_of(scenario("llvmpipe", "{mode: timeslice}", busy("a"))),
+            "v.yaml:6:22: sharing.g0.mode: mode 'timeslice' shares gpu devices, but llvmpipe is a cpu device (use "
+            "mode: software)");
+  EXPECT_EQ(error_of(scenario("T4", "{mode: software}", busy("a"))),
+            "v.yaml:6:22: sharing.g0.mode: mode 'software' shares cpu devices, but T4 is a gpu device");
+}
+
+TEST(SlotCycle, FluidRatesMatchTheCycle) {
+  SlotCycle c{{0, 0, 1, -1}, 1e-3, 1e-4, false};
+  const auto both = slot_cycle_rates(c, {true, true});
+  EXPECT_NEAR(both[0], (2e-3 - 1e-4) / 4e-3, 1e-12);  // two slots in a row, one switch
+  EXPECT_NEAR(both[1], (1e-3 - 1e-4) / 4e-3, 1e-12);
+  const auto one = slot_cycle_rates(c, {true, false});
+  EXPECT_NEAR(one[0], 0.5, 1e-12);  // alone: no switches, idle slots stay idle
+  c.skip_idle = true;
+  EXPECT_NEAR(slot_cycle_rates(c, {true, false})[0], 1.0, 1e-12);
+}
