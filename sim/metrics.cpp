@@ -142,6 +142,30 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     }
     res.gpus.push_back(std::move(gr));
   }
+  for (const Comparison& c : sc.compare) {
+    const TenantResult& t = res.tenants[c.tenant];
+    ComparisonResult cr{c.name, c.metric, c.source, kNaN, c.article, kNaN};
+    if (c.metric == "throughput_ratio" || c.metric == "time_ratio") {
+      const double a = t.shared.throughput, b = res.tenants[static_cast<size_t>(c.versus)].shared.throughput;
+      if (a > 0 && b > 0) cr.predicted = c.metric == "throughput_ratio" ? a / b : b / a;
+    } else if (c.metric == "latency_ratio" || c.metric == "p99_ratio") {
+      const auto& a = t.shared.latency;
+      const auto& b = res.tenants[static_cast<size_t>(c.versus)].shared.latency;
+      if (a && b) cr.predicted = c.metric == "latency_ratio" ? a->mean / b->mean : a->p99 / b->p99;
+    } else if (c.metric == "relative_performance") {
+      cr.predicted = t.relative_performance;
+    } else if (c.metric == "slowdown") {
+      cr.predicted = t.slowdown;
+    } else if (c.metric == "vgpu_loss") {
+      cr.predicted = t.vgpu_loss;
+    } else if (c.metric == "throughput") {
+      cr.predicted = t.shared.throughput;
+    } else if (c.metric == "failed") {
+      cr.predicted = t.failures.empty() ? 0.0 : 1.0;
+    }
+    if (c.article != 0) cr.difference = (cr.predicted - c.article) / c.article;
+    res.comparisons.push_back(cr);
+  }
   return res;
 }
 

@@ -61,6 +61,13 @@ struct GpuResult {
   std::vector<double> series;  // utilization per interval
 };
 
+struct ComparisonResult {
+  std::string name, metric, source;
+  double predicted = 0;
+  double article = 0;
+  double difference = 0;  // (predicted - article) / article; NaN when the article's figure is 0
+};
+
 struct Results {
   std::string scenario_name, scenario_file, fidelity;
   uint64_t seed = 0;
@@ -69,6 +76,7 @@ struct Results {
   uint64_t events = 0;
   std::vector<TenantResult> tenants;
   std::vector<GpuResult> gpus;
+  std::vector<ComparisonResult> comparisons;
 };
 
 Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -95,6 +96,15 @@ std::string results_json(const Results& r) {
                     {"utilization_series", {{"interval_s", g.interval}, {"values", g.series}}}});
   }
   j["gpus"] = gpus;
+  ordered_json comparisons = ordered_json::array();
+  for (const ComparisonResult& c : r.comparisons)
+    comparisons.push_back({{"name", c.name},
+                           {"metric", c.metric},
+                           {"predicted", num(c.predicted)},
+                           {"article", num(c.article)},
+                           {"difference", num(c.difference)},
+                           {"source", c.source}});
+  j["comparisons"] = comparisons;
   return j.dump(2) + "\n";
 }
 
@@ -119,14 +129,19 @@ std::string results_csv(const Results& r) {
 std::string results_table(const Results& r) {
   std::string out = fmt::format("scenario: {}\nfidelity: {}  seed: {}  simulated: {} s\n\n", r.scenario_name,
                                 r.fidelity, r.seed, fixed(r.end, 6));
-  out += fmt::format("{:<16} {:<6} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", "tenant", "gpu", "workload",
-                     "units", "per s", "alone per s", "relative", "vGPU loss", "p99 ms");
+  size_t name_w = 6, gpu_w = 3;
+  for (const TenantResult& t : r.tenants) {
+    name_w = std::max(name_w, t.name.size());
+    gpu_w = std::max(gpu_w, t.gpu.size());
+  }
+  out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", "tenant", name_w, "gpu", gpu_w,
+                     "workload", "units", "per s", "alone per s", "relative", "vGPU loss", "p99 ms");
   for (const TenantResult& t : r.tenants) {
     const std::string loss = std::isfinite(t.vgpu_loss_ci95)
                                  ? fmt::format("{}% ±{}", fixed(100 * t.vgpu_loss, 2), fixed(100 * t.vgpu_loss_ci95, 2))
                                  : fmt::format("{}%", fixed(100 * t.vgpu_loss, 2));
-    out += fmt::format("{:<16} {:<6} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", t.name, t.gpu, t.workload,
-                       t.shared.units, fixed(t.shared.throughput, 4), fixed(t.baseline.throughput, 4),
+    out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", t.name, name_w, t.gpu, gpu_w,
+                       t.workload, t.shared.units, fixed(t.shared.throughput, 4), fixed(t.baseline.throughput, 4),
                        fixed(t.relative_performance, 4), loss,
                        t.shared.latency ? fixed(1e3 * t.shared.latency->p99, 3) : "-");
   }
@@ -144,10 +159,22 @@ std::string results_table(const Results& r) {
     }
   }
   out += "\n";
-  out += fmt::format("{:<6} {:<12} {:<12} {:>12} {:>8}\n", "gpu", "model", "mode", "utilization", "busy");
+  size_t id_w = 3, model_w = 5;
+  for (const GpuResult& g : r.gpus) {
+    id_w = std::max(id_w, g.id.size());
+    model_w = std::max(model_w, g.model.size());
+  }
+  out += fmt::format("{:<{}} {:<{}} {:<12} {:>12} {:>8}\n", "gpu", id_w, "model", model_w, "mode", "utilization", "busy");
   for (const GpuResult& g : r.gpus)
-    out += fmt::format("{:<6} {:<12} {:<12} {:>11}% {:>7}%\n", g.id, g.model, g.mode, fixed(100 * g.utilization, 2),
-                       fixed(100 * g.busy_fraction, 2));
+    out += fmt::format("{:<{}} {:<{}} {:<12} {:>11}% {:>7}%\n", g.id, id_w, g.model, model_w, g.mode,
+                       fixed(100 * g.utilization, 2), fixed(100 * g.busy_fraction, 2));
+  if (!r.comparisons.empty()) {
+    out += "\nprediction vs article\n";
+    for (const ComparisonResult& c : r.comparisons)
+      out += fmt::format("  {}: {} predicted {}, article {}{}\n      source: {}\n", c.name, c.metric,
+                         fixed(c.predicted, 4), fixed(c.article, 4),
+                         std::isfinite(c.difference) ? fmt::format(" ({:+.1f}%)", 100 * c.difference) : "", c.source);
+  }
   return out;
 }
 

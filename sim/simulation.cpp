@@ -30,7 +30,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   TenantDriver(Engine& engine, const TenantSpec& spec, const Target& target, const ParamValues& performance,
                MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record)
       : engine_(engine), spec_(spec), target_(target), performance_(performance), memory_(memory), record_(record) {
-    workload_ = make_workload(spec.workload, fidelity, stream_seed(seed, spec.name));
+    workload_ = make_workload(spec.workload, fidelity, stream_seed(seed, spec.stream));
     client_ = engine_.add_client(this);
   }
 

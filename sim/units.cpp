@@ -188,9 +188,13 @@ const std::vector<Prefix> kDecimal = {{1, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "G"
 const std::vector<Prefix> kDecimalUpperK = {{1, ""},   {1e3, "K"},  {1e6, "M"},
                                             {1e9, "G"}, {1e12, "T"}, {1e15, "P"}};
 
-bool is_binary_multiple(double bytes) {
-  if (bytes < 1024 || bytes != std::floor(bytes)) return false;
-  return std::fmod(bytes, 1024.0) == 0.0 && std::fmod(bytes, 1000.0) != 0.0;
+// Sizes print with binary prefixes (memory is binary-sized) unless they are a whole number of kilobytes but not of
+// MiB, i.e. were written in decimal units ("16GB").
+bool prints_binary(double bytes) {
+  if (bytes < 1024) return false;
+  const bool decimal =
+      bytes == std::floor(bytes) && std::fmod(bytes, 1000.0) == 0.0 && std::fmod(bytes, 1048576.0) != 0.0;
+  return !decimal;
 }
 
 }  // namespace
@@ -199,7 +203,7 @@ std::string format(double si, Dim dim) {
   switch (dim) {
     case Dim::Count: return fmt::format("{:.6g}", si);
     case Dim::Bytes:
-      if (is_binary_multiple(si))
+      if (prints_binary(si))
         return with_prefix(si, "B", {{1, ""}, {1024.0, "Ki"}, {1048576.0, "Mi"}, {1073741824.0, "Gi"},
                                      {1099511627776.0, "Ti"}});
       return with_prefix(si, "B", kDecimalUpperK);

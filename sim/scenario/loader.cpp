@@ -375,6 +375,7 @@ struct Loader {
       t.gpu = target.gpu;
       t.memory = nonnegative(r, "memory", Dim::Bytes);
       t.start = nonnegative(r, "start", Dim::Time);
+      t.stream = r.string_or("stream", t.name);
       const SharingModelInfo* info = find_sharing_model(target.sharing.mode);
       Section share{"tenants[].share (" + info->name + ")", "", {}};
       for (const ParamSpec& p : info->tenant_params) share.keys.push_back({p.name, "", false, "", p.help});
@@ -440,6 +441,46 @@ struct Loader {
     }
   }
 
+  size_t tenant_named(const MapReader& r, const std::string& key) {
+    const std::string name = r.string(key);
+    std::vector<std::string> names;
+    for (size_t t = 0; t < sc.tenants.size(); ++t) {
+      if (sc.tenants[t].name == name) return t;
+      names.push_back(sc.tenants[t].name);
+    }
+    const std::string hint = did_you_mean(name, names);
+    fail_at(file, r.get(key), r.child_path(key),
+            fmt::format("no tenant named '{}'{}", name, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+  }
+
+  void comparisons(const MapReader& top) {
+    if (!top.has("compare")) return;
+    const YAML::Node list = top.get("compare");
+    if (!list.IsSequence()) fail_at(file, list, "compare", "expected a list of comparisons");
+    for (size_t i = 0; i < list.size(); ++i) {
+      MapReader r(file, list[i], fmt::format("compare[{}]", i), section_named("compare[]"));
+      r.finish();
+      Comparison c;
+      c.name = r.string("name");
+      c.tenant = tenant_named(r, "tenant");
+      c.metric = r.choice_or("metric",
+                             {"throughput_ratio", "time_ratio", "latency_ratio", "p99_ratio", "relative_performance",
+                              "slowdown", "vgpu_loss", "throughput", "failed"},
+                             "");
+      if (c.metric.empty()) r.get("metric");  // names the missing key
+      const bool pair = c.metric == "throughput_ratio" || c.metric == "time_ratio" || c.metric == "latency_ratio" ||
+                        c.metric == "p99_ratio";
+      if (pair != r.has("versus"))
+        fail_at(file, r.node(), r.path(),
+                pair ? "metric '" + c.metric + "' compares two tenants: give `versus`"
+                     : "`versus` goes only with the *_ratio metrics");
+      if (pair) c.versus = static_cast<long>(tenant_named(r, "versus"));
+      c.article = r.quantity("article", Dim::Count);
+      c.source = r.string("source");
+      sc.compare.push_back(c);
+    }
+  }
+
   std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
 
   void load(const YAML::Node& root) {
@@ -455,6 +496,7 @@ struct Loader {
     sharing(top);
     tenants(top);
     faults(top);
+    comparisons(top);
     sc.metrics_interval = std::isfinite(sc.duration) ? sc.duration / 100 : 1.0;
     if (top.has("metrics")) {
       MapReader m(file, top.get("metrics"), "metrics", section_named("metrics"));

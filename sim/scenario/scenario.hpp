@@ -41,8 +41,19 @@ struct TenantSpec {
   size_t target = 0;  // index into Scenario::targets
   double memory = 0;  // bytes allocated at start
   double start = 0;   // s
+  std::string stream;  // name of its random stream (default: its name)
   ParamValues share;  // the target's sharing mode's per-tenant parameters (tenants[].share)
   WorkloadSpec workload;
+};
+
+// A figure from an article to print beside the simulation's prediction of it.
+struct Comparison {
+  std::string name;
+  size_t tenant = 0;
+  long versus = -1;    // tenant index, or -1
+  std::string metric;  // see the compare[] section in sections.cpp
+  double article = 0;  // the article's figure in the metric's terms
+  std::string source;
 };
 
 // A fatal fault injected into one tenant at a time (e.g. an illegal memory access).
@@ -64,6 +75,7 @@ struct Scenario {
   std::vector<Target> targets;         // whole GPUs and partitions, GPU order
   std::vector<TenantSpec> tenants;
   std::vector<FaultSpec> faults;
+  std::vector<Comparison> compare;
 };
 
 // The setup of target `k`'s sharing model: its parameters, device and its tenants' `share` values in tenant

@@ -33,6 +33,7 @@ const std::vector<Section>& scenario_sections() {
                    "how each GPU is shared"},
                   {"tenants", "list of tenants[]", true, "", "who runs what where"},
                   {"faults", "list of faults[]", false, "", "fatal faults to inject"},
+                  {"compare", "list of compare[]", false, "", "article figures to print beside the prediction"},
                   {"metrics", "metrics", false, "", "what is recorded"}}});
     Section gpu{"gpus[]", "One physical GPU: a catalog device (`vgpusim list gpus`) with optional overrides.", {}};
     gpu.keys = {{"id", "string", true, "", "the scenario's name for this GPU, used by `sharing` and `tenants[].on`"},
@@ -63,6 +64,9 @@ const std::vector<Section>& scenario_sections() {
                   {"memory", "size", false, "0 B",
                    "device memory allocated at start; when it does not fit, the tenant fails with out-of-memory"},
                   {"start", "time", false, "0 s", "when the tenant starts"},
+                  {"stream", "string", false, "the tenant's name",
+                   "name of the random stream the workload draws from; tenants with the same stream see the same "
+                   "arrivals and kernel draws (to compare one load under different sharing)"},
                   {"share", "mapping", false, "the mode's defaults",
                    "the sharing mode's per-tenant parameters (see Sharing modes below)"},
                   {"workload", "workload", true, "", "what it runs: exactly one of the workload kinds"}}});
@@ -127,6 +131,21 @@ const std::vector<Section>& scenario_sections() {
                  "A fatal fault (e.g. an illegal memory access) in one tenant. The tenant stops; under modes without "
                  "fault isolation (mps) every tenant on the same GPU stops too.",
                  {{"tenant", "tenant name", true, "", "who faults"}, {"at", "time", true, "", "when"}}});
+    s.push_back({"compare[]",
+                 "A published figure and the metric of the simulation that predicts it; both are printed side by side "
+                 "with their difference (results.json `comparisons`).",
+                 {{"name", "string", true, "", "what is compared"},
+                  {"tenant", "tenant name", true, "", "whose metric"},
+                  {"versus", "tenant name", false, "", "the reference tenant, for the *_ratio metrics"},
+                  {"metric", "throughput_ratio | time_ratio | latency_ratio | p99_ratio | relative_performance | "
+                             "slowdown | vgpu_loss | throughput | failed",
+                   true, "",
+                   "throughput_ratio: tenant / versus throughput; time_ratio: versus / tenant throughput (time per "
+                   "unit, tenant over versus); latency_ratio, p99_ratio: tenant / versus mean or p99 latency "
+                   "(inference); relative_performance, slowdown, vgpu_loss: against the tenant's baseline; "
+                   "throughput: units per second; failed: 1 if the tenant failed, else 0"},
+                  {"article", "number", true, "", "the article's figure in the metric's terms"},
+                  {"source", "string", true, "", "where the figure comes from"}}});
     s.push_back({"metrics", "What is recorded.",
                  {{"interval", "time", false, "duration / 100, or 1 s", "width of the utilization time bins"}}});
     return s;
