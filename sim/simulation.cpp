@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 
 #include "models/kernel_perf.hpp"
@@ -25,9 +26,21 @@ struct MemoryPool {
   std::vector<std::pair<std::string, double>> residents;
 };
 
+class TenantDriver;
+
+// A target's state during the run: its current resources, and whether it runs, drains for a layout change, is
+// being reconfigured, or does not exist (yet or any more).
+struct TargetState {
+  enum class Phase { Running, Draining, Down, Absent };
+  GpuSpec spec;
+  Phase phase = Phase::Running;
+  std::vector<TenantDriver*> drivers;
+  std::function<void()> on_drain_progress;  // called after a completion while draining
+};
+
 class TenantDriver final : public EngineClient, public WorkloadPort {
  public:
-  TenantDriver(Engine& engine, const TenantSpec& spec, const Target& target, const ParamValues& performance,
+  TenantDriver(Engine& engine, const TenantSpec& spec, TargetState& target, const ParamValues& performance,
                MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record)
       : engine_(engine), spec_(spec), target_(target), performance_(performance), memory_(memory), record_(record) {
     workload_ = make_workload(spec.workload, fidelity, stream_seed(seed, spec.stream));
@@ -49,10 +62,18 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   }
   std::function<void(TenantDriver&)> on_fault;  // set by the runner: who else the fault takes down
   const TenantSpec& spec() const { return spec_; }
+  bool idle_on_device() const { return engine_.in_flight(context_) == 0; }
+  // The target runs again: launch what was held back while it drained or was reconfigured.
+  void release_held() {
+    std::vector<std::pair<KernelSpec, uint64_t>> held;
+    held.swap(held_);
+    for (const auto& [kernel, tag] : held) launch(kernel, tag);
+  }
 
   // EngineClient
   void on_activity_done(uint64_t tag) override {
     if (!stopped_) workload_->on_kernel_done(*this, tag);
+    if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
   }
   void on_timer(uint64_t tag) override {
     if (tag == kStartTag) {
@@ -67,6 +88,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   // WorkloadPort
   double now() const override { return engine_.now(); }
   void launch(const KernelSpec& kernel, uint64_t tag) override {
+    if (target_.phase != TargetState::Phase::Running) {
+      held_.emplace_back(kernel, tag);
+      return;
+    }
     const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
     const double solo = t.solo();
     ActivityDemand d;
@@ -124,7 +149,8 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
 
   Engine& engine_;
   const TenantSpec& spec_;
-  const Target& target_;
+  TargetState& target_;
+  std::vector<std::pair<KernelSpec, uint64_t>> held_;
   const ParamValues& performance_;
   MemoryPool& memory_;
   TenantRecord& record_;
@@ -135,6 +161,69 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   bool stopped_ = false;
 };
 
+// Plays the scenario's layout changes: drain the affected instances, reconfigure, bring them back.
+class LayoutController final : public EngineClient {
+ public:
+  LayoutController(Engine& engine, const std::vector<LayoutChange>& changes, std::vector<TargetState>& states)
+      : engine_(engine), changes_(changes), states_(states) {
+    client_ = engine_.add_client(this);
+    for (size_t i = 0; i < changes_.size(); ++i) engine_.set_timer(client_, changes_[i].at, 2 * i);
+  }
+  void on_activity_done(uint64_t) override {}
+  void on_timer(uint64_t tag) override {
+    const size_t i = tag / 2;
+    if (tag % 2 == 0) {
+      begin_drain(i);
+    } else {
+      finish(i);
+    }
+  }
+
+ private:
+  void begin_drain(size_t i) {
+    draining_ = i;
+    for (const LayoutChange::Change& c : changes_[i].changes) {
+      TargetState& t = states_[c.target];
+      if (t.phase == TargetState::Phase::Running) t.phase = TargetState::Phase::Draining;
+      t.on_drain_progress = [this] { check_drained(); };
+    }
+    check_drained();
+  }
+  void check_drained() {
+    if (draining_ < 0) return;
+    const auto i = static_cast<size_t>(draining_);
+    for (const LayoutChange::Change& c : changes_[i].changes)
+      for (const TenantDriver* d : states_[c.target].drivers)
+        if (!d->idle_on_device()) return;
+    draining_ = -1;
+    for (const LayoutChange::Change& c : changes_[i].changes) {
+      TargetState& t = states_[c.target];
+      t.on_drain_progress = nullptr;
+      t.phase = c.removed ? TargetState::Phase::Absent : TargetState::Phase::Down;
+      if (c.removed)
+        for (TenantDriver* d : t.drivers)
+          d->abort("instance_removed", fmt::format("its MIG instance was removed by the layout change at {} s",
+                                                   changes_[i].at));
+    }
+    engine_.set_timer(client_, engine_.now() + changes_[i].reconfiguration_time, 2 * i + 1);
+  }
+  void finish(size_t i) {
+    for (const LayoutChange::Change& c : changes_[i].changes) {
+      if (c.removed) continue;
+      TargetState& t = states_[c.target];
+      t.spec = c.spec;
+      t.phase = TargetState::Phase::Running;
+      for (TenantDriver* d : t.drivers) d->release_held();
+    }
+  }
+
+  Engine& engine_;
+  const std::vector<LayoutChange>& changes_;
+  std::vector<TargetState>& states_;
+  Engine::ClientIndex client_ = 0;
+  long draining_ = -1;
+};
+
 // What one run simulates: targets with their models, which tenants run on which target, memory partitions.
 struct RunPlan {
   std::vector<Target> targets;
@@ -143,6 +232,7 @@ struct RunPlan {
   std::vector<size_t> target_of;                      // per entry of `tenants`: index into `targets`
   std::vector<std::vector<double>> partitions;        // per target: each tenant's memory (empty: one pool)
   bool faults = false;
+  bool layout_changes = false;
 };
 
 RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress) {
@@ -176,16 +266,26 @@ RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress) {
     }
   }
 
+  std::vector<TargetState> states(targets.size());
+  for (size_t k = 0; k < targets.size(); ++k) {
+    states[k].spec = targets[k].spec;
+    if (!targets[k].present_at_start) states[k].phase = TargetState::Phase::Absent;
+  }
+
   RunRecord rec;
   rec.tenants.resize(tenant_ids.size());
   std::vector<std::unique_ptr<TenantDriver>> drivers;
   for (size_t i = 0; i < tenant_ids.size(); ++i) {
     const TenantSpec& t = sc.tenants[tenant_ids[i]];
     const size_t k = plan.target_of[i];
-    drivers.push_back(std::make_unique<TenantDriver>(engine, t, targets[k], sc.gpus[t.gpu].performance, *pool_of[i],
+    drivers.push_back(std::make_unique<TenantDriver>(engine, t, states[k], sc.gpus[t.gpu].performance, *pool_of[i],
                                                      sc.fidelity, sc.seed, rec.tenants[i]));
     drivers.back()->attach(gpu_index[k]);
+    states[k].drivers.push_back(drivers.back().get());
   }
+  std::unique_ptr<LayoutController> layout;
+  if (plan.layout_changes && !sc.layout_changes.empty())
+    layout = std::make_unique<LayoutController>(engine, sc.layout_changes, states);
   if (plan.faults) {
     for (size_t i = 0; i < drivers.size(); ++i) {
       const size_t target = sc.tenants[tenant_ids[i]].target;
@@ -235,6 +335,7 @@ RunRecord simulate(const Scenario& sc, ProgressFn progress) {
     plan.target_of.push_back(sc.tenants[i].target);
   }
   plan.faults = true;
+  plan.layout_changes = true;
   return run(sc, std::move(plan), progress);
 }
 

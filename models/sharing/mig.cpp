@@ -57,6 +57,13 @@ SharingModelInfo mig_model_info() {
       "Multi-Instance GPU: isolated instances with their own SMs, memory, L2 and bandwidth slices; tenants go on "
       "instances, each shared by a mode of its own (timeslice by default, or mps)";
   info.citation = "NVIDIA Multi-Instance GPU User Guide (supported profiles, placements)";
+  info.params = {
+      {"reconfiguration_time", units::Dim::Time, 6.0,
+       "time to destroy and create the instances of a layout change, after the affected instances have drained",
+       "~6 s on A100 reported by MIGRator (second-hand; see docs/models/mig-profiles.md); an estimate for H100 and "
+       "H200",
+       0, 600},
+  };
   info.partitions = true;
   info.memory_isolation = true;
   info.make_partitions = make_partitions;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "models/kernel_perf.hpp"
@@ -244,7 +245,10 @@ struct Loader {
                           device.kind, device.kind == "cpu" ? " (use mode: software)" : ""));
     Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
     for (const ParamSpec& p : info->params) params.keys.push_back({p.name, "", false, "", p.help});
-    if (info->partitions) params.keys.push_back({"instances", "list", true, "", "the partitions"});
+    if (info->partitions) {
+      params.keys.push_back({"instances", "list", true, "", "the partitions"});
+      params.keys.push_back({"reconfigure", "list", false, "", "layout changes during the run"});
+    }
     for (const KeySpec& k : extra) params.keys.push_back(k);
     MapReader r(file, node, path, params);
     r.finish();
@@ -301,42 +305,102 @@ struct Loader {
     }
   }
 
+  struct LayoutEntry {
+    std::string id, profile;
+    YAML::Node sharing;
+    bool has_sharing = false;
+  };
+
+  std::vector<LayoutEntry> read_layout(const YAML::Node& list, const std::string& path) {
+    if (!list.IsSequence() || list.size() == 0) fail_at(file, list, path, "expected a non-empty list of instances");
+    std::vector<LayoutEntry> entries;
+    for (size_t i = 0; i < list.size(); ++i) {
+      MapReader r(file, list[i], fmt::format("{}[{}]", path, i), section_named("sharing.<gpu>.instances[]"));
+      r.finish();
+      LayoutEntry e{r.string("id"), r.string("profile"), YAML::Node(), r.has("sharing")};
+      for (const LayoutEntry& other : entries)
+        if (other.id == e.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate instance id '" + e.id + "'");
+      if (e.has_sharing) e.sharing.reset(r.get("sharing"));
+      entries.push_back(e);
+    }
+    return entries;
+  }
+
+  std::vector<Partition> place(const GpuInstance& gpu, const SharingModelInfo& info, size_t g,
+                               const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path) {
+    std::vector<std::string> profiles;
+    for (const LayoutEntry& e : entries) profiles.push_back(e.profile);
+    auto made = info.make_partitions(gpu.spec, profiles, sc.sharing[g].params);
+    if (const auto* error = std::get_if<std::string>(&made)) fail_at(file, list, path, *error);
+    return std::get<std::vector<Partition>>(made);
+  }
+
+  void add_instance(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
+                    const std::string& path, bool present) {
+    Target t{sc.gpus[g].id + "/" + e.id, g, part.profile, part.slot, part.spec, {}, present};
+    if (e.has_sharing) {
+      const SharingModelInfo* inner = nullptr;
+      t.sharing = sharing_config(e.sharing, path + ".sharing", t.spec, inner);
+      if (inner->partitions) fail_at(file, e.sharing, path + ".sharing", "an instance cannot be partitioned again");
+    } else {
+      const SharingModelInfo* ts = find_sharing_model("timeslice");
+      t.sharing = {ts->name, ParamValues::defaults(ts->params)};
+    }
+    sc.targets.push_back(std::move(t));
+    target_nodes.push_back(e.has_sharing ? e.sharing : where);
+  }
+
   void partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModelInfo& info) {
     const GpuInstance& gpu = sc.gpus[g];
     const YAML::Node list = node["instances"];
-    if (!list.IsSequence() || list.size() == 0)
-      fail_at(file, list, path + ".instances", "expected a non-empty list of instances");
-    std::vector<std::string> profiles, ids;
-    std::vector<YAML::Node> nested;
-    std::vector<bool> has_nested;
-    for (size_t i = 0; i < list.size(); ++i) {
-      const std::string ip = fmt::format("{}.instances[{}]", path, i);
-      MapReader r(file, list[i], ip, section_named("sharing.<gpu>.instances[]"));
-      r.finish();
-      const std::string id = r.string("id");
-      if (std::find(ids.begin(), ids.end(), id) != ids.end())
-        fail_at(file, r.get("id"), r.child_path("id"), "duplicate instance id '" + id + "'");
-      ids.push_back(id);
-      profiles.push_back(r.string("profile"));
-      nested.push_back(r.has("sharing") ? r.get("sharing") : YAML::Node());
-      has_nested.push_back(r.has("sharing"));
-    }
-    auto made = info.make_partitions(gpu.spec, profiles, sc.sharing[g].params);
-    if (const auto* error = std::get_if<std::string>(&made)) fail_at(file, list, path + ".instances", *error);
-    const auto& parts = std::get<std::vector<Partition>>(made);
+    const std::vector<LayoutEntry> first = read_layout(list, path + ".instances");
+    const std::vector<Partition> parts = place(gpu, info, g, first, list, path + ".instances");
+    std::map<std::string, size_t> target_of;  // instance id -> target index
+    std::map<std::string, std::pair<std::string, int>> current;  // id -> (profile, slot) in the layout now
     for (size_t i = 0; i < parts.size(); ++i) {
-      Target t{gpu.id + "/" + ids[i], g, parts[i].profile, parts[i].slot, parts[i].spec, {}};
-      const std::string np = fmt::format("{}.instances[{}].sharing", path, i);
-      if (has_nested[i]) {
-        const SharingModelInfo* inner = nullptr;
-        t.sharing = sharing_config(nested[i], np, t.spec, inner);
-        if (inner->partitions) fail_at(file, nested[i], np, "an instance cannot be partitioned again");
-      } else {
-        const SharingModelInfo* ts = find_sharing_model("timeslice");
-        t.sharing = {ts->name, ParamValues::defaults(ts->params)};
+      target_of[first[i].id] = sc.targets.size();
+      current[first[i].id] = {parts[i].profile, parts[i].slot};
+      add_instance(g, first[i], parts[i], list[i], fmt::format("{}.instances[{}]", path, i), true);
+    }
+    if (!node["reconfigure"]) return;
+    const YAML::Node changes = node["reconfigure"];
+    if (!changes.IsSequence()) fail_at(file, changes, path + ".reconfigure", "expected a list of layout changes");
+    double last = 0;
+    for (size_t c = 0; c < changes.size(); ++c) {
+      const std::string cp = fmt::format("{}.reconfigure[{}]", path, c);
+      MapReader r(file, changes[c], cp, section_named("sharing.<gpu>.reconfigure[]"));
+      r.finish();
+      LayoutChange change;
+      change.gpu = g;
+      change.at = positive(r, "at", Dim::Time);
+      if (change.at <= last) fail_at(file, r.get("at"), r.child_path("at"), "layout changes must come in time order");
+      last = change.at;
+      change.reconfiguration_time = sc.sharing[g].params.get("reconfiguration_time");
+      const YAML::Node layout = r.get("instances");
+      const std::vector<LayoutEntry> entries = read_layout(layout, r.child_path("instances"));
+      const std::vector<Partition> placed = place(gpu, info, g, entries, layout, r.child_path("instances"));
+      std::map<std::string, std::pair<std::string, int>> next;
+      for (size_t i = 0; i < entries.size(); ++i) {
+        const LayoutEntry& e = entries[i];
+        next[e.id] = {placed[i].profile, placed[i].slot};
+        auto known = target_of.find(e.id);
+        if (known == target_of.end()) {  // a new instance: absent until this change completes
+          target_of[e.id] = sc.targets.size();
+          add_instance(g, e, placed[i], layout[i], fmt::format("{}.instances[{}]", r.path(), i), false);
+          change.changes.push_back({target_of[e.id], false, placed[i].profile, placed[i].slot, placed[i].spec});
+          continue;
+        }
+        if (e.has_sharing)
+          fail_at(file, e.sharing, fmt::format("{}.instances[{}].sharing", r.path(), i),
+                  "an instance keeps its sharing across layout changes; give `sharing` where it first appears");
+        const auto was = current.find(e.id);
+        if (was == current.end() || was->second != next[e.id])
+          change.changes.push_back({known->second, false, placed[i].profile, placed[i].slot, placed[i].spec});
       }
-      sc.targets.push_back(std::move(t));
-      target_nodes.push_back(has_nested[i] ? nested[i] : list[i]);
+      for (const auto& [id, where] : current)
+        if (!next.count(id)) change.changes.push_back({target_of[id], true, "", -1, {}});
+      current = next;
+      sc.layout_changes.push_back(std::move(change));
     }
   }
 

@@ -33,6 +33,23 @@ struct Target {
   int slot = -1;          // placement start slot of a partition
   GpuSpec spec;           // the whole GPU's, or the partition's share of it
   SharingConfig sharing;  // how the target is shared among its tenants
+  bool present_at_start = true;  // false: an instance that a later layout change creates
+};
+
+// A partitioned GPU's layout change during the run: the affected instances drain (their running kernels finish,
+// no new ones start), the GPU is reconfigured, then they come back with their new resources or are gone.
+struct LayoutChange {
+  size_t gpu = 0;
+  double at = 0;                   // s
+  double reconfiguration_time = 0;  // s
+  struct Change {
+    size_t target;
+    bool removed = false;
+    std::string profile;  // the new profile (when not removed)
+    int slot = -1;
+    GpuSpec spec;
+  };
+  std::vector<Change> changes;
 };
 
 struct TenantSpec {
@@ -75,6 +92,7 @@ struct Scenario {
   std::vector<Target> targets;         // whole GPUs and partitions, GPU order
   std::vector<TenantSpec> tenants;
   std::vector<FaultSpec> faults;
+  std::vector<LayoutChange> layout_changes;  // by time
   std::vector<Comparison> compare;
 };
 

@@ -57,6 +57,13 @@ const std::vector<Section>& scenario_sections() {
                   {"profile", "profile name", true, "", "e.g. 1g.10gb (see docs/models/mig.md)"},
                   {"sharing", "sharing.<gpu>", false, "mode: timeslice",
                    "how the instance is shared among its tenants (any mode that does not partition)"}}});
+    s.push_back({"sharing.<gpu>.reconfigure[]",
+                 "A layout change of a partitioned GPU during the run. Instances whose profile or placement changes, "
+                 "or that disappear, drain (running kernels finish, no new ones start); then the GPU is reconfigured "
+                 "for the mode's `reconfiguration_time`; then changed and new instances come up. Instances that "
+                 "disappear end their tenants (failure `instance_removed`). Unchanged instances run on.",
+                 {{"at", "time", true, "", "when the change is asked for"},
+                  {"instances", "list of instances[]", true, "", "the whole new layout, by instance id"}}});
     s.push_back({"tenants[]", "A tenant: one process (or VM) with one workload on one GPU.",
                  {{"name", "string", true, "", "unique name; results are keyed by it"},
                   {"on", "GPU id or GPU id/instance id", true, "",

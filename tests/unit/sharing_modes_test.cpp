@@ -29,10 +29,11 @@ std::string error_of(const std::string& text) {
 }
 
 // A scenario on one A100-40GB with the given sharing and tenants.
-std::string scenario(const std::string& sharing, const std::string& tenants, const std::string& fidelity = "exact") {
-  return fmt::format("version: 1\nname: t\nduration: 2s\nfidelity: {}\ngpus: [{{id: g0, model: A100-40GB}}]\n"
+std::string scenario(const std::string& sharing, const std::string& tenants, const std::string& fidelity = "exact",
+                     const std::string& duration = "2s") {
+  return fmt::format("version: 1\nname: t\nduration: {}\nfidelity: {}\ngpus: [{{id: g0, model: A100-40GB}}]\n"
                      "sharing: {{g0: {}}}\ntenants:\n{}",
-                     fidelity, sharing, tenants);
+                     duration, fidelity, sharing, tenants);
 }
 
 // Kernels: compute-bound filling the GPU (1 ms alone), memory-bound (1 ms alone), compute-bound on 30% of the SMs.
@@ -173,4 +174,37 @@ TEST(Mig, LayoutAndPlacementErrors) {
                                  trainer("x", "g0/a", kCompute))),
             "m.yaml:5:38: sharing.g0.instances: T4 does not support MIG (MIG GPUs: A100-40GB, A100-80GB, H100-SXM, "
             "H200)");
+}
+
+TEST(MigLayoutChange, AffectedInstancesDrainAndComeBackUnaffectedOnesRunOn) {
+  // Layout 3g (a) + 1g (b); at 1 s: a stays, b grows to a 2g, c (1g) is added. Reconfiguration takes 2 s.
+  const std::string sharing =
+      "{mode: mig, reconfiguration_time: 2s, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}], "
+      "reconfigure: [{at: 1s, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 2g.10gb}, "
+      "{id: c, profile: 1g.5gb}]}]}";
+  const std::string tenants = trainer("on-a", "g0/a", kCompute) + trainer("on-b", "g0/b", kCompute) +
+                              trainer("on-c", "g0/c", kCompute);
+  const Results r = run_text(scenario(sharing, tenants, "exact", "5s"));
+  const Results fixed = run_text(scenario(
+      "{mode: mig, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}, {id: c, profile: 1g.5gb}]}", tenants,
+      "exact", "5s"));
+  // a never notices.
+  EXPECT_EQ(tenant(r, "on-a").shared.units, tenant(fixed, "on-a").shared.units);
+  // b: its steps take 1 ms on the whole GPU, so 108/14 ms on 14 SMs: 1 s of those, down from about 1 s to 3 s,
+  // then the last 2 s of the 5 s run on 28 SMs.
+  const double b_units = 1.0 / (108.0 / 14 * 1e-3) + 2.0 / (108.0 / 28 * 1e-3);
+  EXPECT_NEAR(static_cast<double>(tenant(r, "on-b").shared.units), b_units, 2);
+  // c exists only from about 3 s: 2 s on 14 SMs.
+  EXPECT_NEAR(static_cast<double>(tenant(r, "on-c").shared.units), 2.0 / (108.0 / 14 * 1e-3), 2);
+}
+
+TEST(MigLayoutChange, RemovedInstanceEndsItsTenants) {
+  const std::string sharing =
+      "{mode: mig, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}], "
+      "reconfigure: [{at: 1s, instances: [{id: a, profile: 3g.20gb}]}]}";
+  const Results r = run_text(scenario(sharing, trainer("on-a", "g0/a", kCompute) + trainer("on-b", "g0/b", kCompute)));
+  ASSERT_EQ(tenant(r, "on-b").failures.size(), 1u);
+  EXPECT_EQ(tenant(r, "on-b").failures[0].kind, "instance_removed");
+  EXPECT_NEAR(tenant(r, "on-b").failures[0].time, 1.0, 0.01);  // after its running kernel drained
+  EXPECT_TRUE(tenant(r, "on-a").failures.empty());
 }
