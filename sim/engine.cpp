@@ -172,6 +172,11 @@ void Engine::recompute(GpuIndex index) {
   }
   gpu.total_rate = total;
   gpu.busy = busy;
+  if (observer_) {
+    observed_rates_.resize(n);
+    for (size_t i = 0; i < n; ++i) observed_rates_[i] = contexts_[gpu.contexts[i]].share;
+    observer_->on_rates(index, now_, gpu.contexts, observed_rates_, busy);
+  }
   if (next < kInfinity && next != gpu.wake_time) {
     gpu.wake_time = next;
     queue_.push(next, kGpuWake, index, ++gpu.version);

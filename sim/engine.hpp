@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "models/sharing/sharing_model.hpp"
@@ -33,6 +34,8 @@ struct GpuStats {
   UtilizationSeries series;
 };
 
+class EngineObserver;
+
 class Engine {
  public:
   using GpuIndex = uint32_t;
@@ -56,6 +59,9 @@ class Engine {
 
   // Runs until no event is left or the next one lies after `until`; then advances the clock to `until` if finite.
   void run(double until = kInfinity);
+
+  // Hears every rate change of every GPU (for timelines); nullptr for none.
+  void set_observer(EngineObserver* observer) { observer_ = observer; }
 
   double now() const { return now_; }
   uint64_t events_processed() const { return events_; }
@@ -110,6 +116,8 @@ class Engine {
   void deliver_completions();
   void pop_member(Context& c);
 
+  EngineObserver* observer_ = nullptr;
+  std::vector<double> observed_rates_;
   double utilization_interval_;
   double now_ = 0;
   uint64_t events_ = 0;
@@ -124,6 +132,16 @@ class Engine {
     uint64_t tag;
   };
   std::vector<Completion> completions_;
+};
+
+// Hears the engine's rate changes; timelines are built from these.
+class EngineObserver {
+ public:
+  virtual ~EngineObserver() = default;
+  // After a GPU's rates were recomputed at `now`: its contexts and their rates (0 for those without work);
+  // `busy` when some context holds work.
+  virtual void on_rates(Engine::GpuIndex gpu, double now, std::span<const Engine::ContextIndex> contexts,
+                        std::span<const double> rates, bool busy) = 0;
 };
 
 }  // namespace vgpusim

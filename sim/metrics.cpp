@@ -55,6 +55,7 @@ Performance performance(const TenantRecord& r, double run_end, bool is_inference
       std::vector<double> s = r.unit_times;
       std::sort(s.begin(), s.end());
       p.latency = LatencySummary{p.unit_time_mean, percentile(s, 50), percentile(s, 95), percentile(s, 99), s.back()};
+      for (int k = 0; k <= 100; ++k) p.latency_cdf.emplace_back(percentile(s, k), k / 100.0);
     }
   } else {
     p.unit_time_ci95 = kNaN;

@@ -29,6 +29,7 @@ struct SloResult {
 
 struct Performance {
   long long units = 0;
+  std::vector<std::pair<double, double>> latency_cdf;  // inference: (latency s, fraction <= it), <= 101 points
   double throughput = 0;  // units per second of the tenant's active window
   double unit_time_mean = 0;
   double unit_time_ci95 = 0;  // NaN when too few units

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 
 #include "models/kernel_perf.hpp"
 #include "models/workload/rng.hpp"
+#include "sim/timeline.hpp"
 #include "sim/units.hpp"
 
 namespace vgpusim {
@@ -47,9 +49,12 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     client_ = engine_.add_client(this);
   }
 
-  void attach(Engine::GpuIndex gpu) {
+  void attach(Engine::GpuIndex gpu, Timeline* timeline) {
     context_ = engine_.add_context(gpu, client_);
     engine_.set_timer(client_, spec_.start, kStartTag);
+    gpu_ = gpu;
+    timeline_ = timeline;
+    if (timeline_) timeline_->add_tenant(context_, gpu, spec_.name);
   }
   void schedule_fault(double at) { engine_.set_timer(client_, at, kFaultTag); }
   // Ends the tenant now: its kernels are dropped and it does no more work.
@@ -72,6 +77,13 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
 
   // EngineClient
   void on_activity_done(uint64_t tag) override {
+    if (timeline_) {
+      auto it = launched_at_.find(tag);
+      if (it != launched_at_.end()) {
+        timeline_->kernel(context_, it->second, engine_.now(), kernel_label_);
+        launched_at_.erase(it);
+      }
+    }
     if (!stopped_) workload_->on_kernel_done(*this, tag);
     if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
   }
@@ -97,6 +109,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     ActivityDemand d;
     if (solo > 0) d = {t.compute / solo, t.memory / solo, t.sm_fill};
     engine_.start_activity(context_, solo, tag, d);
+    if (timeline_) launched_at_[tag] = engine_.now();
   }
   void wake_at(double time, uint64_t tag) override { engine_.set_timer(client_, time, tag); }
   void unit_done(double started) override {
@@ -132,6 +145,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
       memory_.used += spec_.memory;
       memory_.residents.emplace_back(spec_.name, spec_.memory);
       holds_memory_ = true;
+      if (timeline_) timeline_->memory(gpu_, engine_.now(), memory_.used);
     }
     workload_->start(*this);
   }
@@ -140,6 +154,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     if (!holds_memory_) return;
     holds_memory_ = false;
     memory_.used -= spec_.memory;
+    if (timeline_) timeline_->memory(gpu_, engine_.now(), memory_.used);
     for (auto it = memory_.residents.begin(); it != memory_.residents.end(); ++it)
       if (it->first == spec_.name) {
         memory_.residents.erase(it);
@@ -159,6 +174,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   Engine::ContextIndex context_ = 0;
   bool holds_memory_ = false;
   bool stopped_ = false;
+  Engine::GpuIndex gpu_ = 0;
+  Timeline* timeline_ = nullptr;
+  std::unordered_map<uint64_t, double> launched_at_;  // tag -> launch time, while recording a timeline
+  std::string kernel_label_ = workload_kind(spec_.workload) + " kernel";
 };
 
 // Plays the scenario's layout changes: drain the affected instances, reconfigure, bring them back.
@@ -235,12 +254,19 @@ struct RunPlan {
   bool layout_changes = false;
 };
 
-RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress) {
+RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress, Timeline* timeline) {
   const std::vector<Target>& targets = plan.targets;
   const std::vector<size_t>& tenant_ids = plan.tenants;
   Engine engine(sc.metrics_interval);
   std::vector<Engine::GpuIndex> gpu_index;
   for (auto& m : plan.models) gpu_index.push_back(engine.add_gpu(std::move(m)));
+  if (timeline) {
+    engine.set_observer(timeline);
+    for (size_t k = 0; k < targets.size(); ++k)
+      timeline->add_process(gpu_index[k], fmt::format("{} ({}{}, {})", targets[k].id, targets[k].spec.name,
+                                                      targets[k].partition.empty() ? "" : " " + targets[k].partition,
+                                                      targets[k].sharing.mode));
+  }
 
   // Memory: one pool per target, unless its mode gives each tenant a partition of its own.
   std::vector<std::unique_ptr<MemoryPool>> pools;
@@ -280,7 +306,7 @@ RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress) {
     const size_t k = plan.target_of[i];
     drivers.push_back(std::make_unique<TenantDriver>(engine, t, states[k], sc.gpus[t.gpu].performance, *pool_of[i],
                                                      sc.fidelity, sc.seed, rec.tenants[i]));
-    drivers.back()->attach(gpu_index[k]);
+    drivers.back()->attach(gpu_index[k], timeline);
     states[k].drivers.push_back(drivers.back().get());
   }
   std::unique_ptr<LayoutController> layout;
@@ -313,6 +339,7 @@ RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress) {
     engine.run(sc.duration);
   }
   for (auto& d : drivers) d->collect();
+  if (timeline) timeline->finish(engine.now());
   rec.end = engine.now();
   rec.events = engine.events_processed();
   for (size_t g = 0; g < targets.size(); ++g) rec.gpus.push_back(engine.gpu_stats(gpu_index[g]));
@@ -321,7 +348,7 @@ RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress) {
 
 }  // namespace
 
-RunRecord simulate(const Scenario& sc, ProgressFn progress) {
+RunRecord simulate(const Scenario& sc, ProgressFn progress, Timeline* timeline) {
   RunPlan plan;
   plan.targets = sc.targets;
   for (size_t k = 0; k < sc.targets.size(); ++k) {
@@ -336,7 +363,7 @@ RunRecord simulate(const Scenario& sc, ProgressFn progress) {
   }
   plan.faults = true;
   plan.layout_changes = true;
-  return run(sc, std::move(plan), progress);
+  return run(sc, std::move(plan), progress, timeline);
 }
 
 RunRecord simulate_baseline(const Scenario& sc, size_t t) {
@@ -348,7 +375,7 @@ RunRecord simulate_baseline(const Scenario& sc, size_t t) {
   plan.partitions.emplace_back();
   plan.tenants = {t};
   plan.target_of = {0};
-  return run(sc, std::move(plan), nullptr);
+  return run(sc, std::move(plan), nullptr, nullptr);
 }
 
 }  // namespace vgpusim

@@ -38,7 +38,9 @@ struct RunRecord {
 // Observer of progress, for a progress bar; called every few thousand events.
 using ProgressFn = void (*)(double simulated_now, double simulated_end, uint64_t events);
 
-RunRecord simulate(const Scenario& scenario, ProgressFn progress = nullptr);
+class Timeline;
+// `timeline`, when given, records the run (sim/timeline.hpp).
+RunRecord simulate(const Scenario& scenario, ProgressFn progress = nullptr, Timeline* timeline = nullptr);
 
 // The same workload as tenant `t`, alone on its GPU with no virtualization overhead, for the same duration.
 RunRecord simulate_baseline(const Scenario& scenario, size_t t);

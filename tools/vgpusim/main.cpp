@@ -14,6 +14,7 @@
 #include "sim/output.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/simulation.hpp"
+#include "sim/timeline.hpp"
 
 #ifndef VGPUSIM_VERSION
 #define VGPUSIM_VERSION "0.0.0"
@@ -35,14 +36,22 @@ void draw_progress(double now, double end, uint64_t events) {
   if (now >= end) std::fprintf(stderr, "\n");
 }
 
+// Splits "dir/name" for write_atomically ("name" alone: the current directory).
+std::pair<std::string, std::string> split_path(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
 int run_command(const std::string& scenario_path, const std::string& out_dir, const std::vector<std::string>& sets,
-                bool quiet) {
+                bool quiet, const std::string& timeline_path) {
   std::vector<Override> overrides;
   for (const std::string& s : sets) overrides.push_back(parse_override(s));
   const Scenario sc = load_scenario_file(scenario_path, builtin_catalog(), overrides);
   g_run_started = std::chrono::steady_clock::now();
   const bool bar = !quiet && ::isatty(STDERR_FILENO);
-  const RunRecord shared = simulate(sc, bar ? draw_progress : nullptr);
+  Timeline timeline;
+  const RunRecord shared = simulate(sc, bar ? draw_progress : nullptr, timeline_path.empty() ? nullptr : &timeline);
   std::vector<RunRecord> baselines;
   for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
   const Results results = compute_results(sc, shared, baselines);
@@ -51,6 +60,10 @@ int run_command(const std::string& scenario_path, const std::string& out_dir, co
     const std::string json = results_json(results), csv = results_csv(results);
     write_atomically(out_dir, "results.json", json);
     write_atomically(out_dir, "results.csv", csv);
+  }
+  if (!timeline_path.empty()) {
+    const auto [dir, name] = split_path(timeline_path);
+    write_atomically(dir, name, timeline.to_json());
   }
   if (!quiet) std::cout << results_table(results);
   return 0;
@@ -135,6 +148,10 @@ int main(int argc, char** argv) {
   run->add_option("--fidelity", fidelity, "override the scenario's fidelity")->check(CLI::IsMember({"exact", "fluid"}));
   run->add_option("--set", sets, "override a scenario value: key.path=value (repeatable)");
   run->add_flag("--quiet,-q", quiet, "print nothing on success");
+  std::string timeline_path;
+  run->add_option("--timeline", timeline_path,
+                  "write a Chrome trace of the run (open in Perfetto or chrome://tracing): kernels, slices, switches, "
+                  "utilization and memory");
 
   auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
   std::string what;
@@ -156,7 +173,7 @@ int main(int argc, char** argv) {
     if (*run) {
       if (seed >= 0) sets.insert(sets.begin(), "seed=" + std::to_string(seed));
       if (!fidelity.empty()) sets.insert(sets.begin(), "fidelity=" + fidelity);
-      return run_command(scenario, out_dir, sets, quiet);
+      return run_command(scenario, out_dir, sets, quiet, timeline_path);
     }
     if (what == "gpus") list_gpus(sources);
     if (what == "models") list_models();
