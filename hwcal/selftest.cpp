@@ -1,0 +1,116 @@
+// CPU self-test of hwcal's host-side pieces: the JSON writer, the order statistics and the time-slice analysis.
+// Runs without a GPU (ctest hwcal/selftest); prints each failed check and exits 1 if any failed.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "hwcal/json.hpp"
+#include "hwcal/stats.hpp"
+#include "hwcal/timeslice_analysis.hpp"
+
+namespace {
+
+using namespace vgpusim::hwcal;
+
+int g_failures = 0;
+
+void check(bool condition, const std::string& what) {
+  if (!condition) {
+    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+    ++g_failures;
+  }
+}
+
+bool near(double x, double y) { return std::abs(x - y) <= 1e-12 * std::max(1.0, std::abs(y)); }
+
+void test_json() {
+  Json object = Json::object();
+  object.set("text", "a\"b\\c\n\x01");
+  object.set("count", 3u);
+  object.set("negative", -2);
+  object.set("rate", 4.3e12);
+  object.set("missing", std::numeric_limits<double>::quiet_NaN());
+  object.set("flag", true);
+  object.set("count", 4u);  // replaces, keeps position
+  check(object.dump() ==
+            "{\"text\": \"a\\\"b\\\\c\\n\\u0001\", \"count\": 4, \"negative\": -2, \"rate\": 4.3e+12, "
+            "\"missing\": null, \"flag\": true}\n",
+        "flat object on one line, escapes, replacement, NaN as null: " + object.dump());
+  Json nested = Json::object();
+  nested.set("list", Json::array_of(std::vector<double>{1.5, 0.1}));
+  Json records = Json::array();
+  records.push(object);
+  nested.set("records", records);
+  check(nested.dump() ==
+            "{\n  \"list\": [1.5, 0.1],\n  \"records\": [\n    {\"text\": \"a\\\"b\\\\c\\n\\u0001\", \"count\": 4, "
+            "\"negative\": -2, \"rate\": 4.3e+12, \"missing\": null, \"flag\": true}\n  ]\n}\n",
+        "nested layout: " + nested.dump());
+  check(object.find("rate") != nullptr && object.find("rate")->number() == 4.3e12, "find + number");
+  check(object.find("text")->number() == std::nullopt, "number() of a string");
+  check(Json::object().dump() == "{}\n" && Json::array().dump() == "[]\n", "empty containers");
+}
+
+void test_stats() {
+  const Summary s = summarize({5, 1, 4, 2, 3, std::numeric_limits<double>::infinity()});
+  check(s.n == 5 && s.min == 1 && s.max == 5 && near(s.median, 3) && near(s.mean, 3), "summary basics");
+  check(near(s.p10, 1.4) && near(s.p90, 4.6), "linear-interpolation percentiles");
+  check(std::isnan(median_of({})), "median of nothing is NaN");
+  check(summary_json({}).is_null(), "summary of nothing is null");
+  check(near(summarize({7}).p90, 7), "one value");
+}
+
+void test_timeslice_analysis() {
+  // Two processes alternating 2 ms slices with 0.1 ms switches, from t = 0 to the end of the last switch.
+  ProbeTimeline a, b;
+  double t = 0;
+  bool a_runs = true;
+  while (t + 0.0021 < 0.0203) {
+    const double slice_end = t + 0.002;
+    const double next_start = slice_end + 0.0001;
+    // The running process logs nothing; the waiting one sees one long gap covering slice + switch.
+    ProbeTimeline& waiting = a_runs ? b : a;
+    if (waiting.gaps.empty() || waiting.gaps.back().to_s < t) {
+      waiting.gaps.push_back({t, next_start});
+    } else {
+      waiting.gaps.back().to_s = next_start;
+    }
+    ProbeTimeline& running = a_runs ? a : b;
+    running.gaps.push_back({slice_end, next_start});
+    t = next_start;
+    a_runs = !a_runs;
+  }
+  a.end_s = b.end_s = t;
+  a.gaps = merge_intervals(a.gaps);
+  b.gaps = merge_intervals(b.gaps);
+  const PairSlices result = analyze_pair(a, b);
+  check(near(result.window.length(), t), "window");
+  bool slices_ok = !result.slice_s[0].empty() && !result.slice_s[1].empty();
+  for (const auto& list : result.slice_s) {
+    for (const double slice : list) slices_ok = slices_ok && std::abs(slice - 0.002) < 1e-9;
+  }
+  check(slices_ok, "interior slices are 2 ms");
+  bool switches_ok = !result.switch_s.empty();
+  for (const double idle : result.switch_s) switches_ok = switches_ok && std::abs(idle - 0.0001) < 1e-9;
+  check(switches_ok, "switch cost is 0.1 ms");
+  check(result.both_active_s < 1e-12, "no concurrency under time-slicing");
+  check(std::abs(result.active_fraction[0] + result.active_fraction[1] + static_cast<double>(result.switch_s.size()) * 0.0001 /
+                     result.window.length() - 1.0) < 1e-6,
+        "fractions and switches cover the window");
+
+  // Concurrent processes (MPS, green contexts): no gaps, fully overlapped.
+  const PairSlices together = analyze_pair({0, 1, {}}, {0.1, 1.2, {}});
+  check(near(together.both_active_s, 0.9) && together.switch_s.empty() && together.slice_s[0].empty(),
+        "concurrent processes");
+  check(uncovered({{1, 2}, {3, 4}}, {0, 5}).size() == 3, "uncovered");
+}
+
+}  // namespace
+
+int main() {
+  test_json();
+  test_stats();
+  test_timeslice_analysis();
+  if (g_failures == 0) std::printf("hwcal selftest: all checks passed\n");
+  return g_failures == 0 ? 0 : 1;
+}

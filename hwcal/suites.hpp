@@ -1,0 +1,34 @@
+// The experiment suites of vgpusim-hwcal and the hidden child modes of the multi-process experiments.
+// Each suite emits its experiments through RunContext::emit and stops at its time budget.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hwcal/experiment.hpp"
+
+namespace vgpusim::hwcal {
+
+// Nominal budgets in seconds (scaled by --budget-s); together about 4 minutes on an H200.
+inline constexpr double kBandwidthBudget_s = 20;
+inline constexpr double kComputeBudget_s = 25;
+inline constexpr double kLatencyBudget_s = 20;
+inline constexpr double kLaunchBudget_s = 10;
+inline constexpr double kTimesliceBudget_s = 30;
+inline constexpr double kCorunBudget_s = 150;
+
+void run_bandwidth_suite(RunContext& context);
+void run_compute_suite(RunContext& context);
+void run_latency_suite(RunContext& context);
+void run_launch_suite(RunContext& context);
+void run_timeslice_suite(RunContext& context);
+void run_corun_suite(RunContext& context);
+
+// Hidden child modes: `vgpusim-hwcal __child corun|probe ARGS...`; the exit status is the child's result.
+int corun_child_main(const std::vector<std::string>& arguments);
+int probe_child_main(const std::vector<std::string>& arguments);
+
+// Blocks for the SM-scaling curves: 1, 2, 4, ... below sm_count, then sm_count.
+std::vector<unsigned> sm_scaling_points(unsigned sm_count);
+
+}  // namespace vgpusim::hwcal

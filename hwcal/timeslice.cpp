@@ -1,0 +1,344 @@
+// Time-slice probe: grid = SM count, one thread per block, spinning on %globaltimer and logging every jump above a
+// threshold; alone, then as two processes started together. Gaps = the other's slice + switches; see analysis.
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "hwcal/device_kernels.hpp"
+#include "hwcal/stats.hpp"
+#include "hwcal/subprocess.hpp"
+#include "hwcal/suites.hpp"
+#include "hwcal/timeslice_analysis.hpp"
+
+namespace vgpusim::hwcal {
+namespace {
+
+constexpr double kTimerWindow_s = 5e-3;
+constexpr double kLoopCalibration_s = 20e-3;
+constexpr double kSoloDuration_s = 0.5;
+constexpr double kPairDuration_s = 2.0;
+constexpr unsigned kPairRepeats = 2;
+constexpr unsigned kGapCapacity = 1u << 20;  // 24 MiB of records; ~1000 gaps per block in 2 s is expected
+constexpr double kMinThreshold_s = 2e-6;
+constexpr double kChildAnswer_s = 45;  // CUDA start-up of both children, with generous margin
+
+struct ProbeRun {
+  int pid = 0;
+  unsigned gap_count = 0;  // may exceed the records kept (capacity)
+  std::vector<unsigned long long> block_start_ns, block_end_ns, block_reads;
+  std::vector<TimesliceGap> gaps;
+};
+
+class ProbeRunner {
+ public:
+  ProbeRunner(unsigned blocks, unsigned capacity)
+      : blocks_(blocks), capacity_(capacity), gaps_(capacity), count_(1), start_(blocks), end_(blocks),
+        reads_(blocks) {}
+
+  // Zeroes the gap count; done before waiting for a shared start time, so the start launches the probe at once.
+  void reset() { count_.zero(); }
+
+  ProbeRun run(double duration_s, unsigned long long threshold_ns) {
+    reset();
+    return launch(duration_s, threshold_ns);
+  }
+
+  ProbeRun launch(double duration_s, unsigned long long threshold_ns) {
+    const TimesliceProbeBuffers buffers{gaps_.get(), capacity_, count_.get(), start_.get(), end_.get(), reads_.get()};
+    HWCAL_CUDA(launch_timeslice_probe(blocks_, static_cast<unsigned long long>(duration_s * 1e9), threshold_ns,
+                                      buffers, nullptr));
+    HWCAL_CUDA(cudaDeviceSynchronize());
+    ProbeRun out;
+    out.pid = static_cast<int>(getpid());
+    out.gap_count = count_.download(1)[0];
+    out.gaps = gaps_.download(std::min(out.gap_count, capacity_));
+    out.block_start_ns = start_.download(blocks_);
+    out.block_end_ns = end_.download(blocks_);
+    out.block_reads = reads_.download(blocks_);
+    return out;
+  }
+
+ private:
+  unsigned blocks_, capacity_;
+  DeviceBuffer<TimesliceGap> gaps_;
+  DeviceBuffer<unsigned> count_;
+  DeviceBuffer<unsigned long long> start_, end_, reads_;
+};
+
+void write_run(const ProbeRun& run, const std::string& path) {
+  std::ofstream out(path);
+  out << "probe " << run.pid << " " << run.gap_count << "\n";
+  for (std::size_t b = 0; b < run.block_start_ns.size(); ++b) {
+    out << "block " << b << " " << run.block_start_ns[b] << " " << run.block_end_ns[b] << " " << run.block_reads[b]
+        << "\n";
+  }
+  for (const TimesliceGap& gap : run.gaps) {
+    out << "gap " << gap.block << " " << gap.smid << " " << gap.from_ns << " " << gap.to_ns << "\n";
+  }
+  HWCAL_REQUIRE(out.good(), "could not write " + path);
+}
+
+ProbeRun read_run(const std::string& path) {
+  std::ifstream in(path);
+  HWCAL_REQUIRE(in.good(), "could not read " + path);
+  ProbeRun run;
+  std::string line, tag;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    fields >> tag;
+    if (tag == "probe") {
+      fields >> run.pid >> run.gap_count;
+    } else if (tag == "block") {
+      std::size_t b = 0;
+      unsigned long long start = 0, end = 0, reads = 0;
+      fields >> b >> start >> end >> reads;
+      run.block_start_ns.push_back(start);
+      run.block_end_ns.push_back(end);
+      run.block_reads.push_back(reads);
+    } else if (tag == "gap") {
+      TimesliceGap gap{};
+      fields >> gap.block >> gap.smid >> gap.from_ns >> gap.to_ns;
+      run.gaps.push_back(gap);
+    }
+    HWCAL_REQUIRE(!fields.fail(), "bad line in " + path + ": " + line);
+  }
+  return run;
+}
+
+double relative_s(unsigned long long ns, unsigned long long origin_ns) {
+  return static_cast<double>(static_cast<long long>(ns - origin_ns)) * 1e-9;
+}
+
+// Block 0's timeline; every block of a context is switched together, so one block stands for the process.
+ProbeTimeline timeline_of(const ProbeRun& run, unsigned long long origin_ns) {
+  ProbeTimeline out;
+  out.start_s = relative_s(run.block_start_ns.at(0), origin_ns);
+  out.end_s = relative_s(run.block_end_ns.at(0), origin_ns);
+  for (const TimesliceGap& gap : run.gaps) {
+    if (gap.block == 0) out.gaps.push_back({relative_s(gap.from_ns, origin_ns), relative_s(gap.to_ns, origin_ns)});
+  }
+  std::sort(out.gaps.begin(), out.gaps.end(), [](const Interval& x, const Interval& y) { return x.from_s < y.from_s; });
+  return out;
+}
+
+Json run_json(const char* label, unsigned repeat, unsigned process, const ProbeRun& run,
+              unsigned long long origin_ns, const std::vector<double>& pair_gaps_block0) {
+  const auto blocks = static_cast<unsigned>(run.block_start_ns.size());
+  const std::set<unsigned> sampled{0, blocks / 2, blocks - 1};
+  std::vector<double> gaps_per_block(blocks, 0.0), reads;
+  Json gaps = Json::array();
+  for (const TimesliceGap& gap : run.gaps) {
+    if (gap.block < blocks) gaps_per_block[gap.block] += 1;
+    if (sampled.count(gap.block) == 0) continue;
+    Json record = Json::object();
+    record.set("block", gap.block);
+    record.set("smid", gap.smid);
+    record.set("from_s", relative_s(gap.from_ns, origin_ns));
+    record.set("to_s", relative_s(gap.to_ns, origin_ns));
+    gaps.push(record);
+  }
+  for (const unsigned long long r : run.block_reads) reads.push_back(static_cast<double>(r));
+  Json out = Json::object();
+  out.set("run", label);
+  out.set("repeat", repeat);
+  out.set("process", process);
+  out.set("pid", run.pid);
+  out.set("start_s", relative_s(run.block_start_ns.at(0), origin_ns));
+  out.set("end_s", relative_s(run.block_end_ns.at(0), origin_ns));
+  out.set("blocks", blocks);
+  out.set("gap_count", run.gap_count);
+  out.set("gap_overflow", run.gap_count > run.gaps.size());
+  out.set("gaps_per_block", summary_json(gaps_per_block));
+  out.set("reads_per_block", summary_json(reads));
+  out.set("block0_gap_s", summary_json(pair_gaps_block0));
+  out.set("sampled_blocks", Json::array_of(sampled));
+  out.set("gaps", gaps);
+  return out;
+}
+
+std::vector<double> lengths_of(const std::vector<Interval>& intervals) {
+  std::vector<double> out;
+  for (const Interval& x : intervals) out.push_back(x.length());
+  return out;
+}
+
+std::string argument_value(const std::vector<std::string>& arguments, const std::string& name) {
+  for (std::size_t i = 0; i + 1 < arguments.size(); ++i) {
+    if (arguments[i] == name) return arguments[i + 1];
+  }
+  throw HwcalError("child: missing " + name);
+}
+
+}  // namespace
+
+int probe_child_main(const std::vector<std::string>& arguments) {
+  try {
+    const auto blocks = static_cast<unsigned>(std::stoul(argument_value(arguments, "--blocks")));
+    const double duration_s = std::stod(argument_value(arguments, "--duration-s"));
+    const unsigned long long threshold_ns = std::stoull(argument_value(arguments, "--threshold-ns"));
+    const std::string out_path = argument_value(arguments, "--out");
+    HWCAL_CUDA(cudaSetDevice(0));
+    HWCAL_CUDA(cudaFree(nullptr));
+    ProbeRunner runner(blocks, kGapCapacity);
+    runner.run(1e-3, ~0ull >> 1);  // warm-up: module load
+    int mps = 0;
+    HWCAL_CUDA(cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, 0));
+    write_parent_line("ready " + std::to_string(getpid()) + " " + std::to_string(mps));
+    unsigned run_index = 0;
+    while (const auto line = read_parent_line()) {
+      std::istringstream command(*line);
+      std::string verb;
+      long long start_ns = 0;
+      command >> verb >> start_ns;
+      if (verb != "run") break;
+      runner.reset();
+      HWCAL_CUDA(cudaDeviceSynchronize());
+      sleep_until_monotonic_ns(start_ns);
+      const ProbeRun run = runner.launch(duration_s, threshold_ns);
+      const std::string path = out_path + "." + std::to_string(run_index++);
+      write_run(run, path);
+      write_parent_line("done " + path);
+    }
+    return 0;
+  } catch (const std::exception& failure) {
+    write_parent_line(std::string("error ") + failure.what());
+    return 1;
+  }
+}
+
+void run_timeslice_suite(RunContext& context) {
+  const Deadline deadline = context.suite_deadline(kTimesliceBudget_s);
+  Experiment experiment;
+  experiment.name = "timeslice.probe";
+  experiment.kind = "timeslice";
+  run_experiment(context, std::move(experiment), [&](Experiment& e) {
+    const unsigned blocks = context.device.sm_count;
+    DeviceBuffer<TimerResolution> resolution(1);
+    HWCAL_CUDA(launch_timer_resolution(static_cast<unsigned long long>(kTimerWindow_s * 1e9), resolution.get(),
+                                       nullptr));
+    const TimerResolution timer = resolution.download(1)[0];
+    const double tick_s = timer.changes == 0 ? 0.0
+                                             : static_cast<double>(timer.last_change_ns - timer.first_ns) * 1e-9 /
+                                                   static_cast<double>(timer.changes);
+    ProbeRunner runner(blocks, kGapCapacity);
+    const ProbeRun calibration = runner.run(kLoopCalibration_s, ~0ull >> 1);
+    std::vector<double> reads;
+    for (const unsigned long long r : calibration.block_reads) reads.push_back(static_cast<double>(r));
+    const double loop_period_s = kLoopCalibration_s / median_of(reads);
+    const double threshold_s = std::max({5 * loop_period_s, 3 * tick_s, kMinThreshold_s});
+    const auto threshold_ns = static_cast<unsigned long long>(threshold_s * 1e9);
+    e.params.set("blocks", blocks);
+    e.params.set("threads_per_block", 1);
+    e.params.set("timer_tick_s", tick_s);
+    e.params.set("timer_min_step_s", static_cast<double>(timer.min_delta_ns) * 1e-9);
+    e.params.set("loop_period_s", loop_period_s);
+    e.params.set("threshold_s", static_cast<double>(threshold_ns) * 1e-9);
+    e.params.set("solo_duration_s", kSoloDuration_s);
+    e.params.set("pair_duration_s", kPairDuration_s);
+    e.params.set("pair_repeats", kPairRepeats);
+    e.params.set("gap_capacity", kGapCapacity);
+    e.params.set("time_origin", "earliest block start of the run (solo) or of the pair, in %globaltimer");
+
+    const ProbeRun solo = runner.run(kSoloDuration_s, threshold_ns);
+    const unsigned long long solo_origin = *std::min_element(solo.block_start_ns.begin(), solo.block_start_ns.end());
+    const std::vector<double> solo_gaps = lengths_of(timeline_of(solo, solo_origin).gaps);
+    e.repeats.push(run_json("solo", 0, 0, solo, solo_origin, solo_gaps));
+    Json solo_summary = Json::object();
+    solo_summary.set("block0_gap_count", solo_gaps.size());
+    solo_summary.set("block0_gap_s", summary_json(solo_gaps));
+    solo_summary.set("gap_count_all_blocks", solo.gap_count);
+    e.summary.set("solo", solo_summary);
+
+    if (context.device.compute_mode != cudaComputeModeDefault) {
+      e.skipped = "compute mode is not Default: two processes cannot share the GPU";
+      return;
+    }
+    if (deadline.remaining_s() < kPairDuration_s * kPairRepeats + 10) {
+      e.truncated = true;
+      return;
+    }
+    char directory_template[] = "/tmp/vgpusim-hwcal-probe-XXXXXX";
+    HWCAL_REQUIRE(mkdtemp(directory_template) != nullptr, "mkdtemp failed");
+    const std::string directory = directory_template;
+    struct RemoveDirectory {
+      std::string path;
+      ~RemoveDirectory() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+      }
+    } remove_directory{directory};
+    std::vector<std::unique_ptr<ChildProcess>> children;
+    Json clients_mps = Json::array();
+    for (unsigned p = 0; p < 2; ++p) {
+      children.push_back(std::make_unique<ChildProcess>(
+          context.executable,
+          std::vector<std::string>{"__child", "probe", "--blocks", std::to_string(blocks), "--duration-s",
+                                   std::to_string(kPairDuration_s), "--threshold-ns", std::to_string(threshold_ns),
+                                   "--out", directory + "/process" + std::to_string(p)},
+          std::vector<std::string>{}));
+    }
+    const std::int64_t ready_by_ns = monotonic_ns() + static_cast<std::int64_t>(kChildAnswer_s * 1e9);
+    for (auto& child : children) {
+      const double left_s = std::max(0.1, static_cast<double>(ready_by_ns - monotonic_ns()) * 1e-9);
+      const std::string ready = child->read_reply(left_s);
+      HWCAL_REQUIRE(ready.rfind("ready ", 0) == 0, "probe child: " + ready);
+      clients_mps.push(ready.back() == '1');
+    }
+    e.params.set("pair_processes_are_mps_clients", clients_mps);
+    std::array<std::vector<double>, 2> slices;
+    std::vector<double> gaps, switches, both_active, windows;
+    Json fractions = Json::array();
+    for (unsigned repeat = 0; repeat < kPairRepeats; ++repeat) {
+      if (deadline.remaining_s() < kPairDuration_s + 5) {
+        e.truncated = true;
+        break;
+      }
+      const std::int64_t start_ns = monotonic_ns() + 300'000'000;  // both children sleep until then
+      for (auto& child : children) child->send_line("run " + std::to_string(start_ns));
+      std::array<ProbeRun, 2> runs;
+      for (unsigned p = 0; p < 2; ++p) {
+        const std::string done = children[p]->read_reply(kPairDuration_s + kChildAnswer_s);
+        HWCAL_REQUIRE(done.rfind("done ", 0) == 0, "probe child: " + done);
+        runs[p] = read_run(done.substr(5));
+      }
+      const unsigned long long origin =
+          std::min(*std::min_element(runs[0].block_start_ns.begin(), runs[0].block_start_ns.end()),
+                   *std::min_element(runs[1].block_start_ns.begin(), runs[1].block_start_ns.end()));
+      const std::array<ProbeTimeline, 2> timelines{timeline_of(runs[0], origin), timeline_of(runs[1], origin)};
+      const PairSlices analysis = analyze_pair(timelines[0], timelines[1]);
+      for (unsigned p = 0; p < 2; ++p) {
+        e.repeats.push(run_json("pair", repeat, p, runs[p], origin, lengths_of(timelines[p].gaps)));
+        slices[p].insert(slices[p].end(), analysis.slice_s[p].begin(), analysis.slice_s[p].end());
+        gaps.insert(gaps.end(), analysis.gap_s[p].begin(), analysis.gap_s[p].end());
+      }
+      switches.insert(switches.end(), analysis.switch_s.begin(), analysis.switch_s.end());
+      both_active.push_back(analysis.both_active_s);
+      windows.push_back(analysis.window.length());
+      fractions.push(Json::array_of(analysis.active_fraction));
+    }
+    for (auto& child : children) child->finish(5);
+    std::vector<double> all_slices = slices[0];
+    all_slices.insert(all_slices.end(), slices[1].begin(), slices[1].end());
+    Json pair = Json::object();
+    pair.set("slice_s", summary_json(all_slices));
+    Json by_process = Json::array();
+    by_process.push(summary_json(slices[0]));
+    by_process.push(summary_json(slices[1]));
+    pair.set("slice_s_by_process", by_process);
+    pair.set("gap_s", summary_json(gaps));
+    pair.set("switch_s", summary_json(switches));
+    pair.set("window_s", Json::array_of(windows));
+    pair.set("both_active_s", Json::array_of(both_active));
+    pair.set("active_fraction", fractions);
+    e.summary.set("pair", pair);
+  });
+}
+
+}  // namespace vgpusim::hwcal
