@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vgpusim needs (only those missing; idempotent) and configures + builds.
-# Usage: tools/setup.sh [--no-build] [--build-dir DIR] [--type Release|Debug|Asan]
+# Usage: tools/setup.sh [--no-build] [--build-dir DIR] [--type Release|Debug|Asan] [--with-browser]
+# --with-browser also installs Chromium and a font, which the HTML report test renders pages with.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="$here/build"
 build_type=Release
 do_build=1
+with_browser=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) do_build=0 ;;
+    --with-browser) with_browser=1 ;;
     --build-dir) build_dir="$2"; shift ;;
     --type) build_type="$2"; shift ;;
     *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -18,7 +21,8 @@ done
 
 packages=(build-essential cmake ninja-build pkg-config
           libsimgrid-dev libyaml-cpp-dev libcli11-dev libboost-dev libgtest-dev
-          nlohmann-json3-dev libfmt-dev)
+          nlohmann-json3-dev libfmt-dev zlib1g-dev)
+if [ "$with_browser" -eq 1 ]; then packages+=(chromium fonts-dejavu-core); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

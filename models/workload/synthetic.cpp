@@ -4,6 +4,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "models/workload/kineto.hpp"
 #include "models/workload/rng.hpp"
 #include "models/workload/workload.hpp"
 
@@ -191,12 +192,12 @@ class Inference final : public Workload {
 }  // namespace
 
 std::string workload_kind(const WorkloadSpec& spec) {
-  static const char* names[] = {"kernels", "training", "inference", "render"};
+  static const char* names[] = {"kernels", "training", "inference", "render", "trace"};
   return names[spec.index()];
 }
 
 std::string workload_unit(const WorkloadSpec& spec) {
-  static const char* names[] = {"kernels", "iterations", "requests", "frames"};
+  static const char* names[] = {"kernels", "iterations", "requests", "frames", "iterations"};
   return names[spec.index()];
 }
 
@@ -208,6 +209,7 @@ bool workload_is_bounded(const WorkloadSpec& spec) {
         if constexpr (std::is_same_v<T, TrainingWorkload>) return w.iterations >= 0;
         if constexpr (std::is_same_v<T, InferenceWorkload>) return w.requests >= 0;
         if constexpr (std::is_same_v<T, RenderWorkload>) return w.frames >= 0;
+        if constexpr (std::is_same_v<T, TraceWorkload>) return w.iterations >= 0;
       },
       spec);
 }
@@ -220,6 +222,7 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Fidelity fidel
         if constexpr (std::is_same_v<T, TrainingWorkload>) return std::make_unique<Training>(w, fidelity);
         if constexpr (std::is_same_v<T, InferenceWorkload>) return std::make_unique<Inference>(w, fidelity, seed);
         if constexpr (std::is_same_v<T, RenderWorkload>) return std::make_unique<Render>(w, fidelity);
+        if constexpr (std::is_same_v<T, TraceWorkload>) return make_trace_workload(w, fidelity);
       },
       spec);
 }

@@ -59,11 +59,20 @@ struct RenderWorkload {
   double fps_cap = 0;   // frames per second; 0 = uncapped
 };
 
-using WorkloadSpec = std::variant<KernelsWorkload, TrainingWorkload, InferenceWorkload, RenderWorkload>;
+struct TraceReplay;  // models/workload/kineto.hpp
 
-// "kernels", "training", "inference", "render".
+// Replay of a recorded PyTorch profiler trace: its GPU ops per stream, with the host gaps between them.
+struct TraceWorkload {
+  std::shared_ptr<const TraceReplay> trace;  // shared: a spec is copied per tenant and run, a trace can be large
+  long long iterations = 1;                  // passes through the trace
+};
+
+using WorkloadSpec =
+    std::variant<KernelsWorkload, TrainingWorkload, InferenceWorkload, RenderWorkload, TraceWorkload>;
+
+// "kernels", "training", "inference", "render", "trace".
 std::string workload_kind(const WorkloadSpec& spec);
-// What one unit of work is called in results: "kernels", "iterations", "requests", "frames".
+// What one unit of work is called in results: "kernels", "iterations", "requests", "frames", "iterations".
 std::string workload_unit(const WorkloadSpec& spec);
 // True when the workload stops by itself (a count is given).
 bool workload_is_bounded(const WorkloadSpec& spec);

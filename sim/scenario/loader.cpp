@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "models/kernel_perf.hpp"
+#include "models/workload/kineto.hpp"
 
 namespace vgpusim {
 
@@ -91,14 +93,15 @@ struct Loader {
     MapReader w(file, node, path, section_named("tenants[].workload"));
     w.finish();
     std::vector<std::string> given;
-    for (const char* k : {"kernels", "training", "inference", "render"})
+    for (const char* k : {"kernels", "training", "inference", "render", "trace"})
       if (w.has(k)) given.push_back(k);
     if (given.size() != 1)
       fail_at(file, node, path,
-              given.empty() ? "expected one workload kind: kernels, training, inference or render"
+              given.empty() ? "expected one workload kind: kernels, training, inference, render or trace"
                             : fmt::format("expected exactly one workload kind, found {} and {}", given[0], given[1]));
     const std::string kind = given[0];
     const std::string p = w.child_path(kind);
+    if (kind == "trace") return trace(w.get(kind), p, gpu);
     if (kind == "training") {
       MapReader r(file, w.get(kind), p, section_named("workload.training"));
       r.finish();
@@ -164,6 +167,67 @@ struct Loader {
     t.think_exponential = r.choice_or("think_distribution", {"constant", "exponential"}, "constant") == "exponential";
     return t;
   }
+
+  // A recorded PyTorch profiler trace, its ops' work inferred on the GPU that recorded it (`source`).
+  TraceWorkload trace(const YAML::Node& node, const std::string& path, const GpuInstance& tenant_gpu) {
+    MapReader r(file, node, path, section_named("workload.trace"));
+    r.finish();
+    std::filesystem::path trace_path = r.string("path");
+    if (trace_path.is_relative()) trace_path = std::filesystem::path(file).parent_path() / trace_path;
+    std::optional<int> device;
+    if (r.has("device")) device = static_cast<int>(r.integer("device", 0, 1 << 20));
+    const std::string key = fmt::format("{}#{}", trace_path.string(), device ? *device : -1);
+    if (!traces.count(key)) {
+      try {
+        traces[key] = std::make_shared<const KinetoTrace>(read_kineto_trace(trace_path.string(), device));
+      } catch (const TraceError& e) {
+        fail_at(file, r.get("path"), r.child_path("path"), e.what());
+      }
+    }
+    const KinetoTrace& recorded = *traces[key];
+    std::string source;
+    if (r.has("source")) {
+      source = r.string("source");
+      if (!catalog.find(source)) unknown_gpu_model(r.get("source"), r.child_path("source"), source);
+    } else {
+      const KinetoDevice* d = recorded.device_properties();
+      if (d) source = catalog_gpu_for(*d, catalog.names());
+      if (source.empty()) {
+        std::string names;
+        for (const std::string& n : catalog.names()) names += (names.empty() ? "" : ", ") + n;
+        fail_at(file, node, path,
+                fmt::format("cannot tell which catalog GPU recorded '{}' ({}); give `source`, one of: {}",
+                            trace_path.string(),
+                            d ? fmt::format("deviceProperties names '{}'", d->name)
+                              : fmt::format("it has no deviceProperties for device {}", recorded.device),
+                            names));
+      }
+    }
+    // As for kernels given by duration: the tenant's own GPU (with its overrides) when it is the source.
+    const GpuSpec* ref = &tenant_gpu.spec;
+    ParamValues perf = tenant_gpu.performance;
+    if (source != tenant_gpu.spec.name) {
+      ref = &catalog.find(source)->spec;
+      perf = ParamValues::defaults(roofline_params());
+    }
+    TraceWindow window;
+    if (r.has("window")) {
+      MapReader wr(file, r.get("window"), r.child_path("window"), section_named("workload.trace.window"));
+      wr.finish();
+      window.from = nonnegative(wr, "from", Dim::Time);
+      if (wr.has("to")) window.to = positive(wr, "to", Dim::Time);
+      if (window.to <= window.from) fail_at(file, wr.node(), wr.path(), "expected `to` after `from`");
+    }
+    TraceWorkload t;
+    try {
+      t.trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window));
+    } catch (const TraceError& e) {
+      fail_at(file, r.has("window") ? r.get("window") : node, path, e.what());
+    }
+    t.iterations = r.integer_or("iterations", 1, 1LL << 40, 1);
+    return t;
+  }
+  std::map<std::string, std::shared_ptr<const KinetoTrace>> traces;  // read once per file and device
 
   double nonnegative(const MapReader& r, const std::string& key, Dim dim) {
     const double v = r.quantity_or(key, dim, 0);
@@ -640,7 +704,7 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", file));
   for (const Override& o : overrides) apply_override(root, o);
-  Loader loader{file, catalog, {}, {}};
+  Loader loader{file, catalog, {}, {}, {}};
   loader.load(root);
   return std::move(loader.sc);
 }

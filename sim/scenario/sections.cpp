@@ -82,7 +82,10 @@ const std::vector<Section>& scenario_sections() {
                   {"training", "workload.training", false, "", "training iterations; reports iterations/s"},
                   {"inference", "workload.inference", false, "",
                    "Poisson request arrivals; reports latency percentiles and SLO attainment"},
-                  {"render", "workload.render", false, "", "frames; reports frames/s"}}});
+                  {"render", "workload.render", false, "", "frames; reports frames/s"},
+                  {"trace", "workload.trace", false, "",
+                   "a recorded PyTorch profiler trace replayed op by op (docs/trace-replay.md); reports "
+                   "iterations/s, one iteration = one pass"}}});
     s.push_back({"workload.kernels", "Draw a kernel from the mix by weight, run it, think, repeat.",
                  {{"mix", "list of mix[]", false, "", "the kernels and their weights (or use `kernel`)"},
                   {"kernel", "kernel", false, "", "a single kernel instead of a mix"},
@@ -120,6 +123,23 @@ const std::vector<Section>& scenario_sections() {
                    "exact fidelity splits a frame into this many equal kernels"},
                   {"cpu_time", "time", false, "0 s", "CPU time per frame before its GPU work"},
                   {"fps_cap", "number", false, "uncapped", "frame-rate limit (vsync), frames per second"}}});
+    s.push_back({"workload.trace",
+                 "Replays the GPU ops (kernels, memcpys, memsets) of one device of a PyTorch profiler (Kineto) trace: "
+                 "each stream plays its ops in order with the recorded host gaps as think time, streams run "
+                 "concurrently. Each op's work is inferred from its duration on the source GPU (docs/trace-replay.md).",
+                 {{"path", "file", true, "", "the trace, .json or .json.gz, relative to the scenario file"},
+                  {"source", "catalog name", false, "matched from the trace's deviceProperties",
+                   "the GPU the trace was recorded on, e.g. A100-40GB"},
+                  {"device", "integer", false, "the device with the most kernels",
+                   "which CUDA device of the trace to replay (args.device)"},
+                  {"iterations", "integer >= 1", false, "1", "passes through the trace"},
+                  {"window", "workload.trace.window", false, "the whole trace",
+                   "replay only the ops that start in this part of the trace"}}});
+    s.push_back({"workload.trace.window",
+                 "A part of the trace, in time since its first GPU op; kept ops start in [from, to) and are "
+                 "replayed relative to `from`.",
+                 {{"from", "time", false, "0 s", "start of the window"},
+                  {"to", "time", false, "the trace's end", "end of the window"}}});
     s.push_back({"kernel",
                  "A unit of GPU work, given either as work (FLOPs by precision, bytes, blocks) or as a measured "
                  "duration on a reference GPU. Its solo time on a GPU comes from the roofline model.",

@@ -12,9 +12,11 @@
 #include "sim/catalog.hpp"
 #include "sim/metrics.hpp"
 #include "sim/output.hpp"
+#include "sim/report_html.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/simulation.hpp"
 #include "sim/timeline.hpp"
+#include "tools/vgpusim/calibrate.hpp"
 
 #ifndef VGPUSIM_VERSION
 #define VGPUSIM_VERSION "0.0.0"
@@ -44,7 +46,7 @@ std::pair<std::string, std::string> split_path(const std::string& path) {
 }
 
 int run_command(const std::string& scenario_path, const std::string& out_dir, const std::vector<std::string>& sets,
-                bool quiet, const std::string& timeline_path) {
+                bool quiet, const std::string& timeline_path, const std::string& report_path) {
   std::vector<Override> overrides;
   for (const std::string& s : sets) overrides.push_back(parse_override(s));
   const Scenario sc = load_scenario_file(scenario_path, builtin_catalog(), overrides);
@@ -55,6 +57,7 @@ int run_command(const std::string& scenario_path, const std::string& out_dir, co
   std::vector<RunRecord> baselines;
   for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
   const Results results = compute_results(sc, shared, baselines);
+  const std::string html = report_path.empty() ? "" : results_html(results);
   if (!out_dir.empty()) {
     // Render everything first so that a failure leaves no partial set of files.
     const std::string json = results_json(results), csv = results_csv(results);
@@ -64,6 +67,10 @@ int run_command(const std::string& scenario_path, const std::string& out_dir, co
   if (!timeline_path.empty()) {
     const auto [dir, name] = split_path(timeline_path);
     write_atomically(dir, name, timeline.to_json());
+  }
+  if (!report_path.empty()) {
+    const auto [dir, name] = split_path(report_path);
+    write_atomically(dir, name, html);
   }
   if (!quiet) std::cout << results_table(results);
   return 0;
@@ -135,6 +142,8 @@ int main(int argc, char** argv) {
       "  vgpusim run scenarios/quickstart.yaml --set sharing.g0.slice=4ms --set tenants.chat.memory=20GiB\n"
       "  vgpusim list gpus --sources\n"
       "  vgpusim list models\n"
+      "  vgpusim fit hwcal/data/h200/2026-11-30/raw.json -o models/calibration/h200.yaml\n"
+      "  vgpusim validate hwcal/data/h200/2026-11-30/raw.json --calibration models/calibration/h200.yaml\n"
       "Exit status: 0 ok, 2 bad input, 1 internal error.");
 
   auto* run = app.add_subcommand("run", "simulate a scenario and print per-tenant results");
@@ -152,6 +161,31 @@ int main(int argc, char** argv) {
   run->add_option("--timeline", timeline_path,
                   "write a Chrome trace of the run (open in Perfetto or chrome://tracing): kernels, slices, switches, "
                   "utilization and memory");
+  std::string report_path;
+  run->add_option("--report", report_path,
+                  "write a self-contained HTML report: vGPU loss, latency CDFs, utilization over time, warnings");
+
+  auto* fit = app.add_subcommand("fit", "fit model parameters to hwcal raw measurements and write a calibration file");
+  std::string raw_path, cal_out, gpu_override;
+  fit->add_option("raw", raw_path, "hwcal raw measurement file (JSON)")->required();
+  fit->add_option("-o,--out", cal_out, "calibration file to write (YAML)");
+  fit->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the device name)");
+
+  auto* validate = app.add_subcommand("validate", "re-simulate the measured co-runs and report prediction errors");
+  std::string validate_raw, cal_in, validation_json;
+  validate->add_option("raw", validate_raw, "hwcal raw measurement file (JSON)")->required();
+  validate->add_option("--calibration", cal_in, "calibration file (without: the models' defaults)");
+  validate->add_option("--json", validation_json, "also write the table as JSON");
+  validate->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the calibration)");
+
+  auto* synth = app.add_subcommand("synth-raw", "write a synthetic raw file made by the simulator (for tests)");
+  std::string synth_gpu, synth_out;
+  double synth_noise = 0.003;
+  uint64_t synth_seed = 1;
+  synth->add_option("gpu", synth_gpu, "catalog GPU")->required();
+  synth->add_option("-o,--out", synth_out, "file to write")->required();
+  synth->add_option("--noise", synth_noise, "relative noise on every measurement (default 0.003)");
+  synth->add_option("--seed", synth_seed, "noise seed");
 
   auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
   std::string what;
@@ -173,7 +207,16 @@ int main(int argc, char** argv) {
     if (*run) {
       if (seed >= 0) sets.insert(sets.begin(), "seed=" + std::to_string(seed));
       if (!fidelity.empty()) sets.insert(sets.begin(), "fidelity=" + fidelity);
-      return run_command(scenario, out_dir, sets, quiet, timeline_path);
+      return run_command(scenario, out_dir, sets, quiet, timeline_path, report_path);
+    }
+    if (*fit) return fit_command(raw_path, cal_out, gpu_override);
+    if (*validate) return validate_command(validate_raw, cal_in, validation_json, gpu_override);
+    if (*synth) {
+      const auto slash = synth_out.rfind('/');
+      write_atomically(slash == std::string::npos ? "." : synth_out.substr(0, slash),
+                       slash == std::string::npos ? synth_out : synth_out.substr(slash + 1),
+                       synthetic_raw(synth_gpu, SyntheticTruth{}, synth_noise, synth_seed));
+      return 0;
     }
     if (what == "gpus") list_gpus(sources);
     if (what == "models") list_models();
@@ -187,6 +230,9 @@ int main(int argc, char** argv) {
     }
     return 0;
   } catch (const InputError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const RawFormatError& e) {
     std::cerr << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

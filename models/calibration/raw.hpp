@@ -1,0 +1,67 @@
+// The hwcal raw measurement file (schema vgpusim.hwcal.raw/1, docs/hwcal.md), read into the few numbers the fits
+// and the co-run validation use.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vgpusim {
+
+class RawFormatError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RawStats {
+  double median = 0, p10 = 0, p90 = 0;
+  int n = 0;
+};
+
+struct RawDevice {
+  std::string name;     // as CUDA reports it, e.g. "NVIDIA H200"
+  double sm_count = 0;
+  double memory = 0;    // bytes
+  std::string driver;   // NVML driver version when known
+  std::string date;
+};
+
+struct BandwidthPoint {
+  double sms = 0;           // distinct SMs used
+  double bytes_per_s = 0;   // median
+};
+
+struct CorunKernel {
+  std::string kind;  // compute | memory | mixed
+  double flops = 0;  // per run (all launches)
+  double bytes = 0;  // per run
+  double blocks_per_launch = 0;
+  int launches = 0;
+};
+
+struct CorunExperiment {
+  std::string name;
+  std::string form;       // streams | processes | green_ctx | mps
+  std::string partition;  // e.g. "64+64", "50+50", "uncapped", ""
+  double a_sms = 0, b_sms = 0;  // green contexts: SMs granted; 0 = whole GPU
+  double a_cap = 1, b_cap = 1;  // MPS active-thread fraction
+  CorunKernel a, b;
+  double slowdown_a = 0, slowdown_b = 0;  // measured: median co-run / median solo (device time)
+};
+
+struct RawFile {
+  std::string file;
+  RawDevice device;
+  std::optional<RawStats> copy_bytes_per_s, triad_bytes_per_s;
+  std::optional<RawStats> fp32_flops_per_s, gemm_flops_per_s;
+  std::vector<BandwidthPoint> bandwidth_vs_sms;
+  std::optional<RawStats> slice, switch_cost;  // s
+  std::vector<CorunExperiment> coruns;
+  std::vector<std::string> not_measured;  // experiments skipped or failed, with why
+};
+
+RawFile parse_raw(const std::string& text, const std::string& file);
+RawFile read_raw_file(const std::string& path);
+
+}  // namespace vgpusim
