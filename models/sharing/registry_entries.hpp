@@ -15,7 +15,15 @@ SharingModelInfo software_model_info();
 
 // Round-robin time-slicing among contexts with work (slice, then a switch to the next one); shared by `timeslice`
 // and the vGPU best-effort scheduler.
-std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, Fidelity fidelity);
+std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, double idle_grace_s,
+                                                   Fidelity fidelity);
+
+// How long a context without work keeps the GPU before a switch, and the one public observation of it.
+inline constexpr double kIdleGrace = 800e-6;
+inline constexpr const char* kIdleGraceSource =
+    "NVIDIA developer forum, 'How does the GPU decide when to switch-out a CUDA context?' (2021): Nsight Systems "
+    "showed an idle context kept on the GPU for ~800 us before being switched out (Jetson); uncertain for other "
+    "GPUs, to be measured";
 
 // The time lost per switch between two CUDA contexts, and where that number comes from.
 inline constexpr double kContextSwitchCost = 40e-6;

@@ -1,6 +1,7 @@
 // `timeslice`: process time-slicing of one GPU (several CUDA contexts, no virtualization). The GPU runs one
 // context at a time for a slice, then pays a context-switch cost and moves round robin to the next context that
 // has work. Exact fidelity plays every slice and switch; fluid fidelity averages them into rates.
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -12,7 +13,8 @@ namespace {
 // Exact fidelity: a state machine over Idle / Run / Switch.
 class TimeSliceScheduler final : public SharingModel {
  public:
-  TimeSliceScheduler(double slice_s, double switch_cost_s) : slice_(slice_s), switch_cost_(switch_cost_s) {}
+  TimeSliceScheduler(double slice_s, double switch_cost_s, double idle_grace_s)
+      : slice_(slice_s), switch_cost_(switch_cost_s), idle_grace_(idle_grace_s) {}
 
   void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
     loads_ = contexts;
@@ -23,13 +25,13 @@ class TimeSliceScheduler final : public SharingModel {
       out.rate[static_cast<size_t>(current_)] = 1.0;
       // Alone, the context keeps its slices without switching; a slice boundary matters only with competitors.
       if (next_other_with_work(current_) >= 0) out.wake_at = slice_start_ + slice_;
-    } else if (phase_ == Phase::Switch) {
+    } else if (phase_ == Phase::Switch || phase_ == Phase::Grace) {
       out.wake_at = phase_end_;
     }
   }
 
  private:
-  enum class Phase { Idle, Run, Switch };
+  enum class Phase { Idle, Run, Grace, Switch };
 
   bool has_work(int i) const { return i >= 0 && loads_[static_cast<size_t>(i)].active > 0; }
 
@@ -81,6 +83,15 @@ class TimeSliceScheduler final : public SharingModel {
               phase_ = Phase::Idle;
               return;
             }
+            // A context that runs out of work keeps the GPU a little while (its next launch is often microseconds
+            // away), but not past its slice.
+            const double slice_end = slice_start_ + slice_;
+            const double grace_end = std::min(now + idle_grace_, slice_end > now ? slice_end : now);
+            if (grace_end > now) {
+              phase_ = Phase::Grace;
+              phase_end_ = grace_end;
+              return;
+            }
             begin_switch(who, now);
             continue;
           }
@@ -100,6 +111,20 @@ class TimeSliceScheduler final : public SharingModel {
           }
           slice_start_ = now;  // alone at a boundary: a new slice
           return;
+        }
+        case Phase::Grace: {
+          if (has_work(current_)) {  // more work arrived in time: the slice goes on
+            phase_ = Phase::Run;
+            continue;
+          }
+          if (now < phase_end_) return;
+          const int who = next_other_with_work(current_);
+          if (who < 0) {
+            phase_ = Phase::Idle;
+            return;
+          }
+          begin_switch(who, now);
+          continue;
         }
         case Phase::Idle: {
           if (has_work(current_)) {  // its state is still loaded: no switch
@@ -121,6 +146,7 @@ class TimeSliceScheduler final : public SharingModel {
 
   double slice_;        // s
   double switch_cost_;  // s
+  double idle_grace_;   // s
   std::span<const ContextLoad> loads_;
   Phase phase_ = Phase::Idle;
   int current_ = -1;  // the context whose state is on the GPU
@@ -146,8 +172,9 @@ class TimeSliceFluid final : public SharingModel {
 
 }  // namespace
 
-std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, Fidelity fidelity) {
-  if (fidelity == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(slice_s, switch_cost_s);
+std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, double idle_grace_s,
+                                                   Fidelity fidelity) {
+  if (fidelity == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(slice_s, switch_cost_s, idle_grace_s);
   return std::make_unique<TimeSliceFluid>(slice_s, switch_cost_s);
 }
 
@@ -165,11 +192,16 @@ SharingModelInfo timeslice_model_info() {
        1e-6, 10.0},
       {"switch_cost", units::Dim::Time, kContextSwitchCost,
        "time lost per context switch, during which no context runs", kContextSwitchCostSource, 0.0, 1.0},
+      {"idle_grace", units::Dim::Time, kIdleGrace,
+       "how long a context that runs out of work keeps the GPU (within its slice) before the scheduler switches to "
+       "another with work; exact fidelity only",
+       kIdleGraceSource, 0.0, 1.0},
   };
   info.max_contexts = 0;
   info.memory_isolation = false;
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
-    return make_timeslice_model(s.params.get("slice"), s.params.get("switch_cost"), s.fidelity);
+    return make_timeslice_model(s.params.get("slice"), s.params.get("switch_cost"), s.params.get("idle_grace"),
+                                s.fidelity);
   };
   return info;
 }

@@ -89,6 +89,9 @@ SharingModelInfo vgpu_model_info() {
        "NVIDIA AI Enterprise 5.0 User Guide section 7 (1 to 60, default 33)", 1, 60},
       {"switch_cost", units::Dim::Time, kContextSwitchCost, "time lost when the GPU switches between vGPUs",
        kContextSwitchCostSource, 0, 1e-3},
+      {"idle_grace", units::Dim::Time, kIdleGrace,
+       "best effort: how long a vGPU that runs out of work keeps the GPU (within its slice) before a switch",
+       kIdleGraceSource, 0, 1.0},
       {"rmpvmrl", units::Dim::Count, -1,
        "the driver's RmPVMRL registry value, e.g. 0x00180011, instead of scheduler/slice/frequency; -1 = unset",
        "NVIDIA open-gpu-kernel-modules src/nvidia/interface/nvrm_registry.h (bit layout)", -1, 4294967295.0},
@@ -108,7 +111,8 @@ SharingModelInfo vgpu_model_info() {
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
     const Resolved r = std::get<Resolved>(resolve(s));
     const double switch_cost = s.params.get("switch_cost");
-    if (r.scheduler == "best_effort") return make_timeslice_model(r.slice, switch_cost, s.fidelity);
+    if (r.scheduler == "best_effort")
+      return make_timeslice_model(r.slice, switch_cost, s.params.get("idle_grace"), s.fidelity);
     SlotCycle cycle;
     cycle.slot = r.slice;
     cycle.switch_cost = switch_cost;

@@ -84,8 +84,10 @@ struct Log : EngineClient {
 };
 std::unique_ptr<SharingModel> exact_timeslice(double q, double s) {
   ModelSetup setup;
+  setup.params = ParamValues::defaults(find_sharing_model("timeslice")->params);
   setup.params.set("slice", q);
   setup.params.set("switch_cost", s);
+  setup.params.set("idle_grace", 0);
   setup.fidelity = Fidelity::Exact;
   return find_sharing_model("timeslice")->create(setup);
 }
