@@ -1,0 +1,91 @@
+// The scenario loader's state and steps, shared by loader.cpp (top level, tenants, faults, comparisons),
+// sharing_loader.cpp (sharing modes, partitions, layout changes) and workload_loader.cpp (workloads, kernels, traces).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/workload/kineto.hpp"
+#include "sim/catalog.hpp"
+#include "sim/scenario/scenario.hpp"
+#include "sim/scenario/yaml_reader.hpp"
+
+namespace vgpusim {
+
+const Section& section_named(const std::string& path);  // sections.cpp
+
+struct Loader {
+  const std::string& file;
+  const Catalog& catalog;
+  Scenario sc;
+
+
+
+
+
+  std::map<std::string, std::shared_ptr<const KinetoTrace>> traces;  // read once per file and device
+
+
+
+
+
+
+
+
+
+
+  struct LayoutEntry {
+    std::string id, profile;
+    YAML::Node sharing;
+    bool has_sharing = false;
+  };
+
+
+
+
+
+
+
+
+
+
+  std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
+
+  KernelSpec kernel(const YAML::Node& node, const std::string& path, const std::string& default_precision,
+                    const GpuInstance& tenant_gpu);
+  [[noreturn]] void unknown_gpu_model(const YAML::Node& node, const std::string& path, const std::string& name);
+  int count(const MapReader& r, const std::string& key);
+  WorkloadSpec workload(const YAML::Node& node, const std::string& path, const GpuInstance& gpu);
+  // A recorded PyTorch profiler trace, its ops' work inferred on the GPU that recorded it (`source`).
+  TraceWorkload trace(const YAML::Node& node, const std::string& path, const GpuInstance& tenant_gpu);
+  double nonnegative(const MapReader& r, const std::string& key, units::Dim dim);
+  double positive(const MapReader& r, const std::string& key, units::Dim dim);
+  void gpus(const MapReader& top);
+  double bounded(const MapReader& r, const ParamSpec& p);
+  std::vector<std::string> gpu_ids() const;
+  size_t gpu_index(const YAML::Node& node, const std::string& path, const std::string& id);
+  [[noreturn]] void unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode);
+  // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
+  SharingConfig sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
+                               const SharingModelInfo*& info, const std::vector<KeySpec>& extra = {});
+  ParamValues read_params(const MapReader& r, const std::vector<ParamSpec>& specs);
+  void sharing(const MapReader& top);
+  std::vector<LayoutEntry> read_layout(const YAML::Node& list, const std::string& path);
+  std::vector<Partition> place(const GpuInstance& gpu, const SharingModelInfo& info, size_t g,
+                               const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path);
+  void add_instance(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
+                    const std::string& path, bool present);
+  void partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModelInfo& info);
+  size_t target_index(const YAML::Node& node, const std::string& path, const std::string& id);
+  void tenants(const MapReader& top);
+  void faults(const MapReader& top);
+  size_t tenant_named(const MapReader& r, const std::string& key);
+  void comparisons(const MapReader& top);
+  void load(const YAML::Node& root);
+};
+
+}  // namespace vgpusim

@@ -1,0 +1,213 @@
+// Scenario loading, sharing: each GPU's mode and parameters, partitions (MIG instances) and layout changes,
+// and where tenants can be placed.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "models/kernel_perf.hpp"
+#include "models/workload/kineto.hpp"
+#include "sim/scenario/loader_state.hpp"
+
+namespace vgpusim {
+
+using units::Dim;
+
+void Loader::unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode) {
+  std::vector<std::string> names;
+  for (const SharingModelInfo& m : sharing_models()) names.push_back(m.name);
+  const std::string hint = did_you_mean(mode, names);
+  fail_at(file, node, path,
+          fmt::format("unknown sharing mode '{}'{} (see `vgpusim list models`)", mode,
+                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+}
+
+// Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
+SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
+                             const SharingModelInfo*& info, const std::vector<KeySpec>& extra) {
+  MapReader head(file, node, path, section_named("sharing.<gpu>"));
+  const std::string mode = head.string("mode");
+  info = find_sharing_model(mode);
+  if (!info) unknown_mode(head.get("mode"), path + ".mode", mode);
+  if (info->device_kind != device.kind)
+    fail_at(file, head.get("mode"), path + ".mode",
+            fmt::format("mode '{}' shares {} devices, but {} is a {} device{}", mode, info->device_kind, device.name,
+                        device.kind, device.kind == "cpu" ? " (use mode: software)" : ""));
+  Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
+  for (const ParamSpec& p : info->params) params.keys.push_back({p.name, "", false, "", p.help});
+  if (info->partitions) {
+    params.keys.push_back({"instances", "list", true, "", "the partitions"});
+    params.keys.push_back({"reconfigure", "list", false, "", "layout changes during the run"});
+  }
+  for (const KeySpec& k : extra) params.keys.push_back(k);
+  MapReader r(file, node, path, params);
+  r.finish();
+  return {info->name, read_params(r, info->params)};
+}
+
+ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>& specs) {
+  ParamValues values = ParamValues::defaults(specs);
+  for (const ParamSpec& p : specs) {
+    if (!r.has(p.name)) continue;
+    if (p.text)
+      values.set_word(p.name, r.string(p.name));
+    else if (p.is_choice())
+      values.set_word(p.name, r.choice_or(p.name, p.choices, p.default_word()));
+    else
+      values.set(p.name, bounded(r, p));
+  }
+  return values;
+}
+
+void Loader::sharing(const MapReader& top) {
+  const SharingModelInfo* passthrough = find_sharing_model("passthrough");
+  for (size_t i = 0; i < sc.gpus.size(); ++i)
+    sc.sharing.push_back({passthrough->name, ParamValues::defaults(passthrough->params)});
+  std::vector<YAML::Node> nodes(sc.gpus.size());
+  std::vector<bool> given(sc.gpus.size(), false);
+  if (top.has("sharing")) {
+    const YAML::Node map = top.get("sharing");
+    if (!map.IsMap()) fail_at(file, map, "sharing", "expected a mapping from GPU id to its sharing");
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string id = it->first.Scalar();
+      const size_t g = gpu_index(it->first, "sharing." + id, id);
+      nodes[g].reset(it->second);
+      given[g] = true;
+    }
+  }
+  for (size_t g = 0; g < sc.gpus.size(); ++g) {
+    const GpuInstance& gpu = sc.gpus[g];
+    const std::string path = "sharing." + gpu.id;
+    const SharingModelInfo* info = passthrough;
+    if (given[g]) {
+      sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info);
+    } else if (gpu.spec.kind != passthrough->device_kind) {
+      fail_at(file, top.node(), gpu.id,
+              fmt::format("GPU '{}' is a {} device ({}): give it a sharing mode for {} devices, e.g. software",
+                          gpu.id, gpu.spec.kind, gpu.spec.name, gpu.spec.kind));
+    }
+    if (!info->partitions) {
+      sc.targets.push_back({gpu.id, g, "", -1, gpu.spec, sc.sharing[g]});
+      target_nodes.push_back(given[g] ? nodes[g] : top.node());
+      continue;
+    }
+    partitions(g, nodes[g], path, *info);
+  }
+}
+
+std::vector<Loader::LayoutEntry> Loader::read_layout(const YAML::Node& list, const std::string& path) {
+  if (!list.IsSequence() || list.size() == 0) fail_at(file, list, path, "expected a non-empty list of instances");
+  std::vector<LayoutEntry> entries;
+  for (size_t i = 0; i < list.size(); ++i) {
+    MapReader r(file, list[i], fmt::format("{}[{}]", path, i), section_named("sharing.<gpu>.instances[]"));
+    r.finish();
+    LayoutEntry e{r.string("id"), r.string("profile"), YAML::Node(), r.has("sharing")};
+    for (const LayoutEntry& other : entries)
+      if (other.id == e.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate instance id '" + e.id + "'");
+    if (e.has_sharing) e.sharing.reset(r.get("sharing"));
+    entries.push_back(e);
+  }
+  return entries;
+}
+
+std::vector<Partition> Loader::place(const GpuInstance& gpu, const SharingModelInfo& info, size_t g,
+                             const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path) {
+  std::vector<std::string> profiles;
+  for (const LayoutEntry& e : entries) profiles.push_back(e.profile);
+  auto made = info.make_partitions(gpu.spec, profiles, sc.sharing[g].params);
+  if (const auto* error = std::get_if<std::string>(&made)) fail_at(file, list, path, *error);
+  return std::get<std::vector<Partition>>(made);
+}
+
+void Loader::add_instance(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
+                  const std::string& path, bool present) {
+  Target t{sc.gpus[g].id + "/" + e.id, g, part.profile, part.slot, part.spec, {}, present};
+  if (e.has_sharing) {
+    const SharingModelInfo* inner = nullptr;
+    t.sharing = sharing_config(e.sharing, path + ".sharing", t.spec, inner);
+    if (inner->partitions) fail_at(file, e.sharing, path + ".sharing", "an instance cannot be partitioned again");
+  } else {
+    const SharingModelInfo* ts = find_sharing_model("timeslice");
+    t.sharing = {ts->name, ParamValues::defaults(ts->params)};
+  }
+  sc.targets.push_back(std::move(t));
+  target_nodes.push_back(e.has_sharing ? e.sharing : where);
+}
+
+void Loader::partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModelInfo& info) {
+  const GpuInstance& gpu = sc.gpus[g];
+  const YAML::Node list = node["instances"];
+  const std::vector<LayoutEntry> first = read_layout(list, path + ".instances");
+  const std::vector<Partition> parts = place(gpu, info, g, first, list, path + ".instances");
+  std::map<std::string, size_t> target_of;  // instance id -> target index
+  std::map<std::string, std::pair<std::string, int>> current;  // id -> (profile, slot) in the layout now
+  for (size_t i = 0; i < parts.size(); ++i) {
+    target_of[first[i].id] = sc.targets.size();
+    current[first[i].id] = {parts[i].profile, parts[i].slot};
+    add_instance(g, first[i], parts[i], list[i], fmt::format("{}.instances[{}]", path, i), true);
+  }
+  if (!node["reconfigure"]) return;
+  const YAML::Node changes = node["reconfigure"];
+  if (!changes.IsSequence()) fail_at(file, changes, path + ".reconfigure", "expected a list of layout changes");
+  double last = 0;
+  for (size_t c = 0; c < changes.size(); ++c) {
+    const std::string cp = fmt::format("{}.reconfigure[{}]", path, c);
+    MapReader r(file, changes[c], cp, section_named("sharing.<gpu>.reconfigure[]"));
+    r.finish();
+    LayoutChange change;
+    change.gpu = g;
+    change.at = positive(r, "at", Dim::Time);
+    if (change.at <= last) fail_at(file, r.get("at"), r.child_path("at"), "layout changes must come in time order");
+    last = change.at;
+    change.reconfiguration_time = sc.sharing[g].params.get("reconfiguration_time");
+    const YAML::Node layout = r.get("instances");
+    const std::vector<LayoutEntry> entries = read_layout(layout, r.child_path("instances"));
+    const std::vector<Partition> placed = place(gpu, info, g, entries, layout, r.child_path("instances"));
+    std::map<std::string, std::pair<std::string, int>> next;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const LayoutEntry& e = entries[i];
+      next[e.id] = {placed[i].profile, placed[i].slot};
+      auto known = target_of.find(e.id);
+      if (known == target_of.end()) {  // a new instance: absent until this change completes
+        target_of[e.id] = sc.targets.size();
+        add_instance(g, e, placed[i], layout[i], fmt::format("{}.instances[{}]", r.path(), i), false);
+        change.changes.push_back({target_of[e.id], false, placed[i].profile, placed[i].slot, placed[i].spec});
+        continue;
+      }
+      if (e.has_sharing)
+        fail_at(file, e.sharing, fmt::format("{}.instances[{}].sharing", r.path(), i),
+                "an instance keeps its sharing across layout changes; give `sharing` where it first appears");
+      const auto was = current.find(e.id);
+      if (was == current.end() || was->second != next[e.id])
+        change.changes.push_back({known->second, false, placed[i].profile, placed[i].slot, placed[i].spec});
+    }
+    for (const auto& [id, where] : current)
+      if (!next.count(id)) change.changes.push_back({target_of[id], true, "", -1, {}});
+    current = next;
+    sc.layout_changes.push_back(std::move(change));
+  }
+}
+
+size_t Loader::target_index(const YAML::Node& node, const std::string& path, const std::string& id) {
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < sc.targets.size(); ++i) {
+    if (sc.targets[i].id == id) return i;
+    ids.push_back(sc.targets[i].id);
+  }
+  for (const GpuInstance& g : sc.gpus)
+    if (g.id == id) {
+      std::string inside;
+      for (const Target& t : sc.targets)
+        if (sc.gpus[t.gpu].id == id) inside += (inside.empty() ? "" : ", ") + t.id;
+      fail_at(file, node, path, fmt::format("GPU '{}' is split into instances; put the tenant on one of: {}", id, inside));
+    }
+  const std::string hint = did_you_mean(id, ids);
+  fail_at(file, node, path,
+          fmt::format("no GPU or instance with id '{}'{}", id,
+                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+}
+
+}  // namespace vgpusim
