@@ -66,8 +66,6 @@ struct KinetoTrace {
 KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device = std::nullopt);
 
 // The catalog GPU that a deviceProperties entry names (e.g. "A100" with 40 GB -> "A100-40GB"), or "" when none of
-// `catalog_names` fits.
-std::string catalog_gpu_for(const KinetoDevice& device, const std::vector<std::string>& catalog_names);
 
 // What limits a kernel, guessed from its name: GEMM/convolution kernels are compute-bound (tensor-core when the
 // name says half precision or a tensor-op tile), everything else memory-bound. Memcpy and memset: memory.

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/calibration_file.hpp"
 #include "sim/scenario/loader_state.hpp"
 
 namespace vgpusim {
@@ -46,7 +47,17 @@ void Loader::gpus(const MapReader& top) {
     g.spec = e->spec;
     for (const GpuField& f : gpu_fields())
       if (r.has(f.name)) g.spec.*f.member = positive(r, f.name, static_cast<Dim>(f.dim));
-    g.performance = ParamValues::defaults(roofline_params());
+    if (r.has("calibration")) {
+      std::filesystem::path cal = r.string("calibration");
+      if (cal.is_relative()) cal = std::filesystem::path(file).parent_path() / cal;
+      const Calibration c = read_calibration_file(cal.string());
+      if (c.gpu != model)
+        fail_at(file, r.get("calibration"), r.child_path("calibration"),
+                fmt::format("{} is a calibration of {}, but this GPU is {}", cal.string(), c.gpu, model));
+      g.calibrated = c.overrides();
+    }
+    // Parameters: the model's default, then the calibration's value, then the scenario's own.
+    g.performance = with_calibration(ParamValues::defaults(roofline_params()), roofline_params(), g.calibrated);
     for (const ParamSpec& p : roofline_params())
       if (r.has(p.name)) g.performance.set(p.name, bounded(r, p));
     sc.gpus.push_back(std::move(g));

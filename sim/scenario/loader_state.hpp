@@ -18,6 +18,10 @@ namespace vgpusim {
 
 const Section& section_named(const std::string& path);  // sections.cpp
 
+// `values` with every parameter of `specs` that `calibrated` holds replaced by the calibrated value.
+ParamValues with_calibration(ParamValues values, const std::vector<ParamSpec>& specs,
+                             const std::map<std::string, double>& calibrated);
+
 struct Loader {
   const std::string& file;
   const Catalog& catalog;
@@ -70,9 +74,11 @@ struct Loader {
   size_t gpu_index(const YAML::Node& node, const std::string& path, const std::string& id);
   [[noreturn]] void unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode);
   // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
+  // `calibrated` (the GPU's calibration) sets defaults that the mapping's own values override.
   SharingConfig sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
-                               const SharingModelInfo*& info, const std::vector<KeySpec>& extra = {});
-  ParamValues read_params(const MapReader& r, const std::vector<ParamSpec>& specs);
+                               const SharingModelInfo*& info, const std::map<std::string, double>& calibrated);
+  ParamValues read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
+                          const std::map<std::string, double>& calibrated = {});
   void sharing(const MapReader& top);
   std::vector<LayoutEntry> read_layout(const YAML::Node& list, const std::string& path);
   std::vector<Partition> place(const GpuInstance& gpu, const SharingModelInfo& info, size_t g,

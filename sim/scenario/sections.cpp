@@ -41,6 +41,9 @@ const std::vector<Section>& scenario_sections() {
     for (const GpuField& f : gpu_fields())
       gpu.keys.push_back({f.name, noun(static_cast<units::Dim>(f.dim)), false,
                           "catalog value", std::string("override: ") + f.help});
+    gpu.keys.push_back({"calibration", "path", false, "",
+                        "a calibration file written by `vgpusim fit` for this GPU model (relative to the scenario); "
+                        "its values replace the models' defaults for this GPU, the scenario's own values still win"});
     for (const ParamSpec& p : roofline_params())
       gpu.keys.push_back({p.name, "fraction", false, units::format(p.default_value, p.dim),
                           p.help + " (roofline model; source: " + p.source + ")"});

@@ -27,7 +27,7 @@ void Loader::unknown_mode(const YAML::Node& node, const std::string& path, const
 
 // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
 SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
-                             const SharingModelInfo*& info, const std::vector<KeySpec>& extra) {
+                             const SharingModelInfo*& info, const std::map<std::string, double>& calibrated) {
   MapReader head(file, node, path, section_named("sharing.<gpu>"));
   const std::string mode = head.string("mode");
   info = find_sharing_model(mode);
@@ -42,14 +42,21 @@ SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& 
     params.keys.push_back({"instances", "list", true, "", "the partitions"});
     params.keys.push_back({"reconfigure", "list", false, "", "layout changes during the run"});
   }
-  for (const KeySpec& k : extra) params.keys.push_back(k);
   MapReader r(file, node, path, params);
   r.finish();
-  return {info->name, read_params(r, info->params)};
+  return {info->name, read_params(r, info->params, calibrated)};
 }
 
-ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>& specs) {
-  ParamValues values = ParamValues::defaults(specs);
+ParamValues with_calibration(ParamValues values, const std::vector<ParamSpec>& specs,
+                             const std::map<std::string, double>& calibrated) {
+  for (const ParamSpec& p : specs)
+    if (!p.is_choice() && calibrated.count(p.name)) values.set(p.name, calibrated.at(p.name));
+  return values;
+}
+
+ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
+                                const std::map<std::string, double>& calibrated) {
+  ParamValues values = with_calibration(ParamValues::defaults(specs), specs, calibrated);
   for (const ParamSpec& p : specs) {
     if (!r.has(p.name)) continue;
     if (p.text)
@@ -83,7 +90,7 @@ void Loader::sharing(const MapReader& top) {
     const std::string path = "sharing." + gpu.id;
     const SharingModelInfo* info = passthrough;
     if (given[g]) {
-      sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info);
+      sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info, gpu.calibrated);
     } else if (gpu.spec.kind != passthrough->device_kind) {
       fail_at(file, top.node(), gpu.id,
               fmt::format("GPU '{}' is a {} device ({}): give it a sharing mode for {} devices, e.g. software",
@@ -127,11 +134,11 @@ void Loader::add_instance(size_t g, const LayoutEntry& e, const Partition& part,
   Target t{sc.gpus[g].id + "/" + e.id, g, part.profile, part.slot, part.spec, {}, present};
   if (e.has_sharing) {
     const SharingModelInfo* inner = nullptr;
-    t.sharing = sharing_config(e.sharing, path + ".sharing", t.spec, inner);
+    t.sharing = sharing_config(e.sharing, path + ".sharing", t.spec, inner, sc.gpus[g].calibrated);
     if (inner->partitions) fail_at(file, e.sharing, path + ".sharing", "an instance cannot be partitioned again");
   } else {
     const SharingModelInfo* ts = find_sharing_model("timeslice");
-    t.sharing = {ts->name, ParamValues::defaults(ts->params)};
+    t.sharing = {ts->name, with_calibration(ParamValues::defaults(ts->params), ts->params, sc.gpus[g].calibrated)};
   }
   sc.targets.push_back(std::move(t));
   target_nodes.push_back(e.has_sharing ? e.sharing : where);

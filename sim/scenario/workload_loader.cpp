@@ -8,6 +8,7 @@
 #include <map>
 
 #include "models/kernel_perf.hpp"
+#include "models/device_names.hpp"
 #include "models/workload/kineto.hpp"
 #include "sim/scenario/loader_state.hpp"
 
@@ -179,7 +180,7 @@ TraceWorkload Loader::trace(const YAML::Node& node, const std::string& path, con
     if (!catalog.find(source)) unknown_gpu_model(r.get("source"), r.child_path("source"), source);
   } else {
     const KinetoDevice* d = recorded.device_properties();
-    if (d) source = catalog_gpu_for(*d, catalog.names());
+    if (d) source = catalog_name_for_device(d->name, d->total_memory, catalog.names());
     if (source.empty()) {
       std::string names;
       for (const std::string& n : catalog.names()) names += (names.empty() ? "" : ", ") + n;

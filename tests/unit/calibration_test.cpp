@@ -12,6 +12,7 @@
 #include "sim/calibration_file.hpp"
 #include "sim/catalog.hpp"
 #include "sim/corun_replay.hpp"
+#include "sim/scenario/loader.hpp"
 #include "tools/vgpusim/calibrate.hpp"
 
 using namespace vgpusim;
@@ -128,4 +129,35 @@ TEST(Calibration, BadRawFilesAreRefusedClearly) {
     EXPECT_STREQ(e.what(), "r.json: expected schema vgpusim.hwcal.raw/1, found '\"something/2\"'");
   }
   EXPECT_THROW(read_raw_file("/nonexistent/raw.json"), RawFormatError);
+}
+
+TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {
+  const std::string dir = testing::TempDir();
+  {
+    std::ofstream cal(dir + "/h100.yaml");
+    cal << "version: 1\ngpu: H100-SXM\nparameters:\n  slice: {value: 3ms}\n  switch_cost: {value: 11us}\n"
+           "  compute_efficiency: {value: 0.5}\n";
+  }
+  const std::string gpu_line = "gpus: [{id: g0, model: H100-SXM, calibration: h100.yaml}]\n";
+  const std::string rest =
+      "tenants:\n  - {name: a, on: g0, workload: {training: {iterations: 1, step: {flops: 1TFLOP}}}}\n";
+  auto load = [&](const std::string& sharing, const std::string& gpus) {
+    const std::string path = dir + "/s.yaml";
+    std::ofstream(path) << "version: 1\nname: c\n" << gpus << sharing << rest;
+    return load_scenario_file(path, builtin_catalog());
+  };
+  const Scenario sc = load("sharing: {g0: {mode: timeslice}}\n", gpu_line);
+  EXPECT_DOUBLE_EQ(sc.targets[0].sharing.params.get("slice"), 3e-3);
+  EXPECT_DOUBLE_EQ(sc.targets[0].sharing.params.get("switch_cost"), 11e-6);
+  EXPECT_DOUBLE_EQ(sc.gpus[0].performance.get("compute_efficiency"), 0.5);
+  const Scenario own = load("sharing: {g0: {mode: timeslice, slice: 1ms}}\n", gpu_line);
+  EXPECT_DOUBLE_EQ(own.targets[0].sharing.params.get("slice"), 1e-3);
+  EXPECT_DOUBLE_EQ(own.targets[0].sharing.params.get("switch_cost"), 11e-6);
+  try {
+    load("", "gpus: [{id: g0, model: A100-80GB, calibration: h100.yaml}]\n");
+    FAIL() << "a calibration of another GPU was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a calibration of H100-SXM, but this GPU is A100-80GB"), std::string::npos)
+        << e.what();
+  }
 }

@@ -1,6 +1,8 @@
 // Trace replay: the Kineto importer on a hand-made trace and on the four real traces in ../shared, bare-metal
 // replay against the recording (busy time, span), exact against fluid, and the loader's error messages.
 #include <gtest/gtest.h>
+
+#include "models/device_names.hpp"
 #include <zlib.h>
 
 #include <cmath>
@@ -90,7 +92,7 @@ TEST(KinetoImport, ReadsGpuOpsOfTheBusiestDevice) {
     EXPECT_EQ(t.ops[1].stream, 20);
     EXPECT_DOUBLE_EQ(t.ops[1].bytes, 1048576);
     ASSERT_NE(t.device_properties(), nullptr);
-    EXPECT_EQ(catalog_gpu_for(*t.device_properties(), builtin_catalog().names()), "A100-40GB");
+    EXPECT_EQ(catalog_name_for_device(t.device_properties()->name, t.device_properties()->total_memory, builtin_catalog().names()), "A100-40GB");
     EXPECT_NEAR(busy_time(t.ops), 200e-6, 1e-12);
     // The GEMM and the copy shared [50, 100) us: each keeps half of it as solo time.
     const std::vector<double> solo = solo_durations(t.ops);
@@ -118,9 +120,9 @@ TEST(KinetoImport, BoundFromKernelNames) {
   copy.name = "gemm-looking copy";
   EXPECT_EQ(op_bound(copy), KernelBound::Memory);
   KinetoDevice v100{0, "Tesla V100-SXM2-32GB", 34079637504, 80}, a100{0, "NVIDIA A100-SXM4-80GB", 85e9, 108};
-  EXPECT_EQ(catalog_gpu_for(v100, builtin_catalog().names()), "V100");
-  EXPECT_EQ(catalog_gpu_for(a100, builtin_catalog().names()), "A100-80GB");
-  EXPECT_EQ(catalog_gpu_for({0, "NVIDIA H100 PCIe", 80e9, 114}, builtin_catalog().names()), "");
+  EXPECT_EQ(catalog_name_for_device(v100.name, v100.total_memory, builtin_catalog().names()), "V100");
+  EXPECT_EQ(catalog_name_for_device(a100.name, a100.total_memory, builtin_catalog().names()), "A100-80GB");
+  EXPECT_EQ(catalog_name_for_device("NVIDIA H100 PCIe", 80e9, builtin_catalog().names()), "");
 }
 
 TEST(KinetoReplay, SmallTraceReplaysExactlyWithIterationsAndWindow) {
@@ -201,7 +203,7 @@ TEST_P(KinetoRealTrace, BareMetalReplayMatchesTheRecording) {
   EXPECT_EQ(trace.memcpys, c.memcpys);
   EXPECT_EQ(trace.memsets, c.memsets);
   if (trace.device_properties()) {
-    EXPECT_EQ(catalog_gpu_for(*trace.device_properties(), builtin_catalog().names()), c.source);
+    EXPECT_EQ(catalog_name_for_device(trace.device_properties()->name, trace.device_properties()->total_memory, builtin_catalog().names()), c.source);
   }
 
   const std::string key = "{path: " + path.string() + ", source: " + c.source + "}";

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "models/workload/kineto.hpp"
+#include "models/device_names.hpp"
 #include "models/workload/rng.hpp"
 #include "sim/catalog.hpp"
 #include "sim/output.hpp"
@@ -50,10 +50,7 @@ std::string raw_catalog_gpu(const RawFile& raw, const std::string& gpu_override)
     datasheet(gpu_override);
     return gpu_override;
   }
-  KinetoDevice d;
-  d.name = raw.device.name;
-  d.total_memory = raw.device.memory;
-  const std::string name = catalog_gpu_for(d, builtin_catalog().names());
+  const std::string name = catalog_name_for_device(raw.device.name, raw.device.memory, builtin_catalog().names());
   if (name.empty())
     throw InputError(fmt::format("{}: cannot tell which catalog GPU '{}' is; give --gpu (see `vgpusim list gpus`)",
                                  raw.file, raw.device.name));
