@@ -65,8 +65,6 @@ struct KinetoTrace {
 // kernels). Memory stays bounded by the GPU ops: other events are dropped while parsing. Throws TraceError.
 KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device = std::nullopt);
 
-// The catalog GPU that a deviceProperties entry names (e.g. "A100" with 40 GB -> "A100-40GB"), or "" when none of
-
 // What limits a kernel, guessed from its name: GEMM/convolution kernels are compute-bound (tensor-core when the
 // name says half precision or a tensor-op tile), everything else memory-bound. Memcpy and memset: memory.
 KernelBound op_bound(const KinetoOp& op);
