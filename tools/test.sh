@@ -24,3 +24,7 @@ if [ -x "$here/build/tests/engine_bench" ]; then
   echo "== engine benchmark (ratios against baselines measured in the same run)"
   "$here/build/tests/engine_bench"
 fi
+if [ -x "$here/build/tests/replay_bench" ]; then
+  echo "== trace replay benchmark"
+  "$here/build/tests/replay_bench"
+fi
