@@ -170,4 +170,11 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
   return res;
 }
 
+Results run_scenario(const Scenario& sc, ProgressFn progress, Timeline* timeline) {
+  const RunRecord shared = simulate(sc, progress, timeline);
+  std::vector<RunRecord> baselines;
+  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
+  return compute_results(sc, shared, baselines);
+}
+
 }  // namespace vgpusim

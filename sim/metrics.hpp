@@ -82,4 +82,7 @@ struct Results {
 
 Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines);
 
+// The whole job: the shared run, every tenant's baseline, and the results.
+Results run_scenario(const Scenario& sc, ProgressFn progress = nullptr, Timeline* timeline = nullptr);
+
 }  // namespace vgpusim

@@ -201,4 +201,10 @@ void write_atomically(const std::string& dir, const std::string& name, const std
   }
 }
 
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return write_atomically(".", path, content);
+  write_atomically(slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1), content);
+}
+
 }  // namespace vgpusim

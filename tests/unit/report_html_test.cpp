@@ -12,6 +12,7 @@
 #include "sim/scenario/loader.hpp"
 #include "sim/simulation.hpp"
 #include "sim/svg.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;
 
@@ -98,13 +99,7 @@ Results hand_built() {
   return r;
 }
 
-Results run_text(const std::string& text) {
-  const Scenario sc = load_scenario_text(text, "test.yaml", builtin_catalog());
-  const RunRecord shared = simulate(sc);
-  std::vector<RunRecord> baselines;
-  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
-  return compute_results(sc, shared, baselines);
-}
+Results run_text(const std::string& text) { return testing_support::run_text(text, "test.yaml"); }
 
 }  // namespace
 

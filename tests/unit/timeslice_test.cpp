@@ -9,18 +9,13 @@
 #include "sim/metrics.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/simulation.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;
 
 namespace {
 
-Results run_text(const std::string& text) {
-  const Scenario sc = load_scenario_text(text, "test.yaml", builtin_catalog());
-  const RunRecord shared = simulate(sc);
-  std::vector<RunRecord> baselines;
-  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
-  return compute_results(sc, shared, baselines);
-}
+Results run_text(const std::string& text) { return testing_support::run_text(text, "test.yaml"); }
 
 std::string trainers(int n, const std::string& fidelity, const std::string& sharing, const std::string& iterations) {
   std::string s = fmt::format(R"(version: 1

@@ -8,27 +8,15 @@
 #include "sim/metrics.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/simulation.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;
 
 namespace {
 
-Results run_text(const std::string& text) {
-  const Scenario sc = load_scenario_text(text, "v.yaml", builtin_catalog());
-  const RunRecord shared = simulate(sc);
-  std::vector<RunRecord> baselines;
-  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
-  return compute_results(sc, shared, baselines);
-}
+Results run_text(const std::string& text) { return testing_support::run_text(text, "v.yaml"); }
 
-std::string error_of(const std::string& text) {
-  try {
-    load_scenario_text(text, "v.yaml", builtin_catalog());
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(const std::string& text) { return testing_support::error_of(text, "v.yaml"); }
 
 std::string scenario(const std::string& gpu, const std::string& sharing, const std::string& tenants,
                      const std::string& fidelity = "exact", const std::string& duration = "4s") {

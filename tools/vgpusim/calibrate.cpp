@@ -107,9 +107,7 @@ int fit_command(const std::string& raw_path, const std::string& out_path, const 
                units::format(v.uncertainty, v.dim), 100 * v.residual, v.points, v.from);
   for (const std::string& m : raw.not_measured) fmt::print("not measured: {}\n", m);
   if (!out_path.empty()) {
-    const auto slash = out_path.rfind('/');
-    write_atomically(slash == std::string::npos ? "." : out_path.substr(0, slash),
-                     slash == std::string::npos ? out_path : out_path.substr(slash + 1), calibration_yaml(c));
+    write_file_atomically(out_path, calibration_yaml(c));
     fmt::print("\nwrote {}\n", out_path);
   }
   return 0;
@@ -169,9 +167,7 @@ int validate_command(const std::string& raw_path, const std::string& calibration
     j["mape_validation"] = std::isfinite(mape_validate) ? nlohmann::ordered_json(mape_validate) : nullptr;
     j["mape_fit"] = std::isfinite(mape_fit) ? nlohmann::ordered_json(mape_fit) : nullptr;
     j["experiments"] = rows;
-    const auto slash = json_path.rfind('/');
-    write_atomically(slash == std::string::npos ? "." : json_path.substr(0, slash),
-                     slash == std::string::npos ? json_path : json_path.substr(slash + 1), j.dump(2) + "\n");
+    write_file_atomically(json_path, j.dump(2) + "\n");
   }
   return 0;
 }

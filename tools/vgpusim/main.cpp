@@ -38,13 +38,6 @@ void draw_progress(double now, double end, uint64_t events) {
   if (now >= end) std::fprintf(stderr, "\n");
 }
 
-// Splits "dir/name" for write_atomically ("name" alone: the current directory).
-std::pair<std::string, std::string> split_path(const std::string& path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return {".", path};
-  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
-}
-
 int run_command(const std::string& scenario_path, const std::string& out_dir, const std::vector<std::string>& sets,
                 bool quiet, const std::string& timeline_path, const std::string& report_path) {
   std::vector<Override> overrides;
@@ -53,10 +46,8 @@ int run_command(const std::string& scenario_path, const std::string& out_dir, co
   g_run_started = std::chrono::steady_clock::now();
   const bool bar = !quiet && ::isatty(STDERR_FILENO);
   Timeline timeline;
-  const RunRecord shared = simulate(sc, bar ? draw_progress : nullptr, timeline_path.empty() ? nullptr : &timeline);
-  std::vector<RunRecord> baselines;
-  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
-  const Results results = compute_results(sc, shared, baselines);
+  const Results results =
+      run_scenario(sc, bar ? draw_progress : nullptr, timeline_path.empty() ? nullptr : &timeline);
   const std::string html = report_path.empty() ? "" : results_html(results);
   if (!out_dir.empty()) {
     // Render everything first so that a failure leaves no partial set of files.
@@ -65,12 +56,10 @@ int run_command(const std::string& scenario_path, const std::string& out_dir, co
     write_atomically(out_dir, "results.csv", csv);
   }
   if (!timeline_path.empty()) {
-    const auto [dir, name] = split_path(timeline_path);
-    write_atomically(dir, name, timeline.to_json());
+    write_file_atomically(timeline_path, timeline.to_json());
   }
   if (!report_path.empty()) {
-    const auto [dir, name] = split_path(report_path);
-    write_atomically(dir, name, html);
+    write_file_atomically(report_path, html);
   }
   if (!quiet) std::cout << results_table(results);
   return 0;
@@ -212,10 +201,7 @@ int main(int argc, char** argv) {
     if (*fit) return fit_command(raw_path, cal_out, gpu_override);
     if (*validate) return validate_command(validate_raw, cal_in, validation_json, gpu_override);
     if (*synth) {
-      const auto slash = synth_out.rfind('/');
-      write_atomically(slash == std::string::npos ? "." : synth_out.substr(0, slash),
-                       slash == std::string::npos ? synth_out : synth_out.substr(slash + 1),
-                       synthetic_raw(synth_gpu, SyntheticTruth{}, synth_noise, synth_seed));
+      write_file_atomically(synth_out, synthetic_raw(synth_gpu, SyntheticTruth{}, synth_noise, synth_seed));
       return 0;
     }
     if (what == "gpus") list_gpus(sources);
