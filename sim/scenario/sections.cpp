@@ -176,6 +176,36 @@ const std::vector<Section>& scenario_sections() {
                    "throughput: units per second; failed: 1 if the tenant failed, else 0"},
                   {"article", "number", true, "", "the article's figure in the metric's terms"},
                   {"source", "string", true, "", "where the figure comes from"}}});
+    s.push_back({"plan",
+                 "The top level of a plan file (`vgpusim plan FILE`, or `vgpusim run` on it): which instance type, "
+                 "how many, shared how, is the cheapest that meets every workload's SLOs.",
+                 {{"version", "integer", true, "", "format version; must be 1"},
+                  {"kind", "plan", true, "", "says this is a plan file"},
+                  {"name", "string", true, "", "a title"},
+                  {"seed", "integer >= 0", false, "1", "as in scenarios"},
+                  {"duration", "time", false, "60 s", "simulated time of each candidate"},
+                  {"fidelity", "exact | fluid", false, "fluid", "fidelity of each candidate's simulation"},
+                  {"workloads", "list of plan.workloads[]", true, "", "what must run"},
+                  {"instances", "list of instance names or plan.instances[]", true, "",
+                   "candidate instance types: names from `vgpusim list instances`, or your own"},
+                  {"max_instances", "integer", false, "4", "try 1 to this many instances of each type"},
+                  {"sharing", "list of sharing.<gpu>", true, "",
+                   "candidate sharing options, each a mode with its parameters (no partitioning modes yet)"}}});
+    s.push_back({"plan.instances[]", "An instance type of your own.",
+                 {{"name", "string", true, "", "its name"},
+                  {"gpu", "catalog name", true, "", "its GPU model"},
+                  {"gpus", "integer", false, "1", "GPUs per instance"},
+                  {"price", "price per time", true, "", "on-demand price, e.g. $1.20/h"}}});
+    s.push_back({"plan.workloads[]", "A workload that must run, with its SLOs.",
+                 {{"name", "string", true, "", "its name; replicas are name#1, name#2, ..."},
+                  {"replicas", "integer", false, "1", "how many copies run"},
+                  {"memory", "size", false, "0 B", "device memory per replica"},
+                  {"workload", "workload", true, "",
+                   "as tenants[].workload; an inference workload's `slo` counts as the replica's latency SLO"},
+                  {"slo", "plan.workloads[].slo", false, "", "throughput or deadline SLOs"}}});
+    s.push_back({"plan.workloads[].slo", "Throughput and completion SLOs of each replica.",
+                 {{"throughput", "rate", false, "", "units (iterations, frames, ...) per second at least"},
+                  {"deadline", "time", false, "", "the workload must finish within this"}}});
     s.push_back({"metrics", "What is recorded.",
                  {{"interval", "time", false, "duration / 100, or 1 s", "width of the utilization time bins"}}});
     return s;

@@ -10,13 +10,18 @@
 
 #include "models/kernel_perf.hpp"
 #include "sim/catalog.hpp"
+#include "sim/cluster/cluster_scenario.hpp"
+#include "sim/instance_catalog.hpp"
+#include "models/workload/data_parallel.hpp"
 #include "sim/metrics.hpp"
+#include "sim/network/collectives.hpp"
 #include "sim/output.hpp"
 #include "sim/report_html.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/simulation.hpp"
 #include "sim/timeline.hpp"
 #include "tools/vgpusim/calibrate.hpp"
+#include "tools/vgpusim/plan_command.hpp"
 
 #ifndef VGPUSIM_VERSION
 #define VGPUSIM_VERSION "0.0.0"
@@ -38,8 +43,34 @@ void draw_progress(double now, double end, uint64_t events) {
   if (now >= end) std::fprintf(stderr, "\n");
 }
 
+// Instance types for plans, by name from the instance catalog.
+InstanceLookup plan_instance_lookup() {
+  return [](const std::string& name) -> std::optional<PlanInstanceType> {
+    const Instance* i = builtin_instance_catalog().find(name);
+    if (!i) return std::nullopt;
+    // Fractional GPUs (SR-IOV slices) have no whole GPU to place tenants on: gpus 0 tells the plan so.
+    const int gpus = i->gpu_count >= 1 && i->gpu_count == static_cast<int>(i->gpu_count) ? static_cast<int>(i->gpu_count) : 0;
+    return PlanInstanceType{i->name, i->gpu_model, gpus, i->on_demand * 3600};
+  };
+}
+
+// A job-level cluster study (`kind: cluster`, docs/cluster.md).
+int run_cluster_command(const std::string& scenario_path, const std::string& out_dir,
+                        const std::vector<std::string>& sets, bool quiet) {
+  if (!sets.empty()) throw InputError(scenario_path + ": --set, --seed and --fidelity do not apply to cluster scenarios");
+  const ClusterResults results = run_cluster(load_cluster_scenario_file(scenario_path));
+  if (!out_dir.empty()) {
+    const std::string json = cluster_results_json(results), csv = cluster_results_csv(results);
+    write_atomically(out_dir, "results.json", json);
+    write_atomically(out_dir, "results.csv", csv);
+  }
+  if (!quiet) std::cout << cluster_results_table(results);
+  return 0;
+}
+
 int run_command(const std::string& scenario_path, const std::string& out_dir, const std::vector<std::string>& sets,
                 bool quiet, const std::string& timeline_path, const std::string& report_path) {
+  if (is_cluster_scenario_file(scenario_path)) return run_cluster_command(scenario_path, out_dir, sets, quiet);
   std::vector<Override> overrides;
   for (const std::string& s : sets) overrides.push_back(parse_override(s));
   const Scenario sc = load_scenario_file(scenario_path, builtin_catalog(), overrides);
@@ -96,6 +127,38 @@ void list_gpus(bool sources) {
   }
 }
 
+void list_instances(bool sources) {
+  const InstanceCatalog& cat = builtin_instance_catalog();
+  using units::Dim;
+  auto val = [](const Instance& i, const char* field, std::string text) {
+    return i.uncertain.count(field) ? text + "?" : text;
+  };
+  fmt::print("{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", "name", "provider", "GPUs", "vCPU", "memory",
+             "network", "on-demand", "spot off");
+  for (const Instance& i : cat.instances) {
+    fmt::print("{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", i.name, i.provider,
+               val(i, i.uncertain.count("gpu_model") ? "gpu_model" : "gpu_count",
+                   fmt::format("{:g} x {}", i.gpu_count, i.gpu_model)),
+               fmt::format("{:g}", i.vcpus),
+               val(i, "memory", units::format(i.memory, Dim::Bytes)),
+               i.network > 0 ? val(i, "network", fmt::format("{:g} Gbps", i.network * 8 / 1e9)) : "-",
+               val(i, "on_demand", fmt::format("${:.3f}/h", i.on_demand * 3600)),
+               val(i, "spot_discount",
+                   fmt::format("{:.0f}-{:.0f}%", 100 * i.spot_discount_min, 100 * i.spot_discount_max)));
+  }
+  fmt::print("\n? = uncertain value (see `vgpusim list instances --sources`). Prices are per hour in the region and on "
+             "the date given with --sources; they change. Catalog: models/catalog/instances.yaml\n");
+  if (!sources) return;
+  for (const Instance& i : cat.instances) {
+    fmt::print("\n{} ({}, {}, price read {}){}\n", i.name, i.provider, i.region, i.price_date,
+               i.notes.empty() ? "" : ": " + i.notes);
+    for (const auto& [field, src] : i.source) {
+      fmt::print("  {:<14} {}\n", field, cat.sources.at(src));
+      if (i.uncertain.count(field)) fmt::print("  {:<14} uncertain: {}\n", "", i.uncertain.at(field));
+    }
+  }
+}
+
 void print_params(const std::vector<ParamSpec>& params) {
   for (const ParamSpec& p : params) {
     fmt::print("    {:<20} {:>10}  {}\n", p.name, units::format(p.default_value, p.dim), p.help);
@@ -113,6 +176,10 @@ void list_models() {
   }
   fmt::print("\nkernel performance (per GPU in `gpus[]`):\n\n  roofline - {}\n", roofline_description());
   print_params(roofline_params());
+  fmt::print("\nnetwork (collectives between GPUs and nodes, computed with SimGrid):\n\n");
+  print_params(network_params());
+  fmt::print("\ndata-parallel training (compute per iteration plus gradient all-reduce):\n\n");
+  print_params(data_parallel_params());
 }
 
 }  // namespace
@@ -130,7 +197,9 @@ int main(int argc, char** argv) {
       "  vgpusim run scenarios/timeslice-two-trainers.yaml --out results/ --fidelity fluid\n"
       "  vgpusim run scenarios/quickstart.yaml --set sharing.g0.slice=4ms --set tenants.chat.memory=20GiB\n"
       "  vgpusim list gpus --sources\n"
+      "  vgpusim list instances\n"
       "  vgpusim list models\n"
+      "  vgpusim plan scenarios/plan-inference.yaml --out plan/ [--shard 0/4]\n"
       "  vgpusim fit hwcal/data/h200/2026-11-30/raw.json -o models/calibration/h200.yaml\n"
       "  vgpusim validate hwcal/data/h200/2026-11-30/raw.json --calibration models/calibration/h200.yaml\n"
       "Exit status: 0 ok, 2 bad input, 1 internal error.");
@@ -176,11 +245,31 @@ int main(int argc, char** argv) {
   synth->add_option("--noise", synth_noise, "relative noise on every measurement (default 0.003)");
   synth->add_option("--seed", synth_seed, "noise seed");
 
+  auto* plan = app.add_subcommand("plan", "find the cheapest instance type, count and sharing that meets every SLO");
+  std::string plan_path, plan_out, shard_flag;
+  unsigned shards = 1, threads = 0;
+  bool plan_quiet = false;
+  plan->add_option("plan", plan_path, "plan file (kind: plan)")->required();
+  plan->add_option("--out", plan_out, "write plan.json (or plan-shard-I-of-N.json) into this directory");
+  plan->add_option("--shard", shard_flag, "evaluate only shard I of N (I/N); also SLURM_ARRAY_TASK_ID or "
+                                          "JOB_COMPLETION_INDEX with --shards");
+  plan->add_option("--shards", shards, "shard count for SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX");
+  plan->add_option("--threads", threads, "simulation threads (default: all cores)");
+  plan->add_flag("--quiet,-q", plan_quiet, "print nothing on success");
+
+  auto* merge = app.add_subcommand("merge", "join the plan.json files of shards and report the decision");
+  std::vector<std::string> merge_parts;
+  std::string merge_out;
+  merge->add_option("parts", merge_parts, "plan-shard-*.json files")->required();
+  merge->add_option("--out", merge_out, "write the merged plan.json into this directory");
+
   auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
   std::string what;
   bool sources = false, markdown = false;
-  list->add_option("what", what, "gpus | models | keys")->required()->check(CLI::IsMember({"gpus", "models", "keys"}));
-  list->add_flag("--sources", sources, "with `gpus`: print every value's source");
+  list->add_option("what", what, "gpus | instances | models | keys")
+      ->required()
+      ->check(CLI::IsMember({"gpus", "instances", "models", "keys"}));
+  list->add_flag("--sources", sources, "with `gpus` or `instances`: print every value's source");
   list->add_flag("--markdown", markdown, "with `keys`: print docs/scenario-reference.md");
 
   try {
@@ -193,11 +282,15 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (*run && is_plan_file(scenario)) return plan_command(scenario, out_dir, "", 1, 0, plan_instance_lookup(), quiet, true);
     if (*run) {
       if (seed >= 0) sets.insert(sets.begin(), "seed=" + std::to_string(seed));
       if (!fidelity.empty()) sets.insert(sets.begin(), "fidelity=" + fidelity);
       return run_command(scenario, out_dir, sets, quiet, timeline_path, report_path);
     }
+    const InstanceLookup instances = plan_instance_lookup();
+    if (*plan) return plan_command(plan_path, plan_out, shard_flag, shards, threads, instances, plan_quiet);
+    if (*merge) return merge_command(merge_parts, merge_out);
     if (*fit) return fit_command(raw_path, cal_out, gpu_override);
     if (*validate) return validate_command(validate_raw, cal_in, validation_json, gpu_override);
     if (*synth) {
@@ -205,6 +298,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (what == "gpus") list_gpus(sources);
+    if (what == "instances") list_instances(sources);
     if (what == "models") list_models();
     if (what == "keys") {
       if (markdown)

@@ -1,0 +1,78 @@
+// Capacity planning: which instance type, how many, shared how, is the cheapest that meets every workload's SLOs.
+// A plan file lists workloads with SLOs and candidate instance types and sharing options; every candidate is
+// simulated with the node-level engine and judged; the cheapest passing one and the cost/attainment Pareto
+// frontier are reported.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+
+namespace vgpusim {
+
+struct PlanSlo {
+  double throughput = 0;  // units per second at least; 0 = none
+  double deadline = std::numeric_limits<double>::infinity();  // completion within (s)
+};
+
+struct PlanWorkload {
+  std::string name;
+  int replicas = 1;
+  double memory = 0;  // bytes per replica
+  WorkloadSpec workload;
+  PlanSlo slo;        // latency SLOs live in the inference workload itself
+};
+
+struct PlanInstanceType {
+  std::string name;      // e.g. g5.xlarge
+  std::string gpu;       // catalog GPU name
+  int gpus = 1;
+  double price_per_hour = 0;  // $ on demand
+};
+
+struct PlanSharing {
+  std::string label;  // e.g. "timeslice", "mps", "vgpu A10-12Q"
+  SharingConfig config;
+};
+
+struct PlanSpec {
+  std::string file, name;
+  uint64_t seed = 1;
+  double duration = 60;  // s
+  Fidelity fidelity = Fidelity::Fluid;
+  std::vector<PlanWorkload> workloads;
+  std::vector<PlanInstanceType> instances;
+  int max_instances = 4;
+  std::vector<PlanSharing> sharing;
+};
+
+struct Candidate {
+  size_t index = 0;  // position in the full candidate list (stable across shards)
+  std::string instance;
+  int count = 0;
+  std::string sharing;
+  double cost_per_hour = 0;
+  bool feasible = false;      // the replicas could be placed and the mode accepted them
+  std::string note;           // why not feasible, or which SLOs failed
+  int slos_met = 0, slos = 0;  // replicas meeting all their SLOs, replicas with SLOs
+  bool meets_all = false;
+};
+
+// Every candidate of the plan, in a fixed order (instance, count, sharing).
+std::vector<Candidate> enumerate_candidates(const PlanSpec& plan);
+// Simulates and judges candidate `c` (fills its fields).
+void evaluate_candidate(const PlanSpec& plan, Candidate& c);
+// Evaluates the candidates whose index % shards == shard, on `threads` threads.
+std::vector<Candidate> evaluate_plan(const PlanSpec& plan, unsigned shard, unsigned shards, unsigned threads);
+
+struct PlanOutcome {
+  std::vector<Candidate> candidates;  // by index
+  long best = -1;                     // cheapest meeting every SLO (ties: fewer instances, then order)
+  std::vector<size_t> pareto;         // cost vs attainment frontier, by cost
+};
+PlanOutcome summarize_plan(std::vector<Candidate> candidates);
+
+}  // namespace vgpusim
