@@ -12,6 +12,7 @@
 #include "sim/catalog.hpp"
 #include "sim/cluster/cluster_scenario.hpp"
 #include "sim/instance_catalog.hpp"
+#include "models/cluster/placement.hpp"
 #include "models/workload/data_parallel.hpp"
 #include "sim/metrics.hpp"
 #include "sim/network/collectives.hpp"
@@ -180,6 +181,9 @@ void list_models() {
   print_params(network_params());
   fmt::print("\ndata-parallel training (compute per iteration plus gradient all-reduce):\n\n");
   print_params(data_parallel_params());
+  fmt::print("\ncluster placement policies (cluster scenarios, `cluster.policy`):\n");
+  for (const PlacementPolicyInfo& p : placement_policies())
+    fmt::print("\n  {} - {}\n    citation: {}\n", p.name, p.description, p.citation);
 }
 
 }  // namespace
