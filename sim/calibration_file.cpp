@@ -63,12 +63,7 @@ Calibration read_calibration_file(const std::string& path) {
   if (!in) throw InputError(fmt::format("{}: cannot open the calibration file", path));
   std::ostringstream text;
   text << in.rdbuf();
-  YAML::Node root;
-  try {
-    root = YAML::Load(text.str());
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = parse_yaml(text.str(), path);
   static const Section top{"(calibration)", "",
                            {{"version", "", true, "", ""},
                             {"gpu", "", true, "", ""},

@@ -65,20 +65,12 @@ const Section& sourced_range() {
 }  // namespace
 
 InstanceCatalog parse_instance_catalog(const std::string& text, const std::string& file, const Catalog& gpus) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = parse_yaml(text, file);
   InstanceCatalog cat;
   MapReader top(file, root, "", top_section());
   top.finish();
   if (top.integer("version", 1, 1) != 1) fail_at(file, top.get("version"), "version", "expected 1");
-  const YAML::Node sources = top.get("sources");
-  if (!sources.IsMap()) fail_at(file, sources, "sources", "expected a mapping of source key -> citation");
-  for (auto it = sources.begin(); it != sources.end(); ++it)
-    cat.sources[it->first.Scalar()] = read_string(file, it->second, "sources." + it->first.Scalar());
+  cat.sources = read_sources(file, top.get("sources"));
 
   const YAML::Node list = top.get("instances");
   if (!list.IsSequence()) fail_at(file, list, "instances", "expected a list of instance types");

@@ -272,12 +272,7 @@ ClusterConfig load_cluster_scenario_file(const std::string& path) {
 }
 
 ClusterConfig load_cluster_scenario_text(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = parse_yaml(text, file);
   MapReader top(file, root, "", section(""));
   top.finish();
   top.integer("version", 1, 1);

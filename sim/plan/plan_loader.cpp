@@ -52,12 +52,7 @@ bool is_plan_file(const std::string& path) {
 }
 
 PlanSpec load_plan_text(const std::string& text, const std::string& file, const InstanceLookup& lookup) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = parse_yaml(text, file);
   Loader loader{file, builtin_catalog(), {}, {}, {}};
   MapReader top(file, root, "", section_named("plan"));
   top.finish();

@@ -295,12 +295,7 @@ Override parse_override(const std::string& text) {
 
 Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,
                             const std::vector<Override>& overrides) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  YAML::Node root = parse_yaml(text, file);
   if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", file));
   for (const Override& o : overrides) apply_override(root, o);
   Loader loader{file, catalog, {}, {}, {}};

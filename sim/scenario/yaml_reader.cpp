@@ -63,6 +63,22 @@ void fail_at(const std::string& file, const YAML::Node& node, const std::string&
   throw InputError(fmt::format("{}: {}: {}", where(file, node), path.empty() ? "(top level)" : path, what));
 }
 
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+std::map<std::string, std::string> read_sources(const std::string& file, const YAML::Node& node) {
+  if (!node.IsMap()) fail_at(file, node, "sources", "expected a mapping of source key -> citation");
+  std::map<std::string, std::string> sources;
+  for (auto it = node.begin(); it != node.end(); ++it)
+    sources[it->first.Scalar()] = read_string(file, it->second, "sources." + it->first.Scalar());
+  return sources;
+}
+
 double read_quantity(const std::string& file, const YAML::Node& node, const std::string& path, units::Dim dim) {
   if (!node.IsScalar())
     fail_at(file, node, path, fmt::format("expected {} such as '{}', found {}", units::dim_name(dim),

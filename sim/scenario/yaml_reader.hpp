@@ -5,6 +5,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -81,6 +82,12 @@ class MapReader {
   std::string path_;
   const Section& section_;
 };
+
+// Parses YAML text; a syntax error becomes an InputError "FILE:LINE:COL: YAML syntax error: ...".
+YAML::Node parse_yaml(const std::string& text, const std::string& file);
+
+// A data file's `sources:` mapping (source key -> citation), as the catalogs use.
+std::map<std::string, std::string> read_sources(const std::string& file, const YAML::Node& node);
 
 // Reads a scalar node as a quantity, failing with the unit's expectation.
 double read_quantity(const std::string& file, const YAML::Node& node, const std::string& path, units::Dim dim);
