@@ -66,23 +66,7 @@ void run_full_gpu(RunContext& context, const Deadline& deadline, float* sink) {
     e.params.set("flops_per_repeat", flops);
     e.params.set("warmup_runs", kWarmups);
     const auto enqueue = [&] { HWCAL_CUDA(launch_fma_chain(sink, iterations, shape, nullptr)); };
-    for (unsigned w = 0; w < kWarmups; ++w) time_with_events_s(nullptr, enqueue);
-    std::vector<double> times, rates;
-    for (unsigned r = 0; r < kRepeats; ++r) {
-      if (deadline.expired()) {
-        e.truncated = true;
-        break;
-      }
-      const double seconds = time_with_events_s(nullptr, enqueue);
-      Json repeat = Json::object();
-      repeat.set("time_s", seconds);
-      repeat.set("flops_per_s", flops / seconds);
-      e.repeats.push(repeat);
-      times.push_back(seconds);
-      rates.push_back(flops / seconds);
-    }
-    e.summary.set("time_s", summary_json(times));
-    e.summary.set("flops_per_s", summary_json(rates));
+    time_repeats(e, deadline, kWarmups, kRepeats, enqueue, flops, "flops_per_s");
   });
 }
 
@@ -201,23 +185,7 @@ void run_gemm(RunContext& context, const Deadline& deadline) {
                                 b.get(), CUDA_R_16BF, n, &beta, c.get(), CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
                                 CUBLAS_GEMM_DEFAULT));
     };
-    for (unsigned w = 0; w < kGemmWarmups; ++w) time_with_events_s(nullptr, enqueue);
-    std::vector<double> times, rates;
-    for (unsigned r = 0; r < kGemmRepeats; ++r) {
-      if (deadline.expired()) {
-        e.truncated = true;
-        break;
-      }
-      const double seconds = time_with_events_s(nullptr, enqueue);
-      Json repeat = Json::object();
-      repeat.set("time_s", seconds);
-      repeat.set("flops_per_s", flops / seconds);
-      e.repeats.push(repeat);
-      times.push_back(seconds);
-      rates.push_back(flops / seconds);
-    }
-    e.summary.set("time_s", summary_json(times));
-    e.summary.set("flops_per_s", summary_json(rates));
+    time_repeats(e, deadline, kGemmWarmups, kGemmRepeats, enqueue, flops, "flops_per_s");
     // Right after sustained load: the clocks the rates above ran at (SM clock idles far lower).
     e.summary.set("nvml_after", nvml_snapshot(pci_bus_id(context.device.ordinal)));
   });

@@ -60,23 +60,7 @@ void run_stream_kernel(RunContext& context, const Deadline& deadline, StreamArra
         HWCAL_CUDA(launch_copy(arrays.b.get(), arrays.a.get(), arrays.elements, shape, nullptr));
       }
     };
-    for (unsigned w = 0; w < kWarmups; ++w) time_with_events_s(nullptr, enqueue);
-    std::vector<double> times, rates;
-    for (unsigned r = 0; r < kRepeats; ++r) {
-      if (deadline.expired()) {
-        e.truncated = true;
-        break;
-      }
-      const double seconds = time_with_events_s(nullptr, enqueue);
-      Json repeat = Json::object();
-      repeat.set("time_s", seconds);
-      repeat.set("bytes_per_s", bytes / seconds);
-      e.repeats.push(repeat);
-      times.push_back(seconds);
-      rates.push_back(bytes / seconds);
-    }
-    e.summary.set("time_s", summary_json(times));
-    e.summary.set("bytes_per_s", summary_json(rates));
+    time_repeats(e, deadline, kWarmups, kRepeats, enqueue, bytes, "bytes_per_s");
   });
 }
 

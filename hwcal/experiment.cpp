@@ -2,6 +2,8 @@
 // run_experiment is the one place where a failed experiment becomes a recorded error instead of a crash.
 #include "hwcal/experiment.hpp"
 
+#include "hwcal/stats.hpp"
+
 #include <time.h>
 
 #include <algorithm>
@@ -113,6 +115,27 @@ double time_with_events_s(cudaStream_t stream, const std::function<void()>& enqu
   float milliseconds = 0;
   HWCAL_CUDA(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()));
   return static_cast<double>(milliseconds) * 1e-3;
+}
+
+void time_repeats(Experiment& e, const Deadline& deadline, unsigned warmups, unsigned repeats,
+                  const std::function<void()>& enqueue, double amount, const char* rate_key) {
+  for (unsigned w = 0; w < warmups; ++w) time_with_events_s(nullptr, enqueue);
+  std::vector<double> times, rates;
+  for (unsigned r = 0; r < repeats; ++r) {
+    if (deadline.expired()) {
+      e.truncated = true;
+      break;
+    }
+    const double seconds = time_with_events_s(nullptr, enqueue);
+    Json repeat = Json::object();
+    repeat.set("time_s", seconds);
+    repeat.set(rate_key, amount / seconds);
+    e.repeats.push(repeat);
+    times.push_back(seconds);
+    rates.push_back(amount / seconds);
+  }
+  e.summary.set("time_s", summary_json(times));
+  e.summary.set(rate_key, summary_json(rates));
 }
 
 }  // namespace vgpusim::hwcal

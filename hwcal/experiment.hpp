@@ -151,4 +151,10 @@ class OwnedEvent {
 // Seconds between two recorded events on `stream` around enqueue(); waits for completion.
 double time_with_events_s(cudaStream_t stream, const std::function<void()>& enqueue);
 
+// The usual measurement: `warmups` untimed runs, then up to `repeats` timed ones (stopping, and marking the
+// experiment truncated, when `deadline` expires). Each repeat records time_s and `rate_key` = amount / time; the
+// summary gets their statistics under the same keys.
+void time_repeats(Experiment& e, const Deadline& deadline, unsigned warmups, unsigned repeats,
+                  const std::function<void()>& enqueue, double amount, const char* rate_key);
+
 }  // namespace vgpusim::hwcal
