@@ -82,9 +82,8 @@ std::vector<std::string> Loader::gpu_ids() const {
 size_t Loader::gpu_index(const YAML::Node& node, const std::string& path, const std::string& id) {
   for (size_t i = 0; i < sc.gpus.size(); ++i)
     if (sc.gpus[i].id == id) return i;
-  const std::string hint = did_you_mean(id, gpu_ids());
   fail_at(file, node, path,
-          fmt::format("no GPU with id '{}'{}", id, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+          fmt::format("no GPU with id '{}'{}", id, did_you_mean_suffix(id, gpu_ids())));
 }
 
 void Loader::tenants(const MapReader& top) {
@@ -148,23 +147,9 @@ void Loader::faults(const MapReader& top) {
     const std::string path = fmt::format("faults[{}]", i);
     MapReader r(file, list[i], path, section_named("faults[]"));
     r.finish();
-    const std::string name = r.string("tenant");
     FaultSpec f;
+    f.tenant = tenant_named(r, "tenant");
     f.time = nonnegative(r, "at", Dim::Time);
-    bool found = false;
-    std::vector<std::string> names;
-    for (size_t t = 0; t < sc.tenants.size(); ++t) {
-      names.push_back(sc.tenants[t].name);
-      if (sc.tenants[t].name == name) {
-        f.tenant = t;
-        found = true;
-      }
-    }
-    if (!found) {
-      const std::string hint = did_you_mean(name, names);
-      fail_at(file, r.get("tenant"), r.child_path("tenant"),
-              fmt::format("no tenant named '{}'{}", name, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
-    }
     sc.faults.push_back(f);
   }
 }
@@ -176,9 +161,8 @@ size_t Loader::tenant_named(const MapReader& r, const std::string& key) {
     if (sc.tenants[t].name == name) return t;
     names.push_back(sc.tenants[t].name);
   }
-  const std::string hint = did_you_mean(name, names);
   fail_at(file, r.get(key), r.child_path(key),
-          fmt::format("no tenant named '{}'{}", name, hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+          fmt::format("no tenant named '{}'{}", name, did_you_mean_suffix(name, names)));
 }
 
 void Loader::comparisons(const MapReader& top) {

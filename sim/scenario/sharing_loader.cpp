@@ -19,10 +19,9 @@ using units::Dim;
 void Loader::unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode) {
   std::vector<std::string> names;
   for (const SharingModelInfo& m : sharing_models()) names.push_back(m.name);
-  const std::string hint = did_you_mean(mode, names);
   fail_at(file, node, path,
           fmt::format("unknown sharing mode '{}'{} (see `vgpusim list models`)", mode,
-                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+                      did_you_mean_suffix(mode, names)));
 }
 
 // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
@@ -211,10 +210,9 @@ size_t Loader::target_index(const YAML::Node& node, const std::string& path, con
         if (sc.gpus[t.gpu].id == id) inside += (inside.empty() ? "" : ", ") + t.id;
       fail_at(file, node, path, fmt::format("GPU '{}' is split into instances; put the tenant on one of: {}", id, inside));
     }
-  const std::string hint = did_you_mean(id, ids);
   fail_at(file, node, path,
           fmt::format("no GPU or instance with id '{}'{}", id,
-                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+                      did_you_mean_suffix(id, ids)));
 }
 
 }  // namespace vgpusim

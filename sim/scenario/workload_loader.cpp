@@ -68,10 +68,9 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
 }
 
 void Loader::unknown_gpu_model(const YAML::Node& node, const std::string& path, const std::string& name) {
-  const std::string hint = did_you_mean(name, catalog.names());
   fail_at(file, node, path,
           fmt::format("unknown GPU model '{}'{} (see `vgpusim list gpus`)", name,
-                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+                      did_you_mean_suffix(name, catalog.names())));
 }
 
 int Loader::count(const MapReader& r, const std::string& key) {

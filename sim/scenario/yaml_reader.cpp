@@ -53,6 +53,11 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   return best;
 }
 
+std::string did_you_mean_suffix(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string hint = did_you_mean(word, candidates);
+  return hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint);
+}
+
 std::string where(const std::string& file, const YAML::Node& node) {
   const YAML::Mark m = node.Mark();
   if (m.is_null() || m.line < 0) return file + " (--set)";
@@ -129,10 +134,8 @@ std::string MapReader::choice_or(const std::string& key, const std::vector<std::
   const YAML::Node n = get(key);
   const std::string value = read_string(file_, n, child_path(key));
   if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
-  std::string hint = did_you_mean(value, choices);
   fail_at(file_, n, child_path(key),
-          fmt::format("expected one of {}, found '{}'{}", join(choices), value,
-                      hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
+          fmt::format("expected one of {}, found '{}'{}", join(choices), value, did_you_mean_suffix(value, choices)));
 }
 
 double MapReader::quantity(const std::string& key, units::Dim dim) const {
@@ -175,10 +178,9 @@ void MapReader::finish() const {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    const std::string hint = did_you_mean(key, known);
     fail_at(file_, it->first, child_path(key),
             fmt::format("unknown key '{}'{} (known keys: {})", key,
-                        hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint), join(known)));
+                        did_you_mean_suffix(key, known), join(known)));
   }
 }
 

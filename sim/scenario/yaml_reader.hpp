@@ -41,6 +41,8 @@ struct Section {
 
 // Closest candidate within a small edit distance, or "".
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+// "; did you mean 'x'?" for the closest candidate, or "" when none is close: to append to a message.
+std::string did_you_mean_suffix(const std::string& word, const std::vector<std::string>& candidates);
 
 // Where a node came from, for messages: "FILE:LINE:COL" (1-based), or "FILE (--set)" for command-line overrides.
 std::string where(const std::string& file, const YAML::Node& node);
