@@ -44,6 +44,25 @@ Engine::ContextIndex Engine::add_context(GpuIndex gpu, ClientIndex client) {
 }
 
 void Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand) {
+  push_member(context, solo_seconds, tag, demand, false);
+}
+
+void Engine::start_hold(ContextIndex context, double solo_seconds, uint64_t tag) {
+  push_member(context, solo_seconds, tag, ActivityDemand{0, 0, 0}, true);
+}
+
+bool Engine::others_active(ContextIndex context) const {
+  const Gpu& gpu = gpus_[contexts_[context].gpu];
+  for (ContextIndex ci : gpu.contexts) {
+    if (ci == context) continue;
+    const Context& o = contexts_[ci];
+    if (!o.heap.empty() || o.work_ended_at >= now_) return true;
+  }
+  return false;
+}
+
+void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand,
+                         bool hold) {
   if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
     throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
   Context& c = contexts_[context];
@@ -51,8 +70,10 @@ void Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t 
   if (c.heap.empty()) {
     c.v = 0;  // rebase the virtual clock: keeps finish_v small and precise
     c.demand_sum = {0, 0, 0};
+    c.holds = 0;
   }
-  c.heap.push_back(Member{c.v + solo_seconds, member_seq_++, tag, demand});
+  c.heap.push_back(Member{c.v + solo_seconds, member_seq_++, tag, demand, hold});
+  if (hold) ++c.holds;
   c.demand_sum.compute_fraction += demand.compute_fraction;
   c.demand_sum.memory_fraction += demand.memory_fraction;
   c.demand_sum.sm_fill += demand.sm_fill;
@@ -65,14 +86,19 @@ void Engine::pop_member(Context& c) {
   c.demand_sum.compute_fraction -= d.compute_fraction;
   c.demand_sum.memory_fraction -= d.memory_fraction;
   c.demand_sum.sm_fill -= d.sm_fill;
+  const bool hold = c.heap.front().hold;
+  if (hold) --c.holds;
   std::pop_heap(c.heap.begin(), c.heap.end(), MemberLater{});
   c.heap.pop_back();
+  if (!hold && c.holds == c.heap.size()) c.work_ended_at = now_;
 }
 
 void Engine::cancel_context(ContextIndex context) {
   Context& c = contexts_[context];
   advance(gpus_[c.gpu], now_);
+  if (c.holds < c.heap.size()) c.work_ended_at = now_;
   c.heap.clear();
+  c.holds = 0;
   c.demand_sum = {0, 0, 0};
   mark_dirty(c.gpu);
 }
@@ -89,7 +115,7 @@ void Engine::advance(Gpu& gpu, double t) {
     Context& c = contexts_[ci];
     if (c.heap.empty()) continue;
     c.v += c.member_rate * dt;
-    c.work_done += c.share * dt;
+    c.work_done += c.share * working_fraction(c) * dt;
   }
   gpu.stats.delivered += gpu.total_rate * dt;
   if (gpu.busy) gpu.stats.busy_time += dt;
@@ -157,14 +183,14 @@ void Engine::recompute(GpuIndex index) {
       c.share = c.member_rate = 0;
       continue;
     }
-    busy = true;
+    if (c.holds < c.heap.size()) busy = true;
     const double r = gpu.decision.rate[i];
     if (!(r >= 0) || !std::isfinite(r)) throw std::logic_error("sharing model gave a negative or non-finite rate");
     if (r > 1 + kCapacitySlack)
       throw std::logic_error("sharing model gave a context rate " + std::to_string(r) + " above its solo speed");
     c.share = r;
     c.member_rate = r / static_cast<double>(c.heap.size());
-    total += r;
+    total += r * working_fraction(c);
     if (c.member_rate > 0) {
       const double remaining = std::max(0.0, c.heap.front().finish_v - c.v);
       next = std::min(next, now_ + remaining / c.member_rate);
@@ -174,7 +200,10 @@ void Engine::recompute(GpuIndex index) {
   gpu.busy = busy;
   if (observer_) {
     observed_rates_.resize(n);
-    for (size_t i = 0; i < n; ++i) observed_rates_[i] = contexts_[gpu.contexts[i]].share;
+    for (size_t i = 0; i < n; ++i) {
+      const Context& c = contexts_[gpu.contexts[i]];
+      observed_rates_[i] = c.share * working_fraction(c);
+    }
     observer_->on_rates(index, now_, gpu.contexts, observed_rates_, busy);
   }
   if (next < kInfinity && next != gpu.wake_time) {

@@ -52,6 +52,13 @@ class Engine {
 
   // Starts an activity needing `solo_seconds` of the GPU alone; the client hears `tag` when it completes.
   void start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand = {});
+  // Starts an idle hold: like an activity, it progresses at the context's rate and the context counts as busy to
+  // the sharing model, but it does no work (not in delivered work, busy time or utilization). See
+  // SharingModel::idle_hold.
+  void start_hold(ContextIndex context, double solo_seconds, uint64_t tag);
+  // Whether another context on the same GPU has something in flight (work or a hold), or had work until this
+  // instant (completions of one instant are all taken before any client hears of them).
+  bool others_active(ContextIndex context) const;
   // Drops every in-flight activity of the context without completing it (a fatal fault).
   void cancel_context(ContextIndex context);
   // Calls the client's on_timer(tag) at absolute time `at` (>= now).
@@ -66,6 +73,7 @@ class Engine {
   double now() const { return now_; }
   uint64_t events_processed() const { return events_; }
   const GpuStats& gpu_stats(GpuIndex gpu) const { return gpus_[gpu].stats; }
+  const SharingModel& model(GpuIndex gpu) const { return *gpus_[gpu].model; }
   size_t in_flight(ContextIndex context) const { return contexts_[context].heap.size(); }
   double context_work_done(ContextIndex context) const { return contexts_[context].work_done; }
 
@@ -77,6 +85,7 @@ class Engine {
     uint64_t seq;
     uint64_t tag;
     ActivityDemand demand;
+    bool hold;  // an idle hold: progresses, does no work
   };
   struct MemberLater {
     bool operator()(const Member& a, const Member& b) const {
@@ -91,6 +100,8 @@ class Engine {
     double share = 0;        // context rate from the model
     double member_rate = 0;  // share / members
     double work_done = 0;    // solo-seconds delivered, all time
+    size_t holds = 0;        // in-flight members that are idle holds
+    double work_ended_at = -kInfinity;  // when its last member that does work left
     ActivityDemand demand_sum{0, 0, 0};  // sums over the in-flight members
     std::vector<Member> heap;
   };
@@ -115,6 +126,12 @@ class Engine {
   void flush_dirty();
   void deliver_completions();
   void pop_member(Context& c);
+  void push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand, bool hold);
+  // The fraction of a context's share that does work (members that are not holds).
+  static double working_fraction(const Context& c) {
+    if (c.holds == 0) return 1.0;
+    return 1.0 - static_cast<double>(c.holds) / static_cast<double>(c.heap.size());
+  }
 
   EngineObserver* observer_ = nullptr;
   std::vector<double> observed_rates_;

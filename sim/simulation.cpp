@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
+#include <queue>
 #include <unordered_map>
 
 #include "models/kernel_perf.hpp"
@@ -19,6 +21,7 @@ namespace {
 
 constexpr uint64_t kStartTag = ~0ULL;      // the tenant's own start timer
 constexpr uint64_t kFaultTag = ~0ULL - 1;  // an injected fault
+constexpr uint64_t kHoldTag = ~0ULL - 2;   // the idle hold of a fluid model (SharingModel::idle_hold)
 
 // Device memory a tenant allocates from: the target's one pool, or its own partition (vGPU framebuffer).
 struct MemoryPool {
@@ -53,6 +56,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     context_ = engine_.add_context(gpu, client_);
     engine_.set_timer(client_, spec_.start, kStartTag);
     gpu_ = gpu;
+    model_ = &engine_.model(gpu);
     timeline_ = timeline;
     if (timeline_) timeline_->add_tenant(context_, gpu, spec_.name);
   }
@@ -62,6 +66,8 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     if (stopped_) return;
     stopped_ = true;
     engine_.cancel_context(context_);
+    holding_ = false;
+    deferred_.clear();
     record_.failures.push_back({kind, engine_.now(), message});
     release_memory();
   }
@@ -77,6 +83,11 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
 
   // EngineClient
   void on_activity_done(uint64_t tag) override {
+    if (tag == kHoldTag) {
+      end_hold();
+      if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
+      return;
+    }
     if (timeline_) {
       auto it = launched_at_.find(tag);
       if (it != launched_at_.end()) {
@@ -84,7 +95,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
         launched_at_.erase(it);
       }
     }
-    if (!stopped_) workload_->on_kernel_done(*this, tag);
+    if (!stopped_) {
+      workload_->on_kernel_done(*this, tag);
+      maybe_hold();
+    }
     if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
   }
   void on_timer(uint64_t tag) override {
@@ -93,6 +107,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     } else if (tag == kFaultTag) {
       if (on_fault && !stopped_) on_fault(*this);
     } else if (!stopped_) {
+      pending_.pop();  // a client's timers fire in time order: this is the earliest
       workload_->on_timer(*this, tag);
     }
   }
@@ -104,6 +119,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
       held_.emplace_back(kernel, tag);
       return;
     }
+    if (holding_) {
+      deferred_.emplace_back(kernel, tag);
+      return;
+    }
     const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
     const double solo = t.solo();
     ActivityDemand d;
@@ -111,7 +130,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     engine_.start_activity(context_, solo, tag, d);
     if (timeline_) launched_at_[tag] = engine_.now();
   }
-  void wake_at(double time, uint64_t tag) override { engine_.set_timer(client_, time, tag); }
+  void wake_at(double time, uint64_t tag) override {
+    engine_.set_timer(client_, time, tag);
+    pending_.push(time);
+  }
   void unit_done(double started) override {
     ++record_.units;
     record_.unit_times.push_back(engine_.now() - started);
@@ -150,6 +172,26 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     workload_->start(*this);
   }
 
+  // The context just ran out of work: a fluid model may keep its share for a while (SharingModel::idle_hold) if
+  // another context is active. The next launch is the earliest timer the workload has pending.
+  void maybe_hold() {
+    if (stopped_ || holding_ || target_.phase != TargetState::Phase::Running) return;
+    if (engine_.in_flight(context_) > 0 || !engine_.others_active(context_)) return;
+    const double gap =
+        pending_.empty() ? std::numeric_limits<double>::infinity() : pending_.top() - engine_.now();
+    const double hold = model_->idle_hold(gap);
+    if (!(hold > 0)) return;
+    holding_ = true;
+    engine_.start_hold(context_, hold, kHoldTag);
+  }
+  // The hold is served: what the workload launched meanwhile starts now.
+  void end_hold() {
+    holding_ = false;
+    std::vector<std::pair<KernelSpec, uint64_t>> deferred;
+    deferred.swap(deferred_);
+    for (const auto& [kernel, tag] : deferred) launch(kernel, tag);
+  }
+
   void release_memory() {
     if (!holds_memory_) return;
     holds_memory_ = false;
@@ -165,7 +207,11 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   Engine& engine_;
   const TenantSpec& spec_;
   TargetState& target_;
-  std::vector<std::pair<KernelSpec, uint64_t>> held_;
+  std::vector<std::pair<KernelSpec, uint64_t>> held_;      // launches while the target is not running
+  std::vector<std::pair<KernelSpec, uint64_t>> deferred_;  // launches during an idle hold
+  bool holding_ = false;
+  std::priority_queue<double, std::vector<double>, std::greater<>> pending_;  // the workload's timers
+  const SharingModel* model_ = nullptr;
   const ParamValues& performance_;
   MemoryPool& memory_;
   TenantRecord& record_;

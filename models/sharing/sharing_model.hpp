@@ -50,6 +50,14 @@ class SharingModel {
   // Rates of contexts without work are ignored. No rate may exceed 1 (a context's solo speed); the sum may, under
   // spatial sharing.
   virtual void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) = 0;
+
+  // For fluid models of schedulers that let a context keep the GPU a while after it runs out of work (the
+  // time-slicing idle grace): the expected solo-seconds of its share that a context keeps when it runs out of
+  // work while another context on the GPU has work, and its next launch is `gap` seconds away (infinity: none
+  // known). The engine then serves that much as an idle hold at the context's rate (no work is done, the context
+  // counts as busy), and the context's next launch waits until the hold is served. 0 (the default): no hold.
+  // Models that play the scheduler event by event (exact fidelity) keep the GPU themselves and return 0.
+  virtual double idle_hold(double /*gap*/) const { return 0; }
 };
 
 // Everything a model is built from: its parameters, the device it shares, and each tenant's own parameters

@@ -198,3 +198,54 @@ TEST(Engine, UtilizationSeriesIntegratesDeliveredWork) {
   EXPECT_DOUBLE_EQ(s.work[1], 0.5);
   EXPECT_DOUBLE_EQ(s.work[2], 0.25);
 }
+
+TEST(Engine, IdleHoldTakesItsShareButDoesNoWork) {
+  // a holds for 1 ms of solo time while b has 1 ms of work: under fair sharing both progress at 1/2, so both end
+  // at 2 ms; only b's work counts as delivered, busy time or context work.
+  Engine e;
+  Recorder ra, rb;
+  ra.engine = rb.engine = &e;
+  const auto g = e.add_gpu(std::make_unique<FairShare>());
+  const auto ca = e.add_context(g, e.add_client(&ra));
+  const auto cb = e.add_context(g, e.add_client(&rb));
+  EXPECT_FALSE(e.others_active(ca));
+  e.start_activity(cb, 1e-3, 2);
+  EXPECT_TRUE(e.others_active(ca));
+  EXPECT_FALSE(e.others_active(cb));
+  e.start_hold(ca, 1e-3, 1);
+  EXPECT_TRUE(e.others_active(cb));  // a hold counts as the context being there
+  e.run();
+  ASSERT_EQ(ra.done.size(), 1u);
+  ASSERT_EQ(rb.done.size(), 1u);
+  EXPECT_NEAR(ra.done[0].second, 2e-3, 1e-12);
+  EXPECT_NEAR(rb.done[0].second, 2e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).delivered, 1e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).busy_time, 2e-3, 1e-12);
+  EXPECT_NEAR(e.context_work_done(ca), 0.0, 1e-15);
+  EXPECT_NEAR(e.context_work_done(cb), 1e-3, 1e-12);
+  // Both ended at this instant: each still sees the other (completions of one instant are delivered together).
+  EXPECT_TRUE(e.others_active(ca));
+  e.run(3e-3);
+  EXPECT_FALSE(e.others_active(ca));
+}
+
+TEST(Engine, HoldsAreNotBusyTimeButShareTheContextRate) {
+  Engine e;
+  Recorder r;
+  r.engine = &e;
+  const auto g = e.add_gpu(std::make_unique<FairShare>());
+  const auto c = e.add_context(g, e.add_client(&r));
+  e.start_hold(c, 1e-3, 1);  // alone: 1 ms at full rate, not busy, nothing delivered
+  e.run();
+  ASSERT_EQ(r.done.size(), 1u);
+  EXPECT_NEAR(r.done[0].second, 1e-3, 1e-12);
+  EXPECT_EQ(e.gpu_stats(g).busy_time, 0.0);
+  EXPECT_EQ(e.gpu_stats(g).delivered, 0.0);
+  e.start_hold(c, 1e-3, 2);
+  e.start_activity(c, 1e-3, 3);  // the two members share the context's rate: both end 2 ms later
+  e.run();
+  ASSERT_EQ(r.done.size(), 3u);
+  EXPECT_NEAR(r.done[2].second, 3e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).delivered, 1e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).busy_time, 2e-3, 1e-12);
+}
