@@ -57,6 +57,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     engine_.set_timer(client_, spec_.start, kStartTag);
     gpu_ = gpu;
     model_ = &engine_.model(gpu);
+    may_hold_ = model_->idle_hold(std::numeric_limits<double>::infinity()) > 0;
     timeline_ = timeline;
     if (timeline_) timeline_->add_tenant(context_, gpu, spec_.name);
   }
@@ -67,14 +68,15 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     stopped_ = true;
     engine_.cancel_context(context_);
     holding_ = false;
-    deferred_.clear();
+    held_.clear();
     record_.failures.push_back({kind, engine_.now(), message});
     release_memory();
   }
   std::function<void(TenantDriver&)> on_fault;  // set by the runner: who else the fault takes down
   const TenantSpec& spec() const { return spec_; }
   bool idle_on_device() const { return engine_.in_flight(context_) == 0; }
-  // The target runs again: launch what was held back while it drained or was reconfigured.
+  // The target runs again, or an idle hold was served: launch what was held back meanwhile (launch holds it again
+  // if the other reason still stands).
   void release_held() {
     std::vector<std::pair<KernelSpec, uint64_t>> held;
     held.swap(held_);
@@ -107,7 +109,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     } else if (tag == kFaultTag) {
       if (on_fault && !stopped_) on_fault(*this);
     } else if (!stopped_) {
-      pending_.pop();  // a client's timers fire in time order: this is the earliest
+      if (may_hold_) pending_.pop();  // a client's timers fire in time order: this is the earliest
       workload_->on_timer(*this, tag);
     }
   }
@@ -115,12 +117,8 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   // WorkloadPort
   double now() const override { return engine_.now(); }
   void launch(const KernelSpec& kernel, uint64_t tag) override {
-    if (target_.phase != TargetState::Phase::Running) {
+    if (target_.phase != TargetState::Phase::Running || holding_) {
       held_.emplace_back(kernel, tag);
-      return;
-    }
-    if (holding_) {
-      deferred_.emplace_back(kernel, tag);
       return;
     }
     const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
@@ -132,7 +130,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   }
   void wake_at(double time, uint64_t tag) override {
     engine_.set_timer(client_, time, tag);
-    pending_.push(time);
+    if (may_hold_) pending_.push(time);
   }
   void unit_done(double started) override {
     ++record_.units;
@@ -175,7 +173,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   // The context just ran out of work: a fluid model may keep its share for a while (SharingModel::idle_hold) if
   // another context is active. The next launch is the earliest timer the workload has pending.
   void maybe_hold() {
-    if (stopped_ || holding_ || target_.phase != TargetState::Phase::Running) return;
+    if (!may_hold_ || stopped_ || holding_ || target_.phase != TargetState::Phase::Running) return;
     if (engine_.in_flight(context_) > 0 || !engine_.others_active(context_)) return;
     const double gap =
         pending_.empty() ? std::numeric_limits<double>::infinity() : pending_.top() - engine_.now();
@@ -187,9 +185,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   // The hold is served: what the workload launched meanwhile starts now.
   void end_hold() {
     holding_ = false;
-    std::vector<std::pair<KernelSpec, uint64_t>> deferred;
-    deferred.swap(deferred_);
-    for (const auto& [kernel, tag] : deferred) launch(kernel, tag);
+    release_held();
   }
 
   void release_memory() {
@@ -207,9 +203,9 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   Engine& engine_;
   const TenantSpec& spec_;
   TargetState& target_;
-  std::vector<std::pair<KernelSpec, uint64_t>> held_;      // launches while the target is not running
-  std::vector<std::pair<KernelSpec, uint64_t>> deferred_;  // launches during an idle hold
+  std::vector<std::pair<KernelSpec, uint64_t>> held_;  // launches while the target is not running or we hold
   bool holding_ = false;
+  bool may_hold_ = false;  // the model keeps idle holds (then the workload's timers are tracked)
   std::priority_queue<double, std::vector<double>, std::greater<>> pending_;  // the workload's timers
   const SharingModel* model_ = nullptr;
   const ParamValues& performance_;

@@ -175,11 +175,11 @@ class TimeSliceFluid final : public SharingModel {
       }
     for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = 0.0;
     if (busy == 0) {
-      switching_ = false;
+      switch_to_ = -1;
       return;
     }
     if (busy > 1) {
-      switching_ = false;
+      switch_to_ = -1;
       loaded_ = -1;
       const double share = efficiency_ / busy;
       for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = contexts[i].active > 0 ? share : 0.0;
@@ -190,8 +190,7 @@ class TimeSliceFluid final : public SharingModel {
     // nothing to switch out.
     if (loaded_ == kNone) loaded_ = alone;
     if (alone != loaded_) {
-      if (!switching_ || switch_to_ != alone) {
-        switching_ = true;
+      if (switch_to_ != alone) {
         switch_to_ = alone;
         switch_end_ = now + switch_cost_;
       }
@@ -199,7 +198,7 @@ class TimeSliceFluid final : public SharingModel {
         out.wake_at = switch_end_;
         return;
       }
-      switching_ = false;
+      switch_to_ = -1;
       loaded_ = alone;
     }
     out.rate[static_cast<size_t>(alone)] = 1.0;
@@ -217,8 +216,7 @@ class TimeSliceFluid final : public SharingModel {
   double efficiency_;
   static constexpr int kNone = -2;
   int loaded_ = kNone;  // the context whose state is on the GPU; -1: several shared it; kNone: none yet
-  bool switching_ = false;
-  int switch_to_ = -1;
+  int switch_to_ = -1;  // the context being switched to, until switch_end_; -1: no switch under way
   double switch_end_ = 0;
 };
 
