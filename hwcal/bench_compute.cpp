@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "hwcal/device_kernels.hpp"
 #include "hwcal/environment.hpp"
@@ -103,31 +102,10 @@ void run_sm_scaling(RunContext& context, const Deadline& deadline, float* sink) 
       shape.blocks = blocks;
       const double flops = fma_flops(blocks, kScalingThreadsPerBlock, iterations);
       const auto enqueue = [&] { HWCAL_CUDA(launch_fma_chain(sink, iterations, shape, nullptr)); };
-      std::vector<double> times, rates;
-      std::size_t distinct_sms = blocks;
-      for (unsigned r = 0; r < kScalingRepeats && !deadline.expired(); ++r) {
-        const double seconds = time_with_events_s(nullptr, enqueue);
-        const std::vector<unsigned> used = smids.download(blocks);
-        const std::size_t distinct = std::set<unsigned>(used.begin(), used.end()).size();
-        distinct_sms = std::min(distinct_sms, distinct);
-        Json repeat = Json::object();
-        repeat.set("blocks", blocks);
-        repeat.set("distinct_sms", distinct);
-        repeat.set("time_s", seconds);
-        repeat.set("flops_per_s", flops / seconds);
-        e.repeats.push(repeat);
-        times.push_back(seconds);
-        rates.push_back(flops / seconds);
-      }
-      if (times.size() < kScalingRepeats) e.truncated = true;
-      if (!times.empty()) {
-        Json point = Json::object();
-        point.set("blocks", blocks);
-        point.set("distinct_sms", distinct_sms);
-        point.set("time_s", summary_json(times));
-        point.set("flops_per_s", summary_json(rates));
-        point.set("flops_per_s_per_block", median_of(rates) / blocks);
-        points_json.push(point);
+      if (std::optional<ScalingPoint> point =
+              time_scaling_point(e, deadline, kScalingRepeats, blocks, enqueue, smids, flops, "flops_per_s")) {
+        point->json.set("flops_per_s_per_block", point->median_rate / blocks);
+        points_json.push(point->json);
       }
       if (deadline.expired()) {
         e.truncated = e.truncated || blocks != points.back();

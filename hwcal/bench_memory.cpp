@@ -1,7 +1,6 @@
 // Bandwidth suite: STREAM-style copy and triad on arrays >> L2, and triad bandwidth against the number of SMs used.
 // Bytes count what the kernel reads plus writes (copy 2 x 4 B, triad 3 x 4 B per element), as STREAM does.
 #include <algorithm>
-#include <set>
 
 #include "hwcal/device_kernels.hpp"
 #include "hwcal/stats.hpp"
@@ -64,10 +63,6 @@ void run_stream_kernel(RunContext& context, const Deadline& deadline, StreamArra
   });
 }
 
-std::size_t distinct_count(const std::vector<unsigned>& values) {
-  return std::set<unsigned>(values.begin(), values.end()).size();
-}
-
 void run_sm_scaling(RunContext& context, const Deadline& deadline, StreamArrays& arrays) {
   Experiment experiment;
   experiment.name = "bandwidth_sm_scaling.triad";
@@ -103,30 +98,10 @@ void run_sm_scaling(RunContext& context, const Deadline& deadline, StreamArrays&
                                 nullptr));
       };
       time_with_events_s(nullptr, enqueue);  // warm-up at this width
-      std::vector<double> times, rates;
-      std::size_t distinct_sms = blocks;
-      for (unsigned r = 0; r < kScalingRepeats && !deadline.expired(); ++r) {
-        const double seconds = time_with_events_s(nullptr, enqueue);
-        const std::size_t used = distinct_count(smids.download(blocks));
-        distinct_sms = std::min(distinct_sms, used);
-        Json repeat = Json::object();
-        repeat.set("blocks", blocks);
-        repeat.set("distinct_sms", used);
-        repeat.set("time_s", seconds);
-        repeat.set("bytes_per_s", bytes / seconds);
-        e.repeats.push(repeat);
-        times.push_back(seconds);
-        rates.push_back(bytes / seconds);
-      }
-      if (times.size() < kScalingRepeats) e.truncated = true;
-      if (!times.empty()) {
-        Json point = Json::object();
-        point.set("blocks", blocks);
-        point.set("distinct_sms", distinct_sms);
-        point.set("time_s", summary_json(times));
-        point.set("bytes_per_s", summary_json(rates));
-        points_json.push(point);
-        medians.emplace_back(blocks, median_of(rates));
+      if (std::optional<ScalingPoint> point =
+              time_scaling_point(e, deadline, kScalingRepeats, blocks, enqueue, smids, bytes, "bytes_per_s")) {
+        points_json.push(point->json);
+        medians.emplace_back(blocks, point->median_rate);
       }
       if (deadline.expired()) {
         e.truncated = e.truncated || blocks != points.back();

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <set>
 
 namespace vgpusim::hwcal {
 
@@ -136,6 +137,36 @@ void time_repeats(Experiment& e, const Deadline& deadline, unsigned warmups, uns
   }
   e.summary.set("time_s", summary_json(times));
   e.summary.set(rate_key, summary_json(rates));
+}
+
+std::optional<ScalingPoint> time_scaling_point(Experiment& e, const Deadline& deadline, unsigned repeats,
+                                               unsigned blocks, const std::function<void()>& enqueue,
+                                               const DeviceBuffer<unsigned>& smids, double amount,
+                                               const char* rate_key) {
+  std::vector<double> times, rates;
+  std::size_t distinct_sms = blocks;
+  for (unsigned r = 0; r < repeats && !deadline.expired(); ++r) {
+    const double seconds = time_with_events_s(nullptr, enqueue);
+    const std::vector<unsigned> used = smids.download(blocks);
+    const std::size_t distinct = std::set<unsigned>(used.begin(), used.end()).size();
+    distinct_sms = std::min(distinct_sms, distinct);
+    Json repeat = Json::object();
+    repeat.set("blocks", blocks);
+    repeat.set("distinct_sms", distinct);
+    repeat.set("time_s", seconds);
+    repeat.set(rate_key, amount / seconds);
+    e.repeats.push(repeat);
+    times.push_back(seconds);
+    rates.push_back(amount / seconds);
+  }
+  if (times.size() < repeats) e.truncated = true;
+  if (times.empty()) return std::nullopt;
+  ScalingPoint point{Json::object(), median_of(rates)};
+  point.json.set("blocks", blocks);
+  point.json.set("distinct_sms", distinct_sms);
+  point.json.set("time_s", summary_json(times));
+  point.json.set(rate_key, summary_json(rates));
+  return point;
 }
 
 }  // namespace vgpusim::hwcal

@@ -157,4 +157,18 @@ double time_with_events_s(cudaStream_t stream, const std::function<void()>& enqu
 void time_repeats(Experiment& e, const Deadline& deadline, unsigned warmups, unsigned repeats,
                   const std::function<void()>& enqueue, double amount, const char* rate_key);
 
+// One point of an SM-scaling sweep: up to `repeats` timed runs of enqueue() on `blocks` blocks that write their SM
+// ids into `smids` (fewer, marking the experiment truncated, when `deadline` expires). Each run is recorded in
+// e.repeats with blocks, the distinct SMs its blocks ran on, time_s and `rate_key` = amount / time. Returns the
+// point (blocks, the fewest distinct SMs of its runs, time and rate statistics) and the median rate; nothing when
+// no run fitted before the deadline.
+struct ScalingPoint {
+  Json json;
+  double median_rate = 0;
+};
+std::optional<ScalingPoint> time_scaling_point(Experiment& e, const Deadline& deadline, unsigned repeats,
+                                               unsigned blocks, const std::function<void()>& enqueue,
+                                               const DeviceBuffer<unsigned>& smids, double amount,
+                                               const char* rate_key);
+
 }  // namespace vgpusim::hwcal
