@@ -57,7 +57,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     engine_.set_timer(client_, spec_.start, kStartTag);
     gpu_ = gpu;
     model_ = &engine_.model(gpu);
-    may_hold_ = model_->idle_hold(std::numeric_limits<double>::infinity()) > 0;
+    may_hold_ = model_->keeps_idle_grace();
     timeline_ = timeline;
     if (timeline_) timeline_->add_tenant(context_, gpu, spec_.name);
   }

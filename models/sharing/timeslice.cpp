@@ -1,8 +1,10 @@
 // `timeslice`: process time-slicing of one GPU (several CUDA contexts, no virtualization). The GPU runs one
 // context at a time for a slice, then pays a context-switch cost and moves round robin to the next context that
-// has work. Exact fidelity plays every slice and switch; fluid fidelity averages them into rates.
+// has work. Exact fidelity plays every slice and switch; fluid fidelity plays the first slice of each contention
+// episode the same way and averages the rest into rates.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "models/sharing/registry_entries.hpp"
@@ -155,69 +157,146 @@ class TimeSliceScheduler final : public SharingModel {
   double phase_end_ = 0;
 };
 
-// Fluid fidelity: with n > 1 busy contexts each gets (1/n) q/(q+s); a lone context runs at full speed. The idle
-// grace becomes an expected hold: a context that runs out of work at a uniformly random point r ~ U(0, q) of its
-// slice while another waits keeps the GPU for min(gap, grace, r), the time until its next launch, the grace or
-// the slice's end, whichever comes first. With c = min(gap, grace), E[min(c, r)] = c - c^2/(2q) for c <= q and
-// q/2 beyond. The engine serves the hold at the context's share, so a gap inside a slice costs the context its
-// slice time as in exact fidelity.
+// Fluid fidelity: the first slice of each contention episode is played as in exact fidelity, the rest is averaged.
+//  - A context alone runs at full speed. One that finds another context's state on the GPU pays a switch first
+//    (the first context on the GPU has nothing to switch out).
+//  - When others get work while a context runs, it keeps the GPU to the end of its current slice (on the grid from
+//    when it started running), and while others wait it keeps it through host gaps up to the idle grace (not past
+//    the slice's end): the head of the episode. Two tenants that start together thus go one after the other, as in
+//    exact fidelity, instead of staying in lockstep; bursts shorter than a slice are served first come first served.
+//  - Past the head, with n > 1 busy contexts each gets (1/n) q/(q+s). The idle grace becomes an expected hold: a
+//    context that runs out of work at a uniformly random point r ~ U(0, q) of its slice while another waits keeps
+//    the GPU for min(gap, grace, r), the time until its next launch, the grace or the slice's end, whichever comes
+//    first. With c = min(gap, grace), E[min(c, r)] = c - c^2/(2q) for c <= q and q/2 beyond. The engine serves the
+//    hold at the context's share, so a gap inside a slice costs the context its slice time as in exact fidelity.
+//    When one context is left it pays a switch (the leaver's state was on the GPU).
 class TimeSliceFluid final : public SharingModel {
  public:
   TimeSliceFluid(double slice_s, double switch_cost_s, double idle_grace_s)
       : slice_(slice_s), switch_cost_(switch_cost_s), idle_grace_(idle_grace_s),
         efficiency_(slice_s / (slice_s + switch_cost_s)) {}
+
   void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
-    int busy = 0, alone = -1;
-    for (size_t i = 0; i < contexts.size(); ++i)
-      if (contexts[i].active > 0) {
-        ++busy;
-        alone = static_cast<int>(i);
-      }
-    for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = 0.0;
+    int busy = 0;
+    for (size_t i = 0; i < contexts.size(); ++i) {
+      out.rate[i] = 0.0;
+      if (contexts[i].active > 0) ++busy;
+    }
+    const auto has_work = [&](int i) { return i >= 0 && contexts[static_cast<size_t>(i)].active > 0; };
     if (busy == 0) {
-      switch_to_ = -1;
+      if (shared_) loaded_ = kMixed;
+      shared_ = false;
+      end_run();
       return;
     }
-    if (busy > 1) {
-      switch_to_ = -1;
-      loaded_ = -1;
-      const double share = efficiency_ / busy;
-      for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = contexts[i].active > 0 ? share : 0.0;
-      return;
-    }
-    // One context with work: it runs at full speed once its state is on the GPU. If another context's state is
-    // loaded (it ran last, or several shared the GPU), a switch comes first; the first context on the GPU has
-    // nothing to switch out.
-    if (loaded_ == kNone) loaded_ = alone;
-    if (alone != loaded_) {
-      if (switch_to_ != alone) {
-        switch_to_ = alone;
-        switch_end_ = now + switch_cost_;
-      }
-      if (now < switch_end_) {
-        out.wake_at = switch_end_;
+    if (shared_) {
+      if (busy > 1) {
+        share_among(busy, contexts, out);
         return;
       }
-      switch_to_ = -1;
-      loaded_ = alone;
+      shared_ = false;
+      loaded_ = kMixed;
     }
-    out.rate[static_cast<size_t>(alone)] = 1.0;
+    for (int guard = 0; guard < 4; ++guard) {
+      if (switch_to_ >= 0) {
+        if (now < switch_end_) {
+          out.wake_at = switch_end_;
+          return;
+        }
+        loaded_ = switch_to_;  // its state is loaded now, whether or not it still has work
+        switch_to_ = -1;
+      }
+      if (has_work(loaded_)) {
+        if (!running_) {
+          running_ = true;
+          run_start_ = now;
+        }
+        grace_end_ = -kInf;
+        if (busy == 1) {
+          head_end_ = kInf;  // alone: slices go by without a switch
+        } else {
+          if (head_end_ == kInf) {
+            // Others got work: the running context keeps the GPU to the end of the slice that holds `now`.
+            head_end_ = run_start_ + slice_ * (std::floor((now - run_start_) / slice_) + 1);
+            if (head_end_ <= now) head_end_ += slice_;
+          }
+          if (now >= head_end_) {  // the head is over: the rest of the episode is averaged
+            shared_ = true;
+            end_run();
+            share_among(busy, contexts, out);
+            return;
+          }
+          out.wake_at = head_end_;
+        }
+        out.rate[static_cast<size_t>(loaded_)] = 1.0;
+        return;
+      }
+      // The loaded context has no work and others have. Within the head it keeps the GPU for the idle grace.
+      if (running_ && head_end_ < kInf) {
+        if (grace_end_ == -kInf) grace_end_ = std::min(now + idle_grace_, head_end_);
+        if (now < grace_end_) {
+          out.wake_at = grace_end_;
+          return;
+        }
+      }
+      const int who = next_with_work(contexts);
+      end_run();
+      if (loaded_ == kNone) {
+        loaded_ = who;  // the first context on the GPU has nothing to switch out
+        continue;
+      }
+      switch_to_ = who;
+      switch_end_ = now + switch_cost_;
+    }
+    throw std::logic_error("fluid time-slice model did not settle");
   }
+
+  bool keeps_idle_grace() const override { return idle_grace_ > 0; }
   double idle_hold(double gap) const override {
+    if (!shared_) return 0;  // outside the averaged part of an episode the grace is played in decide
     const double c = std::min(gap, idle_grace_);
     if (!(c > 0)) return 0;
     return c <= slice_ ? c - c * c / (2 * slice_) : slice_ / 2;
   }
 
  private:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  static constexpr int kNone = -2;   // loaded_: no context has run on the GPU yet
+  static constexpr int kMixed = -1;  // loaded_: several shared the GPU, the state on it is not a waiting one's
+
+  // The averaged part of an episode: each of the `busy` contexts with work gets (1/busy) q/(q+s).
+  void share_among(int busy, std::span<const ContextLoad> contexts, ShareDecision& out) const {
+    const double share = efficiency_ / busy;
+    for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = contexts[i].active > 0 ? share : 0.0;
+  }
+  void end_run() {
+    running_ = false;
+    head_end_ = kInf;
+    grace_end_ = -kInf;
+  }
+  // Round robin: the next context after the loaded one that has work.
+  int next_with_work(std::span<const ContextLoad> contexts) const {
+    const int n = static_cast<int>(contexts.size());
+    const int origin = loaded_ < 0 ? n - 1 : loaded_;
+    for (int k = 1; k <= n; ++k) {
+      const int i = (origin + k) % n;
+      if (contexts[static_cast<size_t>(i)].active > 0) return i;
+    }
+    throw std::logic_error("fluid time-slice model: no context with work");
+  }
+
   double slice_;
   double switch_cost_;
   double idle_grace_;
   double efficiency_;
-  static constexpr int kNone = -2;
-  int loaded_ = kNone;  // the context whose state is on the GPU; -1: several shared it; kNone: none yet
-  int switch_to_ = -1;  // the context being switched to, until switch_end_; -1: no switch under way
+  int loaded_ = kNone;   // the context whose state is on the GPU
+  int switch_to_ = -1;   // the context being switched to, until switch_end_; -1: no switch under way
   double switch_end_ = 0;
+  bool shared_ = false;  // past the head of a contention episode: rates are averaged
+  bool running_ = false;  // loaded_ runs (or keeps its grace) since run_start_
+  double run_start_ = 0;
+  double head_end_ = kInf;    // with others waiting: the end of loaded_'s slice; kInf: none waits
+  double grace_end_ = -kInf;  // within the head, loaded_ out of work: when its grace ends
 };
 
 }  // namespace

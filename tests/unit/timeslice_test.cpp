@@ -79,15 +79,16 @@ struct Log : EngineClient {
   void on_activity_done(uint64_t tag) override { done.push_back({tag, e->now()}); }
   void on_timer(uint64_t) override {}
 };
-std::unique_ptr<SharingModel> exact_timeslice(double q, double s) {
+std::unique_ptr<SharingModel> timeslice(Fidelity fidelity, double q, double s, double grace) {
   ModelSetup setup;
   setup.params = ParamValues::defaults(find_sharing_model("timeslice")->params);
   setup.params.set("slice", q);
   setup.params.set("switch_cost", s);
-  setup.params.set("idle_grace", 0);
-  setup.fidelity = Fidelity::Exact;
+  setup.params.set("idle_grace", grace);
+  setup.fidelity = fidelity;
   return find_sharing_model("timeslice")->create(setup);
 }
+std::unique_ptr<SharingModel> exact_timeslice(double q, double s) { return timeslice(Fidelity::Exact, q, s, 0); }
 }  // namespace
 
 TEST(TimeSliceScheduler, AlternatesSlicesWithSwitches) {
@@ -143,13 +144,7 @@ TEST(TimeSliceScheduler, ReturningResidentContextPaysNoSwitch) {
 
 namespace {
 std::unique_ptr<SharingModel> fluid_timeslice(double q, double s, double grace) {
-  ModelSetup setup;
-  setup.params = ParamValues::defaults(find_sharing_model("timeslice")->params);
-  setup.params.set("slice", q);
-  setup.params.set("switch_cost", s);
-  setup.params.set("idle_grace", grace);
-  setup.fidelity = Fidelity::Fluid;
-  return find_sharing_model("timeslice")->create(setup);
+  return timeslice(Fidelity::Fluid, q, s, grace);
 }
 
 // Two tenants of short kernels with exponential host time between them, time-sliced (2 ms slices, 40 us switches,
@@ -176,16 +171,98 @@ tenants:
 TEST(TimeSliceFluid, IdleHoldIsTheExpectedGraceWithinARandomSlicePoint) {
   const double q = 2e-3, grace = 800e-6;
   const auto m = fluid_timeslice(q, 40e-6, grace);
+  EXPECT_TRUE(m->keeps_idle_grace());
+  // Before any contention (and in the head of an episode) the model plays the grace itself: no hold.
+  EXPECT_EQ(m->idle_hold(100e-6), 0.0);
+  // Two contexts with work: the first keeps the GPU to its slice's end, then the episode is averaged.
+  std::vector<ContextLoad> loads(2);
+  loads[0].active = loads[1].active = 1;
+  ShareDecision d;
+  d.rate.assign(2, 0.0);
+  m->decide(0, loads, d);
+  EXPECT_EQ(d.rate[0], 1.0);
+  EXPECT_EQ(d.rate[1], 0.0);
+  EXPECT_DOUBLE_EQ(d.wake_at, q);
+  EXPECT_EQ(m->idle_hold(100e-6), 0.0);
+  d.wake_at = std::numeric_limits<double>::infinity();
+  m->decide(q, loads, d);
+  EXPECT_DOUBLE_EQ(d.rate[0], 0.5 * q / (q + 40e-6));
+  EXPECT_DOUBLE_EQ(d.rate[1], d.rate[0]);
   // c = min(gap, grace); E[min(c, r)] for r ~ U(0, q) = c - c^2 / (2q).
   EXPECT_DOUBLE_EQ(m->idle_hold(100e-6), 100e-6 - 100e-6 * 100e-6 / (2 * q));
   EXPECT_DOUBLE_EQ(m->idle_hold(5e-3), grace - grace * grace / (2 * q));
   EXPECT_DOUBLE_EQ(m->idle_hold(std::numeric_limits<double>::infinity()), grace - grace * grace / (2 * q));
   EXPECT_EQ(m->idle_hold(0), 0.0);
   // A grace longer than the slice: the slice's end comes first, on average half a slice away.
-  EXPECT_DOUBLE_EQ(fluid_timeslice(q, 40e-6, 5e-3)->idle_hold(10e-3), q / 2);
-  EXPECT_EQ(fluid_timeslice(q, 40e-6, 0)->idle_hold(100e-6), 0.0);
-  EXPECT_EQ(exact_timeslice(q, 40e-6)->idle_hold(100e-6), 0.0);  // exact plays the grace itself
+  const auto long_grace = fluid_timeslice(q, 40e-6, 5e-3);
+  long_grace->decide(0, loads, d);
+  long_grace->decide(q, loads, d);
+  EXPECT_DOUBLE_EQ(long_grace->idle_hold(10e-3), q / 2);
+  EXPECT_FALSE(fluid_timeslice(q, 40e-6, 0)->keeps_idle_grace());
+  EXPECT_FALSE(exact_timeslice(q, 40e-6)->keeps_idle_grace());  // exact plays the grace itself
+  EXPECT_EQ(exact_timeslice(q, 40e-6)->idle_hold(100e-6), 0.0);
 }
+
+TEST(TimeSliceFluid, TheRunningContextKeepsItsSliceThenTheEpisodeIsAveraged) {
+  // The exact scheduler's AlternatesSlicesWithSwitches case (a: 3 ms, b: 1 ms, q = 1 ms, s = 0.1 ms; exact: b done
+  // at 2.1 ms, a at 4.2 ms). Fluid: a runs its slice [0, 1]; then each gets (1/2) q/(q+s) until b is done at
+  // 1 + 1 / (0.5 / 1.1) = 3.2 ms, a having done 2 ms; a alone pays a switch and finishes at 3.3 + 1 = 4.3 ms.
+  Engine e;
+  Log la, lb;
+  la.e = lb.e = &e;
+  const auto g = e.add_gpu(fluid_timeslice(1e-3, 1e-4, 0));
+  e.start_activity(e.add_context(g, e.add_client(&la)), 3e-3, 1);
+  e.start_activity(e.add_context(g, e.add_client(&lb)), 1e-3, 2);
+  e.run();
+  ASSERT_EQ(lb.done.size(), 1u);
+  ASSERT_EQ(la.done.size(), 1u);
+  EXPECT_NEAR(lb.done[0].second, 3.2e-3, 1e-12);
+  EXPECT_NEAR(la.done[0].second, 4.3e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).delivered, 4e-3, 1e-12);
+}
+
+class TimeSliceBothFidelities : public ::testing::TestWithParam<Fidelity> {};
+
+TEST_P(TimeSliceBothFidelities, BurstsShorterThanASliceGoOneAfterTheOther) {
+  // Two 0.5 ms bursts arriving together, q = 2 ms, s = 0.1 ms: a runs [0, 0.5], then b after a switch,
+  // [0.6, 1.1]. Sharing the GPU instead (fluid before the head slice) finished both at about 1.02 ms.
+  Engine e;
+  Log la, lb;
+  la.e = lb.e = &e;
+  const auto g = e.add_gpu(timeslice(GetParam(), 2e-3, 1e-4, 0));
+  e.start_activity(e.add_context(g, e.add_client(&la)), 0.5e-3, 1);
+  e.start_activity(e.add_context(g, e.add_client(&lb)), 0.5e-3, 2);
+  e.run();
+  ASSERT_EQ(la.done.size(), 1u);
+  ASSERT_EQ(lb.done.size(), 1u);
+  EXPECT_NEAR(la.done[0].second, 0.5e-3, 1e-12);
+  EXPECT_NEAR(lb.done[0].second, 1.1e-3, 1e-12);
+}
+
+TEST_P(TimeSliceBothFidelities, TheGraceKeepsTheSliceThroughAShortHostGap) {
+  // q = 2 ms, s = 0.1 ms, grace 0.2 ms. a: 0.3 ms, then 0.3 ms more launched at 0.35 ms; b: 1 ms from t = 0.
+  // a runs [0, 0.3], keeps the GPU through its 0.05 ms gap, runs [0.35, 0.65], keeps it for the grace
+  // [0.65, 0.85]; switch [0.85, 0.95]; b runs [0.95, 1.95].
+  Engine e;
+  Log la, lb;
+  la.e = lb.e = &e;
+  const auto g = e.add_gpu(timeslice(GetParam(), 2e-3, 1e-4, 0.2e-3));
+  const auto ca = e.add_context(g, e.add_client(&la));
+  e.start_activity(ca, 0.3e-3, 1);
+  e.start_activity(e.add_context(g, e.add_client(&lb)), 1e-3, 2);
+  e.run(0.35e-3);
+  e.start_activity(ca, 0.3e-3, 3);
+  e.run();
+  ASSERT_EQ(la.done.size(), 2u);
+  ASSERT_EQ(lb.done.size(), 1u);
+  EXPECT_NEAR(la.done[0].second, 0.3e-3, 1e-12);
+  EXPECT_NEAR(la.done[1].second, 0.65e-3, 1e-12);
+  EXPECT_NEAR(lb.done[0].second, 1.95e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).delivered, 1.6e-3, 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Timeslice, TimeSliceBothFidelities, ::testing::Values(Fidelity::Exact, Fidelity::Fluid),
+                         [](const auto& param_info) { return param_info.param == Fidelity::Exact ? "exact" : "fluid"; });
 
 TEST(TimeSliceFluid, AContextArrivingOnAnIdleGpuLoadedByAnotherPaysASwitch) {
   // a runs 1 ms alone (first on the GPU: no switch); b then arrives on the idle GPU holding a's state: 0.1 ms
