@@ -162,6 +162,7 @@ void Engine::recompute(GpuIndex index) {
     const Context& c = contexts_[gpu.contexts[i]];
     ContextLoad& load = gpu.loads[i];
     load.active = static_cast<int>(c.heap.size());
+    load.holds = static_cast<int>(c.holds);
     if (load.active > 0) {
       const double k = 1.0 / load.active;
       load.compute_fraction = c.demand_sum.compute_fraction * k;

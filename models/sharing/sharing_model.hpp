@@ -21,6 +21,7 @@ enum class Fidelity { Exact, Fluid };
 // What a model sees of one context (a tenant's process on this GPU).
 struct ContextLoad {
   int active = 0;  // activities (kernels) in flight; 0 = the context has no work now
+  int holds = 0;   // of those, idle holds (see SharingModel::idle_hold): they progress but do no work
   // Means over the in-flight kernels (which share the context's rate equally). For a kernel with solo time
   // T = max(c, m), compute time c and memory time m: compute_fraction = c / T, memory_fraction = m / T (at solo
   // speed it draws that fraction of the device's DRAM bandwidth), sm_fill = the fraction of SMs its blocks fill.

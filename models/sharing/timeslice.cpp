@@ -177,25 +177,31 @@ class TimeSliceFluid final : public SharingModel {
         efficiency_(slice_s / (slice_s + switch_cost_s)) {}
 
   void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
-    int busy = 0;
+    int busy = 0;     // contexts with anything in flight, idle holds included
+    int working = 0;  // contexts with work
     for (size_t i = 0; i < contexts.size(); ++i) {
       out.rate[i] = 0.0;
       if (contexts[i].active > 0) ++busy;
-    }
-    const auto has_work = [&](int i) { return i >= 0 && contexts[static_cast<size_t>(i)].active > 0; };
-    if (busy == 0) {
-      if (shared_) loaded_ = kMixed;
-      shared_ = false;
-      end_run();
-      return;
+      if (contexts[i].active > contexts[i].holds) ++working;
     }
     if (shared_) {
-      if (busy > 1) {
+      if (busy > 1) {  // a hold keeps its share in the averaged part
         share_among(busy, contexts, out);
         return;
       }
       shared_ = false;
       loaded_ = kMixed;
+    }
+    // Outside the averaged part the grace is played here: a hold left over from it is no work and keeps nothing;
+    // it runs out at full speed (it does no work, so it takes nothing from the others).
+    for (size_t i = 0; i < contexts.size(); ++i)
+      if (contexts[i].active > 0 && contexts[i].active == contexts[i].holds) out.rate[i] = 1.0;
+    const auto has_work = [&](int i) {
+      return i >= 0 && contexts[static_cast<size_t>(i)].active > contexts[static_cast<size_t>(i)].holds;
+    };
+    if (working == 0) {
+      end_run();
+      return;
     }
     for (int guard = 0; guard < 4; ++guard) {
       if (switch_to_ >= 0) {
@@ -212,13 +218,15 @@ class TimeSliceFluid final : public SharingModel {
           run_start_ = now;
         }
         grace_end_ = -kInf;
-        if (busy == 1) {
+        if (working == 1) {
           head_end_ = kInf;  // alone: slices go by without a switch
         } else {
           if (head_end_ == kInf) {
-            // Others got work: the running context keeps the GPU to the end of the slice that holds `now`.
-            head_end_ = run_start_ + slice_ * (std::floor((now - run_start_) / slice_) + 1);
-            if (head_end_ <= now) head_end_ += slice_;
+            // Others got work: the running context keeps the GPU to the end of the slice that holds `now`; on a
+            // boundary (after the first slice) that slice has just ended.
+            const double boundary = run_start_ + slice_ * std::floor((now - run_start_) / slice_);
+            head_end_ = now > run_start_ && boundary == now ? now : boundary + slice_;
+            if (head_end_ < now) head_end_ += slice_;  // rounding of the floor
           }
           if (now >= head_end_) {  // the head is over: the rest of the episode is averaged
             shared_ = true;
@@ -279,8 +287,8 @@ class TimeSliceFluid final : public SharingModel {
     const int n = static_cast<int>(contexts.size());
     const int origin = loaded_ < 0 ? n - 1 : loaded_;
     for (int k = 1; k <= n; ++k) {
-      const int i = (origin + k) % n;
-      if (contexts[static_cast<size_t>(i)].active > 0) return i;
+      const auto& c = contexts[static_cast<size_t>((origin + k) % n)];
+      if (c.active > c.holds) return (origin + k) % n;
     }
     throw std::logic_error("fluid time-slice model: no context with work");
   }

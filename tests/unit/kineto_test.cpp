@@ -186,7 +186,7 @@ struct RealTrace {
   size_t kernels, memcpys, memsets;
   // Whether exact and fluid time-slicing agree within 2% for two identical copies started together. They do not
   // for the A100 rank-3 trace (4 streams, thousands of 20-100 us host gaps): both copies stay busy through long
-  // contention episodes, which fluid averages (+3-6%). See docs/trace-replay.md.
+  // contention episodes, which fluid averages (+4-6%). See docs/trace-replay.md.
   bool timeslice_agrees;
 };
 void PrintTo(const RealTrace& t, std::ostream* os) { *os << t.file; }

@@ -89,17 +89,27 @@ std::unique_ptr<SharingModel> timeslice(Fidelity fidelity, double q, double s, d
   return find_sharing_model("timeslice")->create(setup);
 }
 std::unique_ptr<SharingModel> exact_timeslice(double q, double s) { return timeslice(Fidelity::Exact, q, s, 0); }
+// Two clients with one context each (a first, then b) on one GPU shared by `model`.
+struct Pair {
+  Engine e;
+  Log la, lb;
+  Engine::GpuIndex g;
+  Engine::ContextIndex ca, cb;
+  explicit Pair(std::unique_ptr<SharingModel> model) : g(e.add_gpu(std::move(model))) {
+    la.e = lb.e = &e;
+    ca = e.add_context(g, e.add_client(&la));
+    cb = e.add_context(g, e.add_client(&lb));
+  }
+};
 }  // namespace
 
 TEST(TimeSliceScheduler, AlternatesSlicesWithSwitches) {
   // a: 3 ms of work, b: 1 ms, both at t=0, q = 1 ms, s = 0.1 ms.
   // a runs [0,1], switch [1,1.1], b runs [1.1,2.1] and is done, switch [2.1,2.2], a runs [2.2,4.2].
-  Engine e;
-  Log la, lb;
-  la.e = lb.e = &e;
-  const auto g = e.add_gpu(exact_timeslice(1e-3, 1e-4));
-  e.start_activity(e.add_context(g, e.add_client(&la)), 3e-3, 1);
-  e.start_activity(e.add_context(g, e.add_client(&lb)), 1e-3, 2);
+  Pair pair(exact_timeslice(1e-3, 1e-4));
+  auto& [e, la, lb, g, ca, cb] = pair;
+  e.start_activity(ca, 3e-3, 1);
+  e.start_activity(cb, 1e-3, 2);
   e.run();
   ASSERT_EQ(lb.done.size(), 1u);
   ASSERT_EQ(la.done.size(), 1u);
@@ -112,12 +122,8 @@ TEST(TimeSliceScheduler, AlternatesSlicesWithSwitches) {
 TEST(TimeSliceScheduler, LateArrivalWaitsForTheSliceGrid) {
   // a alone from t=0 with slices on a 1 ms grid; b arrives at 2.3 ms and gets the GPU at the 3 ms boundary plus
   // the switch.
-  Engine e;
-  Log la, lb;
-  la.e = lb.e = &e;
-  const auto g = e.add_gpu(exact_timeslice(1e-3, 1e-4));
-  const auto ca = e.add_context(g, e.add_client(&la));
-  const auto cb = e.add_context(g, e.add_client(&lb));
+  Pair pair(exact_timeslice(1e-3, 1e-4));
+  auto& [e, la, lb, g, ca, cb] = pair;
   e.start_activity(ca, 10e-3, 1);
   e.run(2.3e-3);
   e.start_activity(cb, 0.5e-3, 2);
@@ -207,12 +213,10 @@ TEST(TimeSliceFluid, TheRunningContextKeepsItsSliceThenTheEpisodeIsAveraged) {
   // The exact scheduler's AlternatesSlicesWithSwitches case (a: 3 ms, b: 1 ms, q = 1 ms, s = 0.1 ms; exact: b done
   // at 2.1 ms, a at 4.2 ms). Fluid: a runs its slice [0, 1]; then each gets (1/2) q/(q+s) until b is done at
   // 1 + 1 / (0.5 / 1.1) = 3.2 ms, a having done 2 ms; a alone pays a switch and finishes at 3.3 + 1 = 4.3 ms.
-  Engine e;
-  Log la, lb;
-  la.e = lb.e = &e;
-  const auto g = e.add_gpu(fluid_timeslice(1e-3, 1e-4, 0));
-  e.start_activity(e.add_context(g, e.add_client(&la)), 3e-3, 1);
-  e.start_activity(e.add_context(g, e.add_client(&lb)), 1e-3, 2);
+  Pair pair(fluid_timeslice(1e-3, 1e-4, 0));
+  auto& [e, la, lb, g, ca, cb] = pair;
+  e.start_activity(ca, 3e-3, 1);
+  e.start_activity(cb, 1e-3, 2);
   e.run();
   ASSERT_EQ(lb.done.size(), 1u);
   ASSERT_EQ(la.done.size(), 1u);
@@ -226,12 +230,10 @@ class TimeSliceBothFidelities : public ::testing::TestWithParam<Fidelity> {};
 TEST_P(TimeSliceBothFidelities, BurstsShorterThanASliceGoOneAfterTheOther) {
   // Two 0.5 ms bursts arriving together, q = 2 ms, s = 0.1 ms: a runs [0, 0.5], then b after a switch,
   // [0.6, 1.1]. Sharing the GPU instead (fluid before the head slice) finished both at about 1.02 ms.
-  Engine e;
-  Log la, lb;
-  la.e = lb.e = &e;
-  const auto g = e.add_gpu(timeslice(GetParam(), 2e-3, 1e-4, 0));
-  e.start_activity(e.add_context(g, e.add_client(&la)), 0.5e-3, 1);
-  e.start_activity(e.add_context(g, e.add_client(&lb)), 0.5e-3, 2);
+  Pair pair(timeslice(GetParam(), 2e-3, 1e-4, 0));
+  auto& [e, la, lb, g, ca, cb] = pair;
+  e.start_activity(ca, 0.5e-3, 1);
+  e.start_activity(cb, 0.5e-3, 2);
   e.run();
   ASSERT_EQ(la.done.size(), 1u);
   ASSERT_EQ(lb.done.size(), 1u);
@@ -243,13 +245,10 @@ TEST_P(TimeSliceBothFidelities, TheGraceKeepsTheSliceThroughAShortHostGap) {
   // q = 2 ms, s = 0.1 ms, grace 0.2 ms. a: 0.3 ms, then 0.3 ms more launched at 0.35 ms; b: 1 ms from t = 0.
   // a runs [0, 0.3], keeps the GPU through its 0.05 ms gap, runs [0.35, 0.65], keeps it for the grace
   // [0.65, 0.85]; switch [0.85, 0.95]; b runs [0.95, 1.95].
-  Engine e;
-  Log la, lb;
-  la.e = lb.e = &e;
-  const auto g = e.add_gpu(timeslice(GetParam(), 2e-3, 1e-4, 0.2e-3));
-  const auto ca = e.add_context(g, e.add_client(&la));
+  Pair pair(timeslice(GetParam(), 2e-3, 1e-4, 0.2e-3));
+  auto& [e, la, lb, g, ca, cb] = pair;
   e.start_activity(ca, 0.3e-3, 1);
-  e.start_activity(e.add_context(g, e.add_client(&lb)), 1e-3, 2);
+  e.start_activity(cb, 1e-3, 2);
   e.run(0.35e-3);
   e.start_activity(ca, 0.3e-3, 3);
   e.run();
@@ -264,15 +263,59 @@ TEST_P(TimeSliceBothFidelities, TheGraceKeepsTheSliceThroughAShortHostGap) {
 INSTANTIATE_TEST_SUITE_P(Timeslice, TimeSliceBothFidelities, ::testing::Values(Fidelity::Exact, Fidelity::Fluid),
                          [](const auto& param_info) { return param_info.param == Fidelity::Exact ? "exact" : "fluid"; });
 
+TEST(TimeSliceFluid, ACompetitorOnASliceBoundaryIsAveragedAtOnce) {
+  // a runs alone from t = 0 on a 1 ms grid; b arrives exactly at the 1 ms boundary. Exact fidelity switches there;
+  // fluid has no head slice left to give a and averages at once: b's 1 ms at (1/2) q/(q+s) ends at 1 + 2.2 ms.
+  Pair pair(fluid_timeslice(1e-3, 1e-4, 0));
+  auto& [e, la, lb, g, ca, cb] = pair;
+  e.start_activity(ca, 5e-3, 1);
+  e.run(1e-3);
+  e.start_activity(cb, 1e-3, 2);
+  e.run();
+  ASSERT_EQ(lb.done.size(), 1u);
+  EXPECT_NEAR(lb.done[0].second, 3.2e-3, 1e-12);
+}
+
+namespace {
+// Starts an idle hold of `hold` solo-seconds on its context when its first activity completes.
+struct HoldAfterWork : Log {
+  Engine::ContextIndex context = 0;
+  double hold = 0;
+  void on_activity_done(uint64_t tag) override {
+    Log::on_activity_done(tag);
+    if (tag == 1) e->start_hold(context, hold, 9);
+  }
+};
+}  // namespace
+
+TEST(TimeSliceFluid, AHoldLeftWhenTheAveragedPartEndsRunsOutWithoutASwitch) {
+  // q = 1 ms, s = 0.1 ms. a: 1.5 ms, b: 1.2 ms at t = 0. a's head [0, 1]; then 1/2.2 each: a done at 2.1 ms and
+  // holds 1 ms (solo) at its share; b done at 1 + 1.2 * 2.2 = 3.64 ms, a's hold then 0.3 ms from its end. Nobody
+  // waits for a any more: the rest of the hold runs out at full speed (3.94 ms), with no switch to a first.
+  Engine e;
+  HoldAfterWork la;
+  Log lb;
+  la.e = lb.e = &e;
+  la.hold = 1e-3;
+  const auto g = e.add_gpu(fluid_timeslice(1e-3, 1e-4, 0));
+  la.context = e.add_context(g, e.add_client(&la));
+  e.start_activity(la.context, 1.5e-3, 1);
+  e.start_activity(e.add_context(g, e.add_client(&lb)), 1.2e-3, 2);
+  e.run();
+  ASSERT_EQ(la.done.size(), 2u);
+  ASSERT_EQ(lb.done.size(), 1u);
+  EXPECT_NEAR(la.done[0].second, 2.1e-3, 1e-12);
+  EXPECT_NEAR(lb.done[0].second, 3.64e-3, 1e-12);
+  EXPECT_NEAR(la.done[1].second, 3.94e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).delivered, 2.7e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).busy_time, 3.64e-3, 1e-12);
+}
+
 TEST(TimeSliceFluid, AContextArrivingOnAnIdleGpuLoadedByAnotherPaysASwitch) {
   // a runs 1 ms alone (first on the GPU: no switch); b then arrives on the idle GPU holding a's state: 0.1 ms
   // switch, then 1 ms at full speed. a comes back after b: another switch.
-  Engine e;
-  Log la, lb;
-  la.e = lb.e = &e;
-  const auto g = e.add_gpu(fluid_timeslice(1e-3, 1e-4, 0));
-  const auto ca = e.add_context(g, e.add_client(&la));
-  const auto cb = e.add_context(g, e.add_client(&lb));
+  Pair pair(fluid_timeslice(1e-3, 1e-4, 0));
+  auto& [e, la, lb, g, ca, cb] = pair;
   e.start_activity(ca, 1e-3, 1);
   e.run(2e-3);
   e.start_activity(cb, 1e-3, 2);
