@@ -169,7 +169,8 @@ class TimeSliceScheduler final : public SharingModel {
 //    the GPU for min(gap, grace, r), the time until its next launch, the grace or the slice's end, whichever comes
 //    first. With c = min(gap, grace), E[min(c, r)] = c - c^2/(2q) for c <= q and q/2 beyond. The engine serves the
 //    hold at the context's share, so a gap inside a slice costs the context its slice time as in exact fidelity.
-//    When one context is left it pays a switch (the leaver's state was on the GPU).
+//    When one context is left it pays a switch (the leaver's state was on the GPU); a hold still running then keeps
+//    nothing and runs out at full speed.
 class TimeSliceFluid final : public SharingModel {
  public:
   TimeSliceFluid(double slice_s, double switch_cost_s, double idle_grace_s)
@@ -272,7 +273,8 @@ class TimeSliceFluid final : public SharingModel {
   static constexpr int kNone = -2;   // loaded_: no context has run on the GPU yet
   static constexpr int kMixed = -1;  // loaded_: several shared the GPU, the state on it is not a waiting one's
 
-  // The averaged part of an episode: each of the `busy` contexts with work gets (1/busy) q/(q+s).
+  // The averaged part of an episode: each of the `busy` contexts with anything in flight (work or an idle hold)
+  // gets (1/busy) q/(q+s).
   void share_among(int busy, std::span<const ContextLoad> contexts, ShareDecision& out) const {
     const double share = efficiency_ / busy;
     for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = contexts[i].active > 0 ? share : 0.0;
