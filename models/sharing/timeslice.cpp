@@ -12,6 +12,23 @@
 namespace vgpusim {
 namespace {
 
+// Whether context `i` has work: kernels in flight besides idle holds (only the fluid model's contexts hold).
+bool has_work(std::span<const ContextLoad> contexts, int i) {
+  return i >= 0 && contexts[static_cast<size_t>(i)].active > contexts[static_cast<size_t>(i)].holds;
+}
+
+// Round robin: the next context after `from` (`from` itself excluded; a negative `from` starts the scan at
+// context 0) that has work, or -1.
+int next_with_work(std::span<const ContextLoad> contexts, int from) {
+  const int n = static_cast<int>(contexts.size());
+  const int origin = from < 0 ? n - 1 : from;
+  for (int k = 1; k <= n; ++k) {
+    const int i = (origin + k) % n;
+    if (i != from && has_work(contexts, i)) return i;
+  }
+  return -1;
+}
+
 // Exact fidelity: a state machine over Idle / Run / Switch.
 class TimeSliceScheduler final : public SharingModel {
  public:
@@ -35,18 +52,8 @@ class TimeSliceScheduler final : public SharingModel {
  private:
   enum class Phase { Idle, Run, Grace, Switch };
 
-  bool has_work(int i) const { return i >= 0 && loads_[static_cast<size_t>(i)].active > 0; }
-
-  // The next context after `from` (round robin, `from` itself excluded) that has work, or -1.
-  int next_other_with_work(int from) const {
-    const int n = static_cast<int>(loads_.size());
-    const int origin = from < 0 ? n - 1 : from;  // from = -1 starts the scan at context 0
-    for (int k = 1; k <= n; ++k) {
-      const int i = (origin + k) % n;
-      if (i != from && has_work(i)) return i;
-    }
-    return -1;
-  }
+  bool has_work(int i) const { return vgpusim::has_work(loads_, i); }
+  int next_other_with_work(int from) const { return next_with_work(loads_, from); }
 
   void begin_switch(int target, double now) {
     phase_ = Phase::Switch;
@@ -183,7 +190,7 @@ class TimeSliceFluid final : public SharingModel {
     for (size_t i = 0; i < contexts.size(); ++i) {
       out.rate[i] = 0.0;
       if (contexts[i].active > 0) ++busy;
-      if (contexts[i].active > contexts[i].holds) ++working;
+      if (has_work(contexts, static_cast<int>(i))) ++working;
     }
     if (shared_) {
       if (busy > 1) {  // a hold keeps its share in the averaged part
@@ -197,9 +204,6 @@ class TimeSliceFluid final : public SharingModel {
     // it runs out at full speed (it does no work, so it takes nothing from the others).
     for (size_t i = 0; i < contexts.size(); ++i)
       if (contexts[i].active > 0 && contexts[i].active == contexts[i].holds) out.rate[i] = 1.0;
-    const auto has_work = [&](int i) {
-      return i >= 0 && contexts[static_cast<size_t>(i)].active > contexts[static_cast<size_t>(i)].holds;
-    };
     if (working == 0) {
       end_run();
       return;
@@ -213,7 +217,7 @@ class TimeSliceFluid final : public SharingModel {
         loaded_ = switch_to_;  // its state is loaded now, whether or not it still has work
         switch_to_ = -1;
       }
-      if (has_work(loaded_)) {
+      if (has_work(contexts, loaded_)) {
         if (!running_) {
           running_ = true;
           run_start_ = now;
@@ -248,7 +252,7 @@ class TimeSliceFluid final : public SharingModel {
           return;
         }
       }
-      const int who = next_with_work(contexts);
+      const int who = next_with_work(contexts, loaded_);  // loaded_ has no work: someone else has
       end_run();
       if (loaded_ == kNone) {
         loaded_ = who;  // the first context on the GPU has nothing to switch out
@@ -283,16 +287,6 @@ class TimeSliceFluid final : public SharingModel {
     running_ = false;
     head_end_ = kInf;
     grace_end_ = -kInf;
-  }
-  // Round robin: the next context after the loaded one that has work.
-  int next_with_work(std::span<const ContextLoad> contexts) const {
-    const int n = static_cast<int>(contexts.size());
-    const int origin = loaded_ < 0 ? n - 1 : loaded_;
-    for (int k = 1; k <= n; ++k) {
-      const auto& c = contexts[static_cast<size_t>((origin + k) % n)];
-      if (c.active > c.holds) return (origin + k) % n;
-    }
-    throw std::logic_error("fluid time-slice model: no context with work");
   }
 
   double slice_;
