@@ -11,6 +11,8 @@
 #include <optional>
 #include <string_view>
 
+#include "sim/core/names.hpp"
+
 namespace vgpusim {
 namespace {
 
@@ -295,21 +297,6 @@ std::string lowercase(std::string_view s) {
   std::string out(s);
   for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return out;
-}
-
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // The closest profile name: case and a "MIG "/"mig-" prefix (as in nvidia-smi and Kubernetes resource names)

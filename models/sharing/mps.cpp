@@ -1,7 +1,7 @@
 // `mps`: NVIDIA Multi-Process Service. Clients submit work concurrently (no context switching); each may be capped
 // to a fraction of the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE); DRAM bandwidth and L2 are shared through the
 // contention model; memory is not isolated; a fatal fault in one client ends every client.
-#include "models/contention.hpp"
+#include "models/sharing/contention.hpp"
 #include "models/sharing/registry_entries.hpp"
 
 namespace vgpusim {

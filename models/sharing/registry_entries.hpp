@@ -1,7 +1,7 @@
 // One declaration per built-in sharing mode: each file in models/sharing defines its `*_model_info()`.
 #pragma once
 
-#include "models/sharing/sharing_model.hpp"
+#include "models/sharing/sharing_mode.hpp"
 
 namespace vgpusim {
 

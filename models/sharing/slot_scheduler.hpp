@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/sharing/sharing_model.hpp"
+#include "sim/core/sharing_model.hpp"
 
 namespace vgpusim {
 

@@ -4,8 +4,8 @@
 #include <deque>
 #include <stdexcept>
 
-#include "models/workload/kineto.hpp"
-#include "models/workload/rng.hpp"
+#include "models/workload/trace_replay.hpp"
+#include "sim/core/rng.hpp"
 #include "models/workload/workload.hpp"
 
 namespace vgpusim {

@@ -9,8 +9,8 @@
 #include <variant>
 #include <vector>
 
-#include "models/kernel_perf.hpp"
-#include "models/sharing/sharing_model.hpp"
+#include "models/gpu/roofline.hpp"
+#include "sim/core/sharing_model.hpp"
 
 namespace vgpusim {
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "sim/calibration_file.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/scenario/loader_state.hpp"
 
 namespace vgpusim {

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/catalog.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/scenario/yaml_reader.hpp"
+#include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
 

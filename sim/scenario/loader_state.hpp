@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "models/workload/kineto.hpp"
-#include "sim/catalog.hpp"
+#include "sim/io/kineto_reader.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/scenario/yaml_reader.hpp"
+#include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
 

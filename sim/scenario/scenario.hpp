@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "models/gpu_spec.hpp"
-#include "models/params.hpp"
-#include "models/sharing/sharing_model.hpp"
+#include "models/gpu/gpu_spec.hpp"
+#include "sim/core/params.hpp"
+#include "models/sharing/sharing_mode.hpp"
 #include "models/workload/workload.hpp"
 
 namespace vgpusim {

@@ -1,8 +1,8 @@
 // The scenario format's sections and keys: one table that the loader enforces and the reference doc prints.
 #include <fmt/format.h>
 
-#include "models/kernel_perf.hpp"
-#include "sim/catalog.hpp"
+#include "models/gpu/roofline.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
 
 namespace vgpusim {

@@ -8,8 +8,7 @@
 #include <filesystem>
 #include <map>
 
-#include "models/kernel_perf.hpp"
-#include "models/workload/kineto.hpp"
+#include "models/gpu/roofline.hpp"
 #include "sim/scenario/loader_state.hpp"
 
 namespace vgpusim {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <map>
 
-#include "models/kernel_perf.hpp"
-#include "models/device_names.hpp"
-#include "models/workload/kineto.hpp"
+#include "models/gpu/roofline.hpp"
+#include "models/gpu/device_names.hpp"
+#include "sim/io/kineto_reader.hpp"
 #include "sim/scenario/loader_state.hpp"
 
 namespace vgpusim {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "models/cluster/openb.hpp"
-#include "sim/cluster/cluster_scenario.hpp"
-#include "sim/cluster/cluster_sim.hpp"
+#include "sim/io/openb.hpp"
+#include "sim/studies/cluster/cluster_scenario.hpp"
+#include "sim/studies/cluster/cluster_sim.hpp"
 
 namespace {
 

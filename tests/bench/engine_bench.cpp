@@ -12,7 +12,8 @@
 #include <random>
 #include <vector>
 
-#include "sim/engine.hpp"
+#include "models/sharing/sharing_mode.hpp"
+#include "sim/core/engine.hpp"
 
 namespace {
 

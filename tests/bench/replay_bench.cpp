@@ -8,9 +8,9 @@
 #include <random>
 #include <string>
 
-#include "sim/catalog.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/simulation.hpp"
 
 namespace {
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }

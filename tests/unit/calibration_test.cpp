@@ -8,12 +8,12 @@
 #include <cstdio>
 #include <fstream>
 
-#include "models/calibration/raw.hpp"
-#include "sim/calibration_file.hpp"
-#include "sim/catalog.hpp"
-#include "sim/corun_replay.hpp"
+#include "sim/io/hwcal_raw.hpp"
+#include "sim/io/calibration_file.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/studies/calibration/corun_replay.hpp"
 #include "sim/scenario/loader.hpp"
-#include "tools/vgpusim/calibrate.hpp"
+#include "sim/studies/calibration/calibrate.hpp"
 
 using namespace vgpusim;
 

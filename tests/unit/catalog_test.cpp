@@ -1,8 +1,8 @@
 // The shipped catalog: every required device, every value sourced, and strict parsing of catalog files.
 #include <gtest/gtest.h>
 
-#include "sim/catalog.hpp"
-#include "sim/scenario/yaml_reader.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/yaml_reader.hpp"
 
 using namespace vgpusim;
 

@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/cluster/openb.hpp"
+#include "sim/io/openb.hpp"
 #include "models/cluster/placement.hpp"
-#include "sim/cluster/cluster_scenario.hpp"
-#include "sim/cluster/cluster_sim.hpp"
+#include "sim/studies/cluster/cluster_scenario.hpp"
+#include "sim/studies/cluster/cluster_sim.hpp"
 
 namespace vgpusim {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <cstdio>
 
-#include "models/workload/data_parallel.hpp"
-#include "sim/catalog.hpp"
-#include "sim/network/collectives.hpp"
+#include "models/network/data_parallel.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "models/network/collectives.hpp"
 
 using namespace vgpusim;
 

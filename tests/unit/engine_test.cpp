@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "models/workload/rng.hpp"
-#include "sim/engine.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/core/engine.hpp"
 
 using namespace vgpusim;
 

@@ -2,9 +2,9 @@
 // the GPU catalog, and strict FILE:LINE:COL errors for a bad file.
 #include <gtest/gtest.h>
 
-#include "sim/catalog.hpp"
-#include "sim/instance_catalog.hpp"
-#include "sim/scenario/yaml_reader.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/instance_catalog.hpp"
+#include "sim/io/yaml_reader.hpp"
 
 using namespace vgpusim;
 

@@ -1,8 +1,8 @@
 // The roofline kernel model: compute- and memory-bound cases, SM fill, and duration conversion.
 #include <gtest/gtest.h>
 
-#include "models/kernel_perf.hpp"
-#include "sim/catalog.hpp"
+#include "models/gpu/roofline.hpp"
+#include "sim/io/gpu_catalog.hpp"
 
 using namespace vgpusim;
 

@@ -2,7 +2,7 @@
 // replay against the recording (busy time, span), exact against fluid, and the loader's error messages.
 #include <gtest/gtest.h>
 
-#include "models/device_names.hpp"
+#include "models/gpu/device_names.hpp"
 #include <zlib.h>
 
 #include <cmath>
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "models/workload/kineto.hpp"
-#include "sim/catalog.hpp"
+#include "sim/io/kineto_reader.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/simulation.hpp"
 
 using namespace vgpusim;
 namespace fs = std::filesystem;

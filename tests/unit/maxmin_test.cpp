@@ -1,7 +1,7 @@
 // The weighted max-min solver against hand-computed answers.
 #include <gtest/gtest.h>
 
-#include "sim/maxmin.hpp"
+#include "sim/core/maxmin.hpp"
 
 using vgpusim::MaxMinProblem;
 using vgpusim::MaxMinVariable;

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "sim/metrics.hpp"
+#include "sim/run/metrics.hpp"
 
 using namespace vgpusim;
 

@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
-#include "sim/plan/plan_loader.hpp"
-#include "sim/scenario/yaml_reader.hpp"
-#include "tools/vgpusim/plan_command.hpp"
+#include "sim/studies/plan/plan_loader.hpp"
+#include "sim/io/yaml_reader.hpp"
+#include "sim/studies/plan/plan_command.hpp"
 
 using namespace vgpusim;
 

@@ -6,12 +6,12 @@
 #include <limits>
 #include <regex>
 
-#include "sim/catalog.hpp"
-#include "sim/metrics.hpp"
-#include "sim/report_html.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/run/metrics.hpp"
+#include "sim/report/html_report.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
-#include "sim/svg.hpp"
+#include "sim/run/simulation.hpp"
+#include "sim/report/svg.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;

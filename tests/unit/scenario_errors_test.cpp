@@ -1,7 +1,7 @@
 // Bad scenarios: each case asserts the exact message, with FILE:LINE:COL and the key path.
 #include <gtest/gtest.h>
 
-#include "sim/catalog.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
 
 using namespace vgpusim;

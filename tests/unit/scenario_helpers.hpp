@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "sim/catalog.hpp"
-#include "sim/metrics.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
 
 namespace vgpusim::testing_support {

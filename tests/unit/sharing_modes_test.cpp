@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
-#include "sim/catalog.hpp"
-#include "sim/metrics.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/simulation.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "sim/catalog.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
-#include "sim/timeline.hpp"
+#include "sim/run/simulation.hpp"
+#include "sim/report/timeline.hpp"
 
 using namespace vgpusim;
 

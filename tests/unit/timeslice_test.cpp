@@ -5,12 +5,12 @@
 
 #include <limits>
 
-#include "models/sharing/sharing_model.hpp"
-#include "sim/catalog.hpp"
-#include "sim/engine.hpp"
-#include "sim/metrics.hpp"
+#include "models/sharing/sharing_mode.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/core/engine.hpp"
+#include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/simulation.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;

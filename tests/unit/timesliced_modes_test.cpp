@@ -4,10 +4,10 @@
 
 #include "models/sharing/slot_scheduler.hpp"
 #include "models/sharing/vgpu_profiles.hpp"
-#include "sim/catalog.hpp"
-#include "sim/metrics.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/simulation.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;

@@ -1,7 +1,7 @@
 // Unit parsing and formatting: every documented spelling, round trips, and refusals.
 #include <gtest/gtest.h>
 
-#include "sim/units.hpp"
+#include "sim/core/units.hpp"
 
 using vgpusim::units::Dim;
 using vgpusim::units::format;

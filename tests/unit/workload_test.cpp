@@ -3,11 +3,11 @@
 
 #include <cmath>
 
-#include "models/workload/rng.hpp"
-#include "sim/catalog.hpp"
-#include "sim/metrics.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
-#include "sim/simulation.hpp"
+#include "sim/run/simulation.hpp"
 
 using namespace vgpusim;
 

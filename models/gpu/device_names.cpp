@@ -1,0 +1,40 @@
+// Which catalog device a CUDA device name (as CUDA, NVML or a profiler trace reports it) stands for.
+#include "models/gpu/device_names.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace vgpusim {
+
+std::string catalog_name_for_device(const std::string& device_name, double total_memory,
+                                    const std::vector<std::string>& catalog_names) {
+  // CUDA device names, split at non-alphanumerics: "NVIDIA A100-PG509-200" -> NVIDIA, A100, PG509, 200.
+  std::vector<std::string> tokens(1);
+  for (char c : device_name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      tokens.back() += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    else if (!tokens.back().empty())
+      tokens.emplace_back();
+  }
+  const auto has = [&](const char* t) { return std::find(tokens.begin(), tokens.end(), t) != tokens.end(); };
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  std::string name;
+  if (has("A100"))
+    name = total_memory > 48 * kGiB ? "A100-80GB" : "A100-40GB";  // 40 GB boards report ~39.4 GiB
+  else if (has("H100") && !has("PCIE"))
+    name = "H100-SXM";
+  else {
+    const std::pair<const char*, const char*> same[] = {{"H200", "H200"},   {"V100", "V100"},     {"L40S", "L40S"},
+                                                        {"L4", "L4"},       {"T4", "T4"},         {"A10G", "A10G"},
+                                                        {"A10", "A10"},     {"4090", "RTX-4090"}, {"M60", "M60"},
+                                                        {"MI300X", "MI300X"}, {"MI25", "MI25"}};
+    for (const auto& [token, catalog_name] : same)
+      if (has(token)) {
+        name = catalog_name;
+        break;
+      }
+  }
+  return std::find(catalog_names.begin(), catalog_names.end(), name) != catalog_names.end() ? name : "";
+}
+
+}  // namespace vgpusim

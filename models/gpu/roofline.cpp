@@ -1,0 +1,78 @@
+// Roofline kernel model. Efficiencies are fractions of datasheet peaks reached by well-shaped kernels; their
+// defaults come from measurements on a real H200 (shared/guides/GPU-FACTS.md) until `vgpusim fit` replaces them.
+#include "models/gpu/roofline.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace vgpusim {
+
+std::vector<ParamSpec> roofline_params() {
+  return {
+      {"compute_efficiency", units::Dim::Ratio, 0.79,
+       "fraction of the datasheet FLOP rate a full-GPU kernel reaches",
+       "H200 bf16 8192^3 cuBLAS GEMM measured at 769-798 TFLOP/s of 989 dense (GPU-FACTS.md, Nov 2026): "
+       "784/989 = 0.79; applied to every precision until calibrated",
+       0.01, 1.0},
+      {"memory_efficiency", units::Dim::Ratio, 0.9,
+       "fraction of the datasheet memory bandwidth a streaming kernel reaches",
+       "H200 device-to-device copy measured at ~4.3 TB/s of 4.8 TB/s (GPU-FACTS.md, Nov 2026): 0.90", 0.01, 1.0},
+  };
+}
+
+std::string roofline_description() {
+  return "kernel solo time = max(sum of FLOP / (peak x compute_efficiency x SM fill), bytes / (bandwidth x "
+         "memory_efficiency)); SM fill = min(1, blocks / SMs)";
+}
+
+namespace {
+double fill_fraction(double blocks, const GpuSpec& gpu) {
+  if (blocks <= 0 || gpu.compute_units <= 0) return 1.0;
+  return std::min(1.0, blocks / gpu.compute_units);
+}
+double peak(const GpuSpec& gpu, KernelBound b) {
+  switch (b) {
+    case KernelBound::FP16: return gpu.fp16_tensor;
+    case KernelBound::FP32: return gpu.fp32;
+    case KernelBound::FP64: return gpu.fp64;
+    case KernelBound::Memory: return gpu.memory_bandwidth;
+  }
+  return 0;
+}
+}  // namespace
+
+KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
+  KernelTimes t;
+  t.sm_fill = fill_fraction(k.blocks, gpu);
+  const double ce = p.get("compute_efficiency") * t.sm_fill;
+  const struct {
+    double flops;
+    KernelBound bound;
+  } parts[] = {{k.flops_fp64, KernelBound::FP64}, {k.flops_fp32, KernelBound::FP32}, {k.flops_fp16, KernelBound::FP16}};
+  for (const auto& part : parts) {
+    if (part.flops <= 0) continue;
+    const double rate = peak(gpu, part.bound);
+    if (rate <= 0) throw std::invalid_argument(gpu.name + " has no rate for this precision");
+    t.compute += part.flops / (rate * ce);
+  }
+  if (k.bytes > 0) t.memory = k.bytes / (gpu.memory_bandwidth * p.get("memory_efficiency"));
+  return t;
+}
+
+double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) { return kernel_times(k, gpu, p).solo(); }
+
+KernelSpec kernel_from_duration(double duration, const GpuSpec& reference, KernelBound bound, double blocks,
+                                const ParamValues& p) {
+  KernelSpec k;
+  k.blocks = blocks;
+  const double fill = fill_fraction(blocks, reference);
+  switch (bound) {
+    case KernelBound::Memory: k.bytes = duration * reference.memory_bandwidth * p.get("memory_efficiency"); break;
+    case KernelBound::FP16: k.flops_fp16 = duration * reference.fp16_tensor * p.get("compute_efficiency") * fill; break;
+    case KernelBound::FP32: k.flops_fp32 = duration * reference.fp32 * p.get("compute_efficiency") * fill; break;
+    case KernelBound::FP64: k.flops_fp64 = duration * reference.fp64 * p.get("compute_efficiency") * fill; break;
+  }
+  return k;
+}
+
+}  // namespace vgpusim

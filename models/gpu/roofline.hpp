@@ -1,0 +1,53 @@
+// Kernel performance model: a unit of GPU work and its solo time on a GPU, a roofline with declared efficiencies.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/gpu/gpu_spec.hpp"
+#include "sim/core/params.hpp"
+
+namespace vgpusim {
+
+// A unit of GPU work, independent of the GPU it runs on.
+struct KernelSpec {
+  double flops_fp64 = 0;  // FLOP on the FP64 pipes
+  double flops_fp32 = 0;  // FLOP on the FP32 pipes
+  double flops_fp16 = 0;  // FLOP on FP16/BF16 tensor cores
+  double bytes = 0;       // bytes moved to and from device memory
+  double blocks = 0;      // thread blocks it launches; 0 = enough to fill every SM
+
+  KernelSpec scaled(double factor) const {
+    KernelSpec k = *this;
+    k.flops_fp64 *= factor;
+    k.flops_fp32 *= factor;
+    k.flops_fp16 *= factor;
+    k.bytes *= factor;
+    return k;
+  }
+};
+
+// What limits a kernel given as a measured duration: it is converted to the work that takes that long.
+enum class KernelBound { Memory, FP16, FP32, FP64 };
+
+// The roofline's parameters (registered as model "roofline").
+std::vector<ParamSpec> roofline_params();
+std::string roofline_description();
+
+struct KernelTimes {
+  double compute = 0;  // s, FLOPs at the SM fill the kernel's blocks allow
+  double memory = 0;   // s, bytes at the full DRAM bandwidth
+  double sm_fill = 1;  // fraction of the SMs its blocks occupy
+  double solo() const { return compute > memory ? compute : memory; }
+};
+
+// The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
+KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
+// Solo time (s) of `k` on `gpu`: max(compute time, memory time).
+double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
+
+// The work that takes `duration` on `reference` when limited by `bound` (inverse of solo_time).
+KernelSpec kernel_from_duration(double duration, const GpuSpec& reference, KernelBound bound, double blocks,
+                                const ParamValues& p);
+
+}  // namespace vgpusim

@@ -1,0 +1,87 @@
+// Spatial contention. For a kernel with solo time T, compute time c, memory time m and SM fill f:
+// holding a fraction s of the SMs slows its compute side to c f / s; it may draw at most min(1, s / sat) of the
+// DRAM bandwidth (sat = bw_saturation_fraction); bandwidth is shared max-min fairly with shares weighted by the
+// SMs each context holds (more SMs, more requests in flight); then each rate is divided by
+// 1 + l2_interference x (the DRAM bandwidth the other contexts draw).
+#include "models/sharing/contention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/maxmin.hpp"
+
+namespace vgpusim {
+
+std::vector<ParamSpec> contention_params() {
+  return {
+      {"bw_saturation_fraction", units::Dim::Ratio, 1.0,
+       "fraction of the SMs a streaming kernel needs to reach the full DRAM bandwidth; with fewer SMs its bandwidth "
+       "falls in proportion",
+       "uncalibrated: 100% means bandwidth proportional to SMs held (a partition of k% of the SMs streams at most "
+       "k% of the bandwidth); the hwcal bandwidth-vs-SMs experiment measures the real curve",
+       0.01, 1.0},
+      {"l2_interference", units::Dim::Ratio, 0.0,
+       "slowdown of a kernel per unit of DRAM bandwidth drawn by the kernels beside it (L2 thrashing)",
+       "uncalibrated: 0 (off) until the hwcal co-run experiments fit it", 0.0, 10.0},
+  };
+}
+
+void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> sm_caps, SmAllocation allocation,
+                   const ParamValues& params, std::vector<double>& rates) {
+  const size_t n = loads.size();
+  rates.assign(n, 0.0);
+  const double sat = params.get("bw_saturation_fraction");
+  const double l2 = params.get("l2_interference");
+
+  // SMs: each busy context asks for what its blocks can fill, up to its cap.
+  std::vector<double> want(n, 0.0), sms(n, 0.0);
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (loads[i].active == 0) continue;
+    want[i] = std::clamp(std::min(loads[i].sm_fill, sm_caps[i]), 1e-9, 1.0);
+    total += want[i];
+  }
+  if (total <= 1.0 + 1e-12) {
+    sms = want;
+  } else if (allocation == SmAllocation::Proportional) {
+    for (size_t i = 0; i < n; ++i) sms[i] = want[i] / total;
+  } else {
+    double left = 1.0;
+    for (size_t i = 0; i < n; ++i) {
+      sms[i] = std::min(want[i], left);
+      left -= sms[i];
+    }
+  }
+
+  // Bandwidth: one shared resource; each context's rate is bounded by its compute side, by the bandwidth its SMs
+  // can draw, and by its solo speed.
+  MaxMinProblem problem;
+  problem.capacity = {1.0};
+  std::vector<size_t> index;
+  for (size_t i = 0; i < n; ++i) {
+    if (loads[i].active == 0) continue;
+    const ContextLoad& l = loads[i];
+    double bound = 1.0;
+    if (l.compute_fraction > 0) bound = std::min(bound, sms[i] / (std::max(l.sm_fill, 1e-9) * l.compute_fraction));
+    MaxMinVariable v;
+    if (l.memory_fraction > 0) {
+      bound = std::min(bound, std::min(1.0, sms[i] / sat) / l.memory_fraction);
+      v.uses.push_back({0, l.memory_fraction});
+      v.weight = std::max(sms[i], 1e-9) / l.memory_fraction;
+    }
+    v.bound = std::max(bound, 0.0);
+    problem.variables.push_back(v);
+    index.push_back(i);
+  }
+  const std::vector<double> x = solve_maxmin(problem);
+  double drawn = 0;
+  for (size_t k = 0; k < index.size(); ++k) drawn += x[k] * loads[index[k]].memory_fraction;
+  for (size_t k = 0; k < index.size(); ++k) {
+    const size_t i = index[k];
+    const double others = drawn - x[k] * loads[i].memory_fraction;
+    rates[i] = x[k] / (1.0 + l2 * std::max(0.0, others));
+  }
+}
+
+}  // namespace vgpusim

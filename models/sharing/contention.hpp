@@ -1,0 +1,28 @@
+// The contention model shared by every spatial mode (MPS, partitions without memory isolation): contexts run side
+// by side on the SMs they are given, share DRAM bandwidth, and slow each other through L2. Coefficients are
+// declared parameters that calibration (hwcal co-runs) replaces.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/core/params.hpp"
+#include "sim/core/sharing_model.hpp"
+
+namespace vgpusim {
+
+// Parameters every spatial mode declares (append to its table).
+std::vector<ParamSpec> contention_params();
+
+enum class SmAllocation {
+  Proportional,  // caps summing above 100%: every busy context gets SMs in proportion to what it asks for
+  InOrder,       // caps summing above 100%: the block scheduler fills contexts in order; later ones get the rest
+};
+
+// Each busy context's rate (fraction of its solo speed) when the contexts run at once. `sm_caps` caps the SM
+// fraction each may hold (1 = no cap); entries of idle contexts are ignored and get rate 0.
+void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> sm_caps, SmAllocation allocation,
+                   const ParamValues& params, std::vector<double>& rates);
+
+}  // namespace vgpusim

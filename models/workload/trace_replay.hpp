@@ -1,0 +1,110 @@
+// Trace replay: a recorded PyTorch profiler (Kineto) trace as data, each GPU op's work inferred on its source GPU,
+// and the ops replayed per stream as a workload (one pass = one iteration). Method and limits: docs/trace-replay.md.
+// sim/io/kineto_reader reads the files.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/gpu/roofline.hpp"
+#include "models/workload/workload.hpp"
+
+namespace vgpusim {
+
+// A trace that cannot be read (missing file, corrupt gzip, bad JSON, no GPU ops). what() is the whole message.
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One GPU operation of a trace, as recorded.
+struct KinetoOp {
+  enum class Kind : uint8_t { Kernel, Memcpy, Memset };
+  Kind kind = Kind::Kernel;
+  std::string name;
+  double start = 0;     // s since the trace's origin (the first GPU op of the selected device)
+  double duration = 0;  // s, as measured
+  long long stream = 0;
+  std::array<long long, 3> grid{0, 0, 0};   // kernels: thread blocks per dimension
+  std::array<long long, 3> block{0, 0, 0};  // kernels: threads per block per dimension
+  double registers_per_thread = 0;
+  double shared_memory = 0;  // bytes per block
+  double occupancy = 0;      // estimated achieved occupancy, fraction
+  double bytes = 0;          // memcpy / memset: bytes moved
+
+  double blocks() const { return static_cast<double>(grid[0] * grid[1] * grid[2]); }
+  double end() const { return start + duration; }
+};
+
+// One entry of the trace's `deviceProperties`.
+struct KinetoDevice {
+  int id = 0;
+  std::string name;        // e.g. "NVIDIA A100-PG509-200"
+  double total_memory = 0;  // bytes
+  int sms = 0;
+};
+
+struct KinetoTrace {
+  std::string file;
+  int device = 0;                               // the selected CUDA device
+  std::map<int, size_t> kernels_per_device;     // every device of the trace
+  std::vector<KinetoDevice> properties;         // empty when the trace has no deviceProperties
+  std::vector<KinetoOp> ops;                    // the selected device's ops, by start time
+  size_t kernels = 0, memcpys = 0, memsets = 0;  // on the selected device
+
+  const KinetoDevice* device_properties() const;
+};
+
+// What limits a kernel, guessed from its name: GEMM/convolution kernels are compute-bound (tensor-core when the
+// name says half precision or a tensor-op tile), everything else memory-bound. Memcpy and memset: memory.
+KernelBound op_bound(const KinetoOp& op);
+
+// Union of the ops' intervals (s): the time the GPU had at least one op of the trace running.
+double busy_time(const std::vector<KinetoOp>& ops);
+// First op start to last op end (s).
+double span(const std::vector<KinetoOp>& ops);
+
+// Each op's solo time (s): its measured duration, less what it shared with ops of other streams. The engine gives
+// the launches in flight in one context equal shares, so an op's solo time is the integral of 1/n over its
+// interval, n = ops running then; replayed alone on its source GPU, every op then starts and ends as recorded.
+std::vector<double> solo_durations(const std::vector<KinetoOp>& ops);
+
+// Ops starting in [from, to) (s since the origin) are kept; times become relative to `from`.
+struct TraceWindow {
+  double from = 0;
+  double to = std::numeric_limits<double>::infinity();
+};
+
+// What the replay workload plays: per stream, its ops in order, each with the host time before it.
+struct TraceReplay {
+  struct Op {
+    double think = 0;  // s the stream waits before launching it (first op: its offset from the origin)
+    KernelBound bound = KernelBound::Memory;
+    KernelSpec kernel;
+  };
+  struct Stream {
+    long long id = 0;
+    std::vector<Op> ops;
+  };
+  std::string file;
+  std::vector<Stream> streams;
+  size_t ops = 0;
+  double span = 0;  // s of the recorded pass (origin or window start to the last op end)
+};
+
+// Infers every kept op's work on `source` with the roofline parameters `perf` (kernel_from_duration of its solo
+// time). Throws TraceError when the window keeps no op.
+TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const ParamValues& perf,
+                              const TraceWindow& window = {});
+
+// The replay state machine. Fluid fidelity merges runs of a stream's ops into phases (see kineto.cpp).
+std::unique_ptr<Workload> make_trace_workload(const TraceWorkload& spec, Fidelity fidelity);
+
+}  // namespace vgpusim

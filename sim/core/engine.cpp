@@ -1,0 +1,265 @@
+// The event core. Each context keeps a virtual clock `v`: all of its in-flight activities progress at the same
+// member rate, so an activity is a (finish_v) entry in a per-context heap and a rate change costs O(contexts on
+// the GPU), not O(activities).
+#include "sim/core/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace vgpusim {
+namespace {
+// An activity whose remaining work would take less than this at its current rate is complete. It absorbs the
+// rounding of (time, rate) products; 1 ns is far below any kernel duration the models produce.
+constexpr double kCompletionSlack = 1e-9;  // s
+// A rate a model may return above 1 (a context's solo speed) before it is reported as a bug (rounding).
+constexpr double kCapacitySlack = 1e-9;
+}  // namespace
+
+Engine::GpuIndex Engine::add_gpu(std::unique_ptr<SharingModel> model) {
+  Gpu gpu;
+  gpu.model = std::move(model);
+  gpu.last_update = now_;
+  gpu.stats.series.interval = utilization_interval_;
+  gpus_.push_back(std::move(gpu));
+  return static_cast<GpuIndex>(gpus_.size() - 1);
+}
+
+Engine::ClientIndex Engine::add_client(EngineClient* client) {
+  clients_.push_back(client);
+  return static_cast<ClientIndex>(clients_.size() - 1);
+}
+
+Engine::ContextIndex Engine::add_context(GpuIndex gpu, ClientIndex client) {
+  Context c;
+  c.gpu = gpu;
+  c.client = client;
+  contexts_.push_back(std::move(c));
+  const auto index = static_cast<ContextIndex>(contexts_.size() - 1);
+  gpus_[gpu].contexts.push_back(index);
+  gpus_[gpu].loads.emplace_back();
+  gpus_[gpu].decision.rate.push_back(0);
+  return index;
+}
+
+void Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand) {
+  push_member(context, solo_seconds, tag, demand, false);
+}
+
+void Engine::start_hold(ContextIndex context, double solo_seconds, uint64_t tag) {
+  push_member(context, solo_seconds, tag, ActivityDemand{0, 0, 0}, true);
+}
+
+bool Engine::others_active(ContextIndex context) const {
+  const Gpu& gpu = gpus_[contexts_[context].gpu];
+  for (ContextIndex ci : gpu.contexts) {
+    if (ci == context) continue;
+    const Context& o = contexts_[ci];
+    if (!o.heap.empty() || o.work_ended_at >= now_) return true;
+  }
+  return false;
+}
+
+void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand,
+                         bool hold) {
+  if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
+    throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
+  Context& c = contexts_[context];
+  advance(gpus_[c.gpu], now_);
+  if (c.heap.empty()) {
+    c.v = 0;  // rebase the virtual clock: keeps finish_v small and precise
+    c.demand_sum = {0, 0, 0};
+    c.holds = 0;
+  }
+  c.heap.push_back(Member{c.v + solo_seconds, member_seq_++, tag, demand, hold});
+  if (hold) ++c.holds;
+  c.demand_sum.compute_fraction += demand.compute_fraction;
+  c.demand_sum.memory_fraction += demand.memory_fraction;
+  c.demand_sum.sm_fill += demand.sm_fill;
+  std::push_heap(c.heap.begin(), c.heap.end(), MemberLater{});
+  mark_dirty(c.gpu);
+}
+
+void Engine::pop_member(Context& c) {
+  const ActivityDemand& d = c.heap.front().demand;
+  c.demand_sum.compute_fraction -= d.compute_fraction;
+  c.demand_sum.memory_fraction -= d.memory_fraction;
+  c.demand_sum.sm_fill -= d.sm_fill;
+  const bool hold = c.heap.front().hold;
+  if (hold) --c.holds;
+  std::pop_heap(c.heap.begin(), c.heap.end(), MemberLater{});
+  c.heap.pop_back();
+  if (!hold && c.holds == c.heap.size()) c.work_ended_at = now_;
+}
+
+void Engine::cancel_context(ContextIndex context) {
+  Context& c = contexts_[context];
+  advance(gpus_[c.gpu], now_);
+  if (c.holds < c.heap.size()) c.work_ended_at = now_;
+  c.heap.clear();
+  c.holds = 0;
+  c.demand_sum = {0, 0, 0};
+  mark_dirty(c.gpu);
+}
+
+void Engine::set_timer(ClientIndex client, double at, uint64_t tag) {
+  if (!(at >= now_)) throw std::invalid_argument("timer set in the past");
+  queue_.push(at, kTimer, client, tag);
+}
+
+void Engine::advance(Gpu& gpu, double t) {
+  const double dt = t - gpu.last_update;
+  if (dt <= 0) return;
+  for (ContextIndex ci : gpu.contexts) {
+    Context& c = contexts_[ci];
+    if (c.heap.empty()) continue;
+    c.v += c.member_rate * dt;
+    c.work_done += c.share * working_fraction(c) * dt;
+  }
+  gpu.stats.delivered += gpu.total_rate * dt;
+  if (gpu.busy) gpu.stats.busy_time += dt;
+  UtilizationSeries& s = gpu.stats.series;
+  if (s.interval > 0 && gpu.total_rate > 0) {
+    double t0 = gpu.last_update;
+    while (t0 < t) {
+      const auto bin = static_cast<size_t>(t0 / s.interval);
+      const double bin_end = std::min(t, static_cast<double>(bin + 1) * s.interval);
+      if (s.work.size() <= bin) s.work.resize(bin + 1, 0.0);
+      s.work[bin] += gpu.total_rate * (bin_end - t0);
+      if (bin_end <= t0) break;  // guards against a bin edge that rounds onto t0
+      t0 = bin_end;
+    }
+  }
+  gpu.last_update = t;
+}
+
+void Engine::mark_dirty(GpuIndex index) {
+  if (!gpus_[index].dirty) {
+    gpus_[index].dirty = true;
+    dirty_.push_back(index);
+  }
+}
+
+void Engine::flush_dirty() {
+  // Recomputing may not dirty other GPUs, but a client callback during delivery can; loop until quiet.
+  while (!dirty_.empty()) {
+    std::vector<GpuIndex> batch;
+    batch.swap(dirty_);
+    std::sort(batch.begin(), batch.end());
+    for (GpuIndex g : batch) {
+      gpus_[g].dirty = false;
+      recompute(g);
+    }
+  }
+}
+
+void Engine::recompute(GpuIndex index) {
+  Gpu& gpu = gpus_[index];
+  advance(gpu, now_);
+  const size_t n = gpu.contexts.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Context& c = contexts_[gpu.contexts[i]];
+    ContextLoad& load = gpu.loads[i];
+    load.active = static_cast<int>(c.heap.size());
+    load.holds = static_cast<int>(c.holds);
+    if (load.active > 0) {
+      const double k = 1.0 / load.active;
+      load.compute_fraction = c.demand_sum.compute_fraction * k;
+      load.memory_fraction = c.demand_sum.memory_fraction * k;
+      load.sm_fill = c.demand_sum.sm_fill * k;
+    }
+    gpu.decision.rate[i] = 0;
+  }
+  gpu.decision.wake_at = kInfinity;
+  gpu.model->decide(now_, gpu.loads, gpu.decision);
+
+  double total = 0;
+  bool busy = false;
+  double next = gpu.decision.wake_at;
+  if (next < now_) throw std::logic_error("sharing model asked to be woken in the past");
+  for (size_t i = 0; i < n; ++i) {
+    Context& c = contexts_[gpu.contexts[i]];
+    if (c.heap.empty()) {
+      c.share = c.member_rate = 0;
+      continue;
+    }
+    if (c.holds < c.heap.size()) busy = true;
+    const double r = gpu.decision.rate[i];
+    if (!(r >= 0) || !std::isfinite(r)) throw std::logic_error("sharing model gave a negative or non-finite rate");
+    if (r > 1 + kCapacitySlack)
+      throw std::logic_error("sharing model gave a context rate " + std::to_string(r) + " above its solo speed");
+    c.share = r;
+    c.member_rate = r / static_cast<double>(c.heap.size());
+    total += r * working_fraction(c);
+    if (c.member_rate > 0) {
+      const double remaining = std::max(0.0, c.heap.front().finish_v - c.v);
+      next = std::min(next, now_ + remaining / c.member_rate);
+    }
+  }
+  gpu.total_rate = total;
+  gpu.busy = busy;
+  if (observer_) {
+    observed_rates_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Context& c = contexts_[gpu.contexts[i]];
+      observed_rates_[i] = c.share * working_fraction(c);
+    }
+    observer_->on_rates(index, now_, gpu.contexts, observed_rates_, busy);
+  }
+  if (next < kInfinity && next != gpu.wake_time) {
+    gpu.wake_time = next;
+    queue_.push(next, kGpuWake, index, ++gpu.version);
+  } else if (next == kInfinity) {
+    gpu.wake_time = kInfinity;
+    ++gpu.version;
+  }
+}
+
+void Engine::handle_wake(GpuIndex index) {
+  Gpu& gpu = gpus_[index];
+  gpu.wake_time = kInfinity;
+  advance(gpu, now_);
+  for (ContextIndex ci : gpu.contexts) {
+    Context& c = contexts_[ci];
+    if (c.member_rate <= 0) continue;
+    const double slack = c.member_rate * kCompletionSlack;
+    while (!c.heap.empty() && c.heap.front().finish_v - c.v <= slack) {
+      completions_.push_back(Completion{c.client, c.heap.front().tag});
+      pop_member(c);
+    }
+  }
+  mark_dirty(index);
+}
+
+void Engine::deliver_completions() {
+  // Completions may start new activities (which appends nothing here) but never nest.
+  for (size_t i = 0; i < completions_.size(); ++i) {
+    const Completion c = completions_[i];
+    clients_[c.client]->on_activity_done(c.tag);
+  }
+  completions_.clear();
+}
+
+void Engine::run(double until) {
+  flush_dirty();
+  while (!queue_.empty()) {
+    if (queue_.top().time > until) break;
+    const Event e = queue_.pop();
+    if (e.kind == kGpuWake && e.aux != gpus_[e.target].version) continue;  // superseded
+    if (e.time < now_) throw std::logic_error("event queue went backwards in time");
+    now_ = e.time;
+    ++events_;
+    if (e.kind == kGpuWake) {
+      handle_wake(e.target);
+      deliver_completions();
+    } else {
+      clients_[e.target]->on_timer(e.aux);
+    }
+    flush_dirty();
+  }
+  if (std::isfinite(until) && until > now_) now_ = until;
+  for (Gpu& gpu : gpus_) advance(gpu, now_);
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,59 @@
+// The interface every sharing mode's model implements. The engine asks a GPU's SharingModel for each context's
+// share of the GPU whenever that GPU's set of busy contexts changes or the model's own timer (a slice boundary)
+// fires; it never knows which mode it runs. The modes themselves and their registry are in models/sharing.
+#pragma once
+
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace vgpusim {
+
+enum class Fidelity { Exact, Fluid };
+
+// What a model sees of one context (a tenant's process on this GPU).
+struct ContextLoad {
+  int active = 0;  // activities (kernels) in flight; 0 = the context has no work now
+  int holds = 0;   // of those, idle holds (see SharingModel::idle_hold): they progress but do no work
+  // Means over the in-flight kernels (which share the context's rate equally). For a kernel with solo time
+  // T = max(c, m), compute time c and memory time m: compute_fraction = c / T, memory_fraction = m / T (at solo
+  // speed it draws that fraction of the device's DRAM bandwidth), sm_fill = the fraction of SMs its blocks fill.
+  double compute_fraction = 0;
+  double memory_fraction = 0;
+  double sm_fill = 1;
+};
+
+// What an activity asks of the device, for the models that share SMs and bandwidth (see ContextLoad).
+struct ActivityDemand {
+  double compute_fraction = 1;
+  double memory_fraction = 0;
+  double sm_fill = 1;
+};
+
+// What a model answers: each context's progress rate as a fraction of the GPU's solo speed (1 = as fast as alone
+// on a bare-metal GPU), and when it wants to be asked again (a slice boundary), as an absolute time.
+struct ShareDecision {
+  std::vector<double> rate;
+  double wake_at = std::numeric_limits<double>::infinity();
+};
+
+class SharingModel {
+ public:
+  virtual ~SharingModel() = default;
+  // `contexts` lists this GPU's contexts in a fixed order; `out.rate` has the same size on entry.
+  // Rates of contexts without work are ignored. No rate may exceed 1 (a context's solo speed); the sum may, under
+  // spatial sharing.
+  virtual void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) = 0;
+
+  // For fluid models of schedulers that let a context keep the GPU a while after it runs out of work (the
+  // time-slicing idle grace) and that average that grace into rates: whether they ever hold (then the driver tracks
+  // each workload's next launch), and, in the model's present state, the expected solo-seconds of its share that a
+  // context keeps when it runs out of work while another context on the GPU has work, and its next launch is `gap`
+  // seconds away (infinity: none known). The engine then serves that much as an idle hold at the context's rate (no
+  // work is done, the context counts as busy), and the context's next launch waits until the hold is served.
+  // 0 (the default): no hold. Models that play the grace themselves (exact fidelity) return 0.
+  virtual bool keeps_idle_grace() const { return false; }
+  virtual double idle_hold(double /*gap*/) const { return 0; }
+};
+
+}  // namespace vgpusim

@@ -1,0 +1,117 @@
+// Writes and reads calibration files with the strict reader: unknown keys and unit errors name their place.
+#include "sim/io/calibration_file.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/io/yaml_reader.hpp"
+
+namespace vgpusim {
+namespace {
+
+// The parameters a calibration may set, with their units (they are declared by the roofline, contention and
+// time-slicing models).
+const std::vector<std::pair<std::string, units::Dim>>& known_parameters() {
+  static const std::vector<std::pair<std::string, units::Dim>> known = {
+      {"compute_efficiency", units::Dim::Ratio},     {"memory_efficiency", units::Dim::Ratio},
+      {"bw_saturation_fraction", units::Dim::Ratio}, {"l2_interference", units::Dim::Ratio},
+      {"slice", units::Dim::Time},                   {"switch_cost", units::Dim::Time}};
+  return known;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+// Full precision in the file: the people-facing format rounds to 4 digits.
+std::string exact(double si, units::Dim dim) {
+  switch (dim) {
+    case units::Dim::Time: return fmt::format("{:.9g}s", si);
+    case units::Dim::Ratio: return fmt::format("{:.9g}", si);
+    default: return fmt::format("{:.9g}", si);
+  }
+}
+
+}  // namespace
+
+ParamOverrides Calibration::overrides() const {
+  ParamOverrides o;
+  for (const FittedValue& v : values) o[v.name] = v.value;
+  return o;
+}
+
+std::string calibration_yaml(const Calibration& c) {
+  std::string out = fmt::format(
+      "# Fitted by `vgpusim fit` from hwcal measurements. A scenario that names this file in gpus[].calibration\n"
+      "# uses these values instead of the models' defaults for that GPU (its own explicit values still win).\n"
+      "version: 1\ngpu: {}\nmeasured: {{device: {}, driver: {}, date: {}, raw: {}}}\nparameters:\n",
+      c.gpu, quoted(c.device), quoted(c.driver), quoted(c.date), quoted(c.raw));
+  for (const FittedValue& v : c.values)
+    out += fmt::format("  {}: {{value: {}, uncertainty: {}, residual: {:.6g}, points: {}, from: {}}}  # {}\n", v.name,
+                       exact(v.value, v.dim), exact(v.uncertainty, v.dim), v.residual, v.points, quoted(v.from),
+                       units::format(v.value, v.dim));
+  return out;
+}
+
+Calibration read_calibration_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the calibration file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  YAML::Node root = parse_yaml(text.str(), path);
+  static const Section top{"(calibration)", "",
+                           {{"version", "", true, "", ""},
+                            {"gpu", "", true, "", ""},
+                            {"measured", "", false, "", ""},
+                            {"parameters", "", true, "", ""}}};
+  static const Section measured{"measured", "",
+                                {{"device", "", false, "", ""},
+                                 {"driver", "", false, "", ""},
+                                 {"date", "", false, "", ""},
+                                 {"raw", "", false, "", ""}}};
+  static const Section value{"parameter", "",
+                             {{"value", "", true, "", ""},
+                              {"uncertainty", "", false, "", ""},
+                              {"residual", "", false, "", ""},
+                              {"points", "", false, "", ""},
+                              {"from", "", false, "", ""}}};
+  MapReader r(path, root, "", top);
+  r.finish();
+  r.integer("version", 1, 1);
+  Calibration c;
+  c.gpu = r.string("gpu");
+  if (r.has("measured")) {
+    MapReader m(path, r.get("measured"), "measured", measured);
+    m.finish();
+    c.device = m.string_or("device", "");
+    c.driver = m.string_or("driver", "");
+    c.date = m.string_or("date", "");
+    c.raw = m.string_or("raw", "");
+  }
+  Section params{"parameters", "", {}};
+  for (const auto& [name, dim] : known_parameters()) params.keys.push_back({name, "", false, "", ""});
+  MapReader p(path, r.get("parameters"), "parameters", params);
+  p.finish();
+  for (const auto& [name, dim] : known_parameters()) {
+    if (!p.has(name)) continue;
+    MapReader v(path, p.get(name), p.child_path(name), value);
+    v.finish();
+    FittedValue f;
+    f.name = name;
+    f.dim = dim;
+    f.value = v.quantity("value", dim);
+    f.uncertainty = v.quantity_or("uncertainty", dim, 0);
+    f.residual = v.quantity_or("residual", units::Dim::Count, 0);
+    f.points = static_cast<int>(v.integer_or("points", 0, 1 << 30, 0));
+    f.from = v.string_or("from", "");
+    c.values.push_back(f);
+  }
+  return c;
+}
+
+}  // namespace vgpusim

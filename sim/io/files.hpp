@@ -1,0 +1,15 @@
+// Files in and out: whole text files read in one go, and outputs written atomically (a temporary file, then a
+// rename), so that a reader never sees half a file and a failed run leaves no partial output.
+#pragma once
+
+#include <string>
+
+namespace vgpusim {
+
+// Writes `content` to `dir/name` through a temporary file and a rename, so a reader never sees half a file.
+// Creates `dir` if needed. Throws std::runtime_error on failure.
+void write_atomically(const std::string& dir, const std::string& name, const std::string& content);
+// The same for a path "dir/name" ("name" alone: the current directory).
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace vgpusim

@@ -1,0 +1,202 @@
+// Kineto trace import: gzip streamed through zlib, parsed once with nlohmann::json, non-GPU events dropped while
+// parsing, the selected device's GPU ops kept in start order.
+#include "sim/io/kineto_reader.hpp"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <istream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace vgpusim {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr double kMicroseconds = 1e-6;    // s per trace time unit (Chrome trace `ts`, `dur`)
+
+// A std::streambuf over zlib's gzFile: reads .json.gz and, transparently, plain .json in 64 KiB chunks.
+class GzipStreamBuf final : public std::streambuf {
+ public:
+  explicit GzipStreamBuf(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {}
+  ~GzipStreamBuf() override {
+    if (file_) gzclose(file_);
+  }
+  GzipStreamBuf(const GzipStreamBuf&) = delete;
+  GzipStreamBuf& operator=(const GzipStreamBuf&) = delete;
+  bool is_open() const { return file_ != nullptr; }
+  // zlib's complaint (corrupt or truncated gzip), or "".
+  std::string error() const {
+    int code = Z_OK;
+    const char* text = file_ ? gzerror(file_, &code) : "cannot open";
+    return code == Z_OK || code == Z_STREAM_END ? std::string() : std::string(text);
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+    if (n <= 0) return traits_type::eof();
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  gzFile file_;
+  std::array<char, 1 << 16> buffer_{};
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+double number(const json& object, const char* key, double fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::array<long long, 3> dims(const json& args, const char* key) {
+  std::array<long long, 3> d{1, 1, 1};
+  const auto it = args.is_object() ? args.find(key) : args.end();
+  if (it == args.end() || !it->is_array()) return {0, 0, 0};
+  for (size_t i = 0; i < 3 && i < it->size(); ++i)
+    if ((*it)[i].is_number()) d[i] = (*it)[i].get<long long>();
+  return d;
+}
+
+// An op as read, before a device is chosen: absolute `ts` in us and the device it ran on.
+struct RawOp {
+  KinetoOp op;
+  double ts = 0;  // us
+  int device = 0;
+};
+
+// Converts one Chrome-trace event into an op; false for events that are not GPU kernels, copies or sets.
+bool gpu_op(const json& event, RawOp& out) {
+  const auto cat = event.find("cat");
+  if (cat == event.end() || !cat->is_string()) return false;
+  const std::string c = lower(cat->get<std::string>());
+  KinetoOp& op = out.op;
+  if (c == "kernel")
+    op.kind = KinetoOp::Kind::Kernel;
+  else if (c == "gpu_memcpy" || c == "memcpy")
+    op.kind = KinetoOp::Kind::Memcpy;
+  else if (c == "gpu_memset" || c == "memset")
+    op.kind = KinetoOp::Kind::Memset;
+  else
+    return false;
+  const auto ph = event.find("ph");
+  if (ph != event.end() && (!ph->is_string() || ph->get<std::string>() != "X")) return false;  // complete events only
+  const auto ts = event.find("ts");
+  if (ts == event.end() || !ts->is_number()) return false;
+  const auto name = event.find("name");
+  if (name != event.end() && name->is_string()) op.name = name->get<std::string>();
+  const json empty = json::object();
+  const auto a = event.find("args");
+  const json& args = a != event.end() && a->is_object() ? *a : empty;
+  out.ts = ts->get<double>();
+  op.duration = std::max(0.0, number(event, "dur", 0)) * kMicroseconds;
+  out.device = static_cast<int>(number(args, "device", number(event, "pid", 0)));
+  op.stream = static_cast<long long>(number(args, "stream", number(event, "tid", 0)));
+  op.grid = dims(args, "grid");
+  op.block = dims(args, "block");
+  op.registers_per_thread = number(args, "registers per thread", 0);
+  op.shared_memory = number(args, "shared memory", 0);
+  op.occupancy = number(args, "est. achieved occupancy %", 0) / 100;
+  op.bytes = number(args, "bytes", 0);
+  return true;
+}
+
+}  // namespace
+
+KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw TraceError(fmt::format("no trace file '{}'", path));
+  GzipStreamBuf buffer(path);
+  if (!buffer.is_open()) throw TraceError(fmt::format("cannot open the trace file '{}'", path));
+  std::istream in(&buffer);
+
+  // Events are dropped as soon as they are parsed (GPU ops converted first), so memory stays bounded by the ops.
+  std::vector<RawOp> raw;
+  bool top_is_object = true;
+  std::string top_key;
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
+    if (depth == 0 && (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start))
+      top_is_object = event == json::parse_event_t::object_start;
+    if (event == json::parse_event_t::key && depth == 1 && top_is_object) top_key = parsed.get<std::string>();
+    const bool trace_event = top_is_object ? depth == 2 && top_key == "traceEvents" : depth == 1;
+    if (event != json::parse_event_t::object_end || !trace_event) return true;
+    RawOp op;
+    if (gpu_op(parsed, op)) raw.push_back(std::move(op));
+    return false;
+  };
+  json root;
+  try {
+    root = json::parse(in, keep);
+  } catch (const json::parse_error& e) {
+    const std::string gz = buffer.error();
+    if (!gz.empty()) throw TraceError(fmt::format("trace '{}' is not a readable gzip file: {}", path, gz));
+    std::string what = e.what();
+    if (const auto close = what.find("] "); what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+      what = what.substr(close + 2);
+    throw TraceError(fmt::format("trace '{}' is not valid JSON: {}", path, what));
+  }
+
+  KinetoTrace trace;
+  trace.file = path;
+  if (root.is_object() && root.contains("deviceProperties") && root["deviceProperties"].is_array())
+    for (const json& p : root["deviceProperties"]) {
+      KinetoDevice d;
+      d.id = static_cast<int>(number(p, "id", 0));
+      if (p.contains("name") && p["name"].is_string()) d.name = p["name"].get<std::string>();
+      d.total_memory = number(p, "totalGlobalMem", 0);
+      d.sms = static_cast<int>(number(p, "numSms", 0));
+      trace.properties.push_back(d);
+    }
+  if (raw.empty())
+    throw TraceError(fmt::format("trace '{}' holds no GPU kernels, memcpys or memsets (record it with "
+                                 "ProfilerActivity.CUDA)", path));
+  std::map<int, size_t> ops_per_device;
+  for (const RawOp& r : raw) {
+    ++ops_per_device[r.device];
+    trace.kernels_per_device[r.device] += r.op.kind == KinetoOp::Kind::Kernel ? 1 : 0;
+  }
+  if (device) {
+    if (!ops_per_device.count(*device)) {
+      std::string present;
+      for (const auto& [d, n] : trace.kernels_per_device)
+        present += fmt::format("{}{} ({} kernels)", present.empty() ? "" : ", ", d, n);
+      throw TraceError(fmt::format("trace '{}' has no GPU ops on device {}; it has devices {}", path, *device, present));
+    }
+    trace.device = *device;
+  } else {
+    size_t most = 0;
+    trace.device = ops_per_device.begin()->first;
+    for (const auto& [d, n] : trace.kernels_per_device)
+      if (n > most) {
+        most = n;
+        trace.device = d;
+      }
+  }
+  std::stable_sort(raw.begin(), raw.end(), [](const RawOp& a, const RawOp& b) { return a.ts < b.ts; });
+  std::optional<double> origin;  // us, the first op's ts
+  for (RawOp& r : raw) {
+    if (r.device != trace.device) continue;
+    if (!origin) origin = r.ts;
+    r.op.start = (r.ts - *origin) * kMicroseconds;
+    trace.kernels += r.op.kind == KinetoOp::Kind::Kernel ? 1 : 0;
+    trace.memcpys += r.op.kind == KinetoOp::Kind::Memcpy ? 1 : 0;
+    trace.memsets += r.op.kind == KinetoOp::Kind::Memset ? 1 : 0;
+    trace.ops.push_back(std::move(r.op));
+  }
+  return trace;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,126 @@
+// Importer of the Alibaba openb cluster trace CSVs (nodes and pods), read as published: header checked by
+// name, every number validated, errors name the file, line and column.
+#include "sim/io/openb.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "sim/io/yaml_reader.hpp"
+
+namespace vgpusim {
+namespace {
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, sep)) out.push_back(cell);
+  if (!line.empty() && line.back() == sep) out.emplace_back();
+  return out;
+}
+
+// A CSV file whose header must be exactly `columns`; calls `row(cells, line_number)` for each data line.
+// `columns` may also be matched by its first `min_columns` names alone (the multigpu pod lists have no times).
+template <typename RowFn>
+void read_csv(const std::string& path, std::vector<std::string> columns, RowFn row, size_t min_columns = 0) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+  std::string line;
+  size_t n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (n == 1) {
+      const std::vector<std::string> header = split(line, ',');
+      if (min_columns > 0 && header.size() == min_columns &&
+          std::equal(header.begin(), header.end(), columns.begin()))
+        columns.resize(min_columns);
+      if (header != columns)
+        throw InputError(fmt::format("{}:1: expected the header '{}', found '{}'", path, fmt::join(columns, ","), line));
+      continue;
+    }
+    if (line.empty()) continue;
+    std::vector<std::string> cells = split(line, ',');
+    if (cells.size() != columns.size())
+      throw InputError(fmt::format("{}:{}: expected {} columns, found {}", path, n, columns.size(), cells.size()));
+    row(cells, n);
+  }
+}
+
+double number(const std::string& path, size_t line, const std::string& column, const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 0)
+    throw InputError(fmt::format("{}:{}: {}: expected a number >= 0, found '{}'", path, line, column, text));
+  return v;
+}
+
+int integer(const std::string& path, size_t line, const std::string& column, const std::string& text) {
+  const double v = number(path, line, column, text);
+  if (v > 1e9 || v != static_cast<double>(static_cast<int>(v)))
+    throw InputError(fmt::format("{}:{}: {}: expected a whole number, found '{}'", path, line, column, text));
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+std::vector<ClusterNode> read_openb_nodes(const std::string& path, bool gpu_nodes_only) {
+  std::vector<ClusterNode> nodes;
+  read_csv(path, {"sn", "cpu_milli", "memory_mib", "gpu", "model"},
+           [&](const std::vector<std::string>& c, size_t line) {
+             ClusterNode n;
+             n.name = c[0];
+             n.cpu_milli = number(path, line, "cpu_milli", c[1]);
+             n.memory_mib = number(path, line, "memory_mib", c[2]);
+             n.gpus = integer(path, line, "gpu", c[3]);
+             if (n.gpus > 64) throw InputError(fmt::format("{}:{}: gpu: at most 64 GPUs per node, found {}", path, line, n.gpus));
+             n.gpu_model = c[4];
+             if (n.gpus > 0 || !gpu_nodes_only) nodes.push_back(std::move(n));
+           });
+  return nodes;
+}
+
+std::vector<ClusterJob> read_openb_pods(const std::string& path, size_t limit) {
+  std::vector<ClusterJob> jobs;
+  read_csv(path,
+           {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos", "pod_phase",
+            "creation_time", "deletion_time", "scheduled_time"},
+           [&](const std::vector<std::string>& c, size_t line) {
+             if (limit > 0 && jobs.size() >= limit) return;
+             ClusterJob j;
+             j.name = c[0];
+             j.cpu_milli = number(path, line, "cpu_milli", c[1]);
+             j.memory_mib = number(path, line, "memory_mib", c[2]);
+             j.num_gpu = integer(path, line, "num_gpu", c[3]);
+             const int milli = integer(path, line, "gpu_milli", c[4]);
+             if (milli > 1000)
+               throw InputError(fmt::format("{}:{}: gpu_milli: expected 0..1000, found {}", path, line, milli));
+             // A GPU pod with gpu_milli 0 or 1000 holds whole GPUs; a sharing pod (num_gpu 1) holds a fraction.
+             j.gpu_units = j.num_gpu == 0 ? 0 : (milli == 0 ? kGpuUnits : milli * kUnitsPerMilliGpu);
+             if (c.size() < 11) {  // no times: arrival in row order, 1 s apart, and the pod never leaves
+               j.arrival_s = static_cast<double>(line - 2);
+               j.duration_s = std::numeric_limits<double>::infinity();
+               jobs.push_back(std::move(j));
+               return;
+             }
+             if (!c[5].empty()) j.gpu_models = split(c[5], '|');
+             j.arrival_s = number(path, line, "creation_time", c[8]);
+             const double deletion = number(path, line, "deletion_time", c[9]);
+             if (deletion < j.arrival_s)
+               throw InputError(fmt::format("{}:{}: deletion_time: {} is before creation_time {}", path, line,
+                                            deletion, j.arrival_s));
+             j.duration_s = deletion - j.arrival_s;
+             jobs.push_back(std::move(j));
+           },
+           5);
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const ClusterJob& a, const ClusterJob& b) { return a.arrival_s < b.arrival_s; });
+  return jobs;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,155 @@
+// The strict YAML reader: declared keys only, typed values, messages with FILE:LINE:COL and key path.
+#include "sim/io/yaml_reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+
+namespace vgpusim {
+namespace {
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null: return "nothing";
+    case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    default: return "an undefined value";
+  }
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+std::string where(const std::string& file, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.is_null() || m.line < 0) return file + " (--set)";
+  return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
+}
+
+void fail_at(const std::string& file, const YAML::Node& node, const std::string& path, const std::string& what) {
+  throw InputError(fmt::format("{}: {}: {}", where(file, node), path.empty() ? "(top level)" : path, what));
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+std::map<std::string, std::string> read_sources(const std::string& file, const YAML::Node& node) {
+  if (!node.IsMap()) fail_at(file, node, "sources", "expected a mapping of source key -> citation");
+  std::map<std::string, std::string> sources;
+  for (auto it = node.begin(); it != node.end(); ++it)
+    sources[it->first.Scalar()] = read_string(file, it->second, "sources." + it->first.Scalar());
+  return sources;
+}
+
+double read_quantity(const std::string& file, const YAML::Node& node, const std::string& path, units::Dim dim) {
+  if (!node.IsScalar())
+    fail_at(file, node, path, fmt::format("expected {} such as '{}', found {}", units::dim_name(dim),
+                                          units::dim_example(dim), describe(node)));
+  const units::ParseResult r = units::parse(node.Scalar(), dim);
+  if (!r.ok) fail_at(file, node, path, r.error);
+  return r.value;
+}
+
+std::string read_string(const std::string& file, const YAML::Node& node, const std::string& path) {
+  if (!node.IsScalar() || node.Scalar().empty())
+    fail_at(file, node, path, fmt::format("expected a string, found {}", describe(node)));
+  return node.Scalar();
+}
+
+MapReader::MapReader(const std::string& file, const YAML::Node& node, std::string path, const Section& section)
+    : file_(file), node_(node), path_(std::move(path)), section_(section) {
+  if (!node_.IsMap()) fail_at(file_, node_, path_, fmt::format("expected a mapping, found {}", describe(node_)));
+}
+
+const KeySpec& MapReader::spec(const std::string& key) const {
+  for (const KeySpec& k : section_.keys)
+    if (k.name == key) return k;
+  throw std::logic_error("key '" + key + "' read but not declared in section " + section_.path);
+}
+
+bool MapReader::has(const std::string& key) const {
+  spec(key);
+  const YAML::Node n = node_[key];
+  return n.IsDefined() && !n.IsNull();
+}
+
+YAML::Node MapReader::get(const std::string& key) const {
+  if (!has(key))
+    fail_at(file_, node_, path_, fmt::format("missing required key '{}' in {}", key, path_.empty() ? "the top level" : path_));
+  return node_[key];
+}
+
+std::string MapReader::string(const std::string& key) const { return read_string(file_, get(key), child_path(key)); }
+
+std::string MapReader::string_or(const std::string& key, const std::string& fallback) const {
+  return has(key) ? string(key) : fallback;
+}
+
+std::string MapReader::choice_or(const std::string& key, const std::vector<std::string>& choices,
+                                 const std::string& fallback) const {
+  if (!has(key)) return fallback;
+  const YAML::Node n = get(key);
+  const std::string value = read_string(file_, n, child_path(key));
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+  fail_at(file_, n, child_path(key),
+          fmt::format("expected one of {}, found '{}'{}", join(choices), value, did_you_mean_suffix(value, choices)));
+}
+
+double MapReader::quantity(const std::string& key, units::Dim dim) const {
+  return read_quantity(file_, get(key), child_path(key), dim);
+}
+
+double MapReader::quantity_or(const std::string& key, units::Dim dim, double fallback) const {
+  return has(key) ? quantity(key, dim) : fallback;
+}
+
+long long MapReader::integer(const std::string& key, long long min, long long max) const {
+  const YAML::Node n = get(key);
+  long long v = 0;
+  const std::string s = n.IsScalar() ? n.Scalar() : "";
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (!n.IsScalar() || ec != std::errc() || end != s.data() + s.size())
+    fail_at(file_, n, child_path(key), fmt::format("expected an integer, found {}", describe(n)));
+  if (v < min || v > max)
+    fail_at(file_, n, child_path(key), fmt::format("expected an integer from {} to {}, found {}", min, max, v));
+  return v;
+}
+
+long long MapReader::integer_or(const std::string& key, long long min, long long max, long long fallback) const {
+  return has(key) ? integer(key, min, max) : fallback;
+}
+
+bool MapReader::boolean_or(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const YAML::Node n = get(key);
+  const std::string s = n.IsScalar() ? n.Scalar() : "";
+  if (s == "true") return true;
+  if (s == "false") return false;
+  fail_at(file_, n, child_path(key), fmt::format("expected true or false, found {}", describe(n)));
+}
+
+void MapReader::finish() const {
+  if (section_.open) return;
+  std::vector<std::string> known;
+  for (const KeySpec& k : section_.keys) known.push_back(k.name);
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    fail_at(file_, it->first, child_path(key),
+            fmt::format("unknown key '{}'{} (known keys: {})", key,
+                        did_you_mean_suffix(key, known), join(known)));
+  }
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,89 @@
+// A strict reader over yaml-cpp nodes: every key it reads must be declared in a Section (the same tables that
+// generate docs/scenario-reference.md), unknown keys are errors with a "did you mean", and every error names
+// FILE:LINE:COL and the key path.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/core/errors.hpp"
+#include "sim/core/names.hpp"
+#include "sim/core/units.hpp"
+
+namespace vgpusim {
+
+// One key a section accepts, as documented.
+struct KeySpec {
+  std::string name;
+  std::string type;  // for docs: "time", "string", "list of tenants", ...
+  bool required = false;
+  std::string default_text;  // for docs; empty when required or none
+  std::string help;
+};
+
+// A YAML mapping's accepted keys. `path` is the documented location, e.g. "tenants[].workload.training".
+struct Section {
+  std::string path;
+  std::string help;
+  std::vector<KeySpec> keys;
+  // True when keys are not fixed (e.g. `sharing:` is keyed by GPU id); only the value sections are checked.
+  bool open = false;
+};
+
+// Where a node came from, for messages: "FILE:LINE:COL" (1-based), or "FILE (--set)" for command-line overrides.
+std::string where(const std::string& file, const YAML::Node& node);
+
+[[noreturn]] void fail_at(const std::string& file, const YAML::Node& node, const std::string& path,
+                          const std::string& what);
+
+class MapReader {
+ public:
+  // Fails unless `node` is a mapping.
+  MapReader(const std::string& file, const YAML::Node& node, std::string path, const Section& section);
+
+  bool has(const std::string& key) const;
+  YAML::Node get(const std::string& key) const;  // must exist (fails naming the missing key and its parent)
+  std::string child_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  const std::string& path() const { return path_; }
+  const YAML::Node& node() const { return node_; }
+  const std::string& file() const { return file_; }
+
+  std::string string(const std::string& key) const;
+  std::string string_or(const std::string& key, const std::string& fallback) const;
+  // One of `choices`.
+  std::string choice_or(const std::string& key, const std::vector<std::string>& choices,
+                        const std::string& fallback) const;
+  double quantity(const std::string& key, units::Dim dim) const;
+  double quantity_or(const std::string& key, units::Dim dim, double fallback) const;
+  long long integer(const std::string& key, long long min, long long max) const;
+  long long integer_or(const std::string& key, long long min, long long max, long long fallback) const;
+  bool boolean_or(const std::string& key, bool fallback) const;
+
+  // Fails on the first key (in file order) that the section does not declare.
+  void finish() const;
+
+ private:
+  const KeySpec& spec(const std::string& key) const;
+
+  std::string file_;
+  YAML::Node node_;
+  std::string path_;
+  const Section& section_;
+};
+
+// Parses YAML text; a syntax error becomes an InputError "FILE:LINE:COL: YAML syntax error: ...".
+YAML::Node parse_yaml(const std::string& text, const std::string& file);
+
+// A data file's `sources:` mapping (source key -> citation), as the catalogs use.
+std::map<std::string, std::string> read_sources(const std::string& file, const YAML::Node& node);
+
+// Reads a scalar node as a quantity, failing with the unit's expectation.
+double read_quantity(const std::string& file, const YAML::Node& node, const std::string& path, units::Dim dim);
+std::string read_string(const std::string& file, const YAML::Node& node, const std::string& path);
+
+}  // namespace vgpusim

@@ -1,0 +1,180 @@
+// Metrics from raw records. Throughput counts units over the tenant's active window (start to finish, or to the
+// end of the run); the vGPU loss compares with the tenant's baseline run.
+#include "sim/run/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace vgpusim {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr size_t kBatches = 10;
+}  // namespace
+
+double percentile(const std::vector<double>& sorted, double pct) {
+  if (sorted.size() == 1) return sorted.front();
+  const double pos = pct / 100.0 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+double mean_ci95_halfwidth(const std::vector<double>& values) {
+  if (values.size() < 2 * kBatches) return kNaN;
+  const size_t per = values.size() / kBatches;
+  std::vector<double> means;
+  for (size_t b = 0; b < kBatches; ++b) {
+    double s = 0;
+    for (size_t i = b * per; i < (b + 1) * per; ++i) s += values[i];
+    means.push_back(s / static_cast<double>(per));
+  }
+  const double m = std::accumulate(means.begin(), means.end(), 0.0) / kBatches;
+  double var = 0;
+  for (double x : means) var += (x - m) * (x - m);
+  var /= kBatches - 1;
+  // Student t, 9 degrees of freedom, two-sided 95%.
+  return 2.262 * std::sqrt(var / kBatches);
+}
+
+namespace {
+
+Performance performance(const TenantRecord& r, double run_end, bool is_inference) {
+  Performance p;
+  p.units = r.units;
+  const double end = std::isnan(r.finish) ? run_end : r.finish;
+  const double window = end - r.start;
+  p.throughput = window > 0 ? static_cast<double>(r.units) / window : 0;
+  if (!r.unit_times.empty()) {
+    p.unit_time_mean = std::accumulate(r.unit_times.begin(), r.unit_times.end(), 0.0) /
+                       static_cast<double>(r.unit_times.size());
+    p.unit_time_ci95 = mean_ci95_halfwidth(r.unit_times);
+    if (is_inference) {
+      std::vector<double> s = r.unit_times;
+      std::sort(s.begin(), s.end());
+      p.latency = LatencySummary{p.unit_time_mean, percentile(s, 50), percentile(s, 95), percentile(s, 99), s.back()};
+      for (int k = 0; k <= 100; ++k) p.latency_cdf.emplace_back(percentile(s, k), k / 100.0);
+    }
+  } else {
+    p.unit_time_ci95 = kNaN;
+  }
+  return p;
+}
+
+}  // namespace
+
+Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines) {
+  Results res;
+  res.scenario_name = sc.name;
+  res.scenario_file = sc.file;
+  res.fidelity = sc.fidelity == Fidelity::Exact ? "exact" : "fluid";
+  res.seed = sc.seed;
+  res.duration = sc.duration;
+  res.end = shared.end;
+  res.events = shared.events;
+  for (size_t i = 0; i < sc.tenants.size(); ++i) {
+    const TenantSpec& t = sc.tenants[i];
+    const TenantRecord& r = shared.tenants[i];
+    const TenantRecord& b = baselines[i].tenants.front();
+    const bool inference = std::holds_alternative<InferenceWorkload>(t.workload);
+    TenantResult tr;
+    tr.name = t.name;
+    tr.gpu = sc.targets[t.target].id;
+    tr.workload = workload_kind(t.workload);
+    tr.unit = workload_unit(t.workload);
+    tr.start = r.start;
+    tr.finished = !std::isnan(r.finish);
+    tr.completion = r.finish;
+    tr.gpu_work = r.gpu_work;
+    tr.failures = r.failures;
+    tr.shared = performance(r, shared.end, inference);
+    tr.baseline = performance(b, baselines[i].end, inference);
+    if (inference) {
+      if (const auto* w = std::get_if<InferenceWorkload>(&t.workload)) {
+        for (const SloTarget& s : w->slo) {
+          SloResult sr{s.percentile, s.latency, 0, false};
+          if (!r.unit_times.empty()) {
+            const auto within = std::count_if(r.unit_times.begin(), r.unit_times.end(),
+                                              [&](double x) { return x <= s.latency; });
+            sr.attainment = static_cast<double>(within) / static_cast<double>(r.unit_times.size());
+            sr.met = sr.attainment >= s.percentile / 100.0;
+          }
+          tr.slo.push_back(sr);
+        }
+      }
+    }
+    // Relative performance and its sampling uncertainty (relative errors add in quadrature).
+    double rel = kNaN, rel_err = kNaN;
+    if (inference) {
+      if (tr.shared.unit_time_mean > 0 && tr.baseline.unit_time_mean > 0) {
+        rel = tr.baseline.unit_time_mean / tr.shared.unit_time_mean;
+        rel_err = std::hypot(tr.shared.unit_time_ci95 / tr.shared.unit_time_mean,
+                             tr.baseline.unit_time_ci95 / tr.baseline.unit_time_mean);
+      }
+    } else if (tr.baseline.throughput > 0) {
+      rel = tr.shared.throughput / tr.baseline.throughput;
+      if (tr.shared.unit_time_mean > 0 && tr.baseline.unit_time_mean > 0)
+        rel_err = std::hypot(tr.shared.unit_time_ci95 / tr.shared.unit_time_mean,
+                             tr.baseline.unit_time_ci95 / tr.baseline.unit_time_mean);
+    }
+    tr.relative_performance = rel;
+    tr.slowdown = rel > 0 ? 1.0 / rel : kNaN;
+    tr.vgpu_loss = 1.0 - rel;
+    tr.vgpu_loss_ci95 = rel * rel_err;
+    res.tenants.push_back(std::move(tr));
+  }
+  for (size_t g = 0; g < sc.targets.size(); ++g) {
+    const GpuStats& s = shared.gpus[g];
+    const Target& target = sc.targets[g];
+    GpuResult gr;
+    gr.id = target.id;
+    gr.model = target.partition.empty() ? target.spec.name : target.spec.name + " " + target.partition;
+    gr.mode = target.sharing.mode;
+    gr.utilization = shared.end > 0 ? s.delivered / shared.end : 0;
+    gr.busy_fraction = shared.end > 0 ? s.busy_time / shared.end : 0;
+    gr.interval = s.series.interval;
+    const size_t bins = s.series.interval > 0 ? static_cast<size_t>(std::ceil(shared.end / s.series.interval - 1e-9)) : 0;
+    for (size_t k = 0; k < bins; ++k) {
+      const double w = k < s.series.work.size() ? s.series.work[k] : 0.0;
+      const double width = std::min(s.series.interval, shared.end - static_cast<double>(k) * s.series.interval);
+      gr.series.push_back(width > 0 ? w / width : 0.0);
+    }
+    res.gpus.push_back(std::move(gr));
+  }
+  for (const Comparison& c : sc.compare) {
+    const TenantResult& t = res.tenants[c.tenant];
+    ComparisonResult cr{c.name, c.metric, c.source, kNaN, c.article, kNaN};
+    if (c.metric == "throughput_ratio" || c.metric == "time_ratio") {
+      const double a = t.shared.throughput, b = res.tenants[static_cast<size_t>(c.versus)].shared.throughput;
+      if (a > 0 && b > 0) cr.predicted = c.metric == "throughput_ratio" ? a / b : b / a;
+    } else if (c.metric == "latency_ratio" || c.metric == "p99_ratio") {
+      const auto& a = t.shared.latency;
+      const auto& b = res.tenants[static_cast<size_t>(c.versus)].shared.latency;
+      if (a && b) cr.predicted = c.metric == "latency_ratio" ? a->mean / b->mean : a->p99 / b->p99;
+    } else if (c.metric == "relative_performance") {
+      cr.predicted = t.relative_performance;
+    } else if (c.metric == "slowdown") {
+      cr.predicted = t.slowdown;
+    } else if (c.metric == "vgpu_loss") {
+      cr.predicted = t.vgpu_loss;
+    } else if (c.metric == "throughput") {
+      cr.predicted = t.shared.throughput;
+    } else if (c.metric == "failed") {
+      cr.predicted = t.failures.empty() ? 0.0 : 1.0;
+    }
+    if (c.article != 0) cr.difference = (cr.predicted - c.article) / c.article;
+    res.comparisons.push_back(cr);
+  }
+  return res;
+}
+
+Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
+  const RunRecord shared = simulate(sc, progress, observer);
+  std::vector<RunRecord> baselines;
+  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
+  return compute_results(sc, shared, baselines);
+}
+
+}  // namespace vgpusim

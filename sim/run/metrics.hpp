@@ -1,0 +1,88 @@
+// Metrics: raw run records -> per-tenant and per-GPU results, including each tenant's vGPU loss against its
+// baseline. Output writers only format what is computed here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.hpp"
+#include "sim/run/simulation.hpp"
+
+namespace vgpusim {
+
+// Linear interpolation between closest ranks (numpy's default); `sorted` must be sorted, non-empty.
+double percentile(const std::vector<double>& sorted, double pct);
+// Half-width of a 95% confidence interval for the mean by batch means (10 batches), or NaN below 20 values.
+double mean_ci95_halfwidth(const std::vector<double>& values);
+
+struct LatencySummary {
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;  // s
+};
+
+struct SloResult {
+  double percentile = 0;  // e.g. 99
+  double bound = 0;       // s
+  double attainment = 0;  // fraction of requests within the bound
+  bool met = false;       // attainment >= percentile / 100
+};
+
+struct Performance {
+  long long units = 0;
+  std::vector<std::pair<double, double>> latency_cdf;  // inference: (latency s, fraction <= it), <= 101 points
+  double throughput = 0;  // units per second of the tenant's active window
+  double unit_time_mean = 0;
+  double unit_time_ci95 = 0;  // NaN when too few units
+  std::optional<LatencySummary> latency;  // inference only
+};
+
+struct TenantResult {
+  std::string name, gpu, workload, unit;
+  double start = 0;
+  double completion = 0;  // s; NaN when not finished
+  bool finished = false;
+  double gpu_work = 0;  // solo-seconds
+  Performance shared;
+  Performance baseline;
+  std::vector<SloResult> slo;
+  std::vector<Failure> failures;
+  // vGPU loss: performance relative to the baseline. For closed-loop workloads relative throughput is
+  // throughput / baseline throughput; for inference it is baseline mean latency / mean latency.
+  double relative_performance = 0;
+  double slowdown = 0;         // 1 / relative_performance
+  double vgpu_loss = 0;        // 1 - relative_performance
+  double vgpu_loss_ci95 = 0;   // half-width from the simulation's own sampling noise; NaN when too few units
+};
+
+struct GpuResult {
+  std::string id, model, mode;
+  double utilization = 0;    // mean delivered rate (1 = one bare-metal GPU's worth of work)
+  double busy_fraction = 0;  // fraction of time some tenant had work on it
+  double interval = 0;       // s
+  std::vector<double> series;  // utilization per interval
+};
+
+struct ComparisonResult {
+  std::string name, metric, source;
+  double predicted = 0;
+  double article = 0;
+  double difference = 0;  // (predicted - article) / article; NaN when the article's figure is 0
+};
+
+struct Results {
+  std::string scenario_name, scenario_file, fidelity;
+  uint64_t seed = 0;
+  double duration = 0;  // s; infinite when unbounded
+  double end = 0;       // s
+  uint64_t events = 0;
+  std::vector<TenantResult> tenants;
+  std::vector<GpuResult> gpus;
+  std::vector<ComparisonResult> comparisons;
+};
+
+Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines);
+
+// The whole job: the shared run, every tenant's baseline, and the results.
+Results run_scenario(const Scenario& sc, ProgressFn progress = nullptr, RunObserver* observer = nullptr);
+
+}  // namespace vgpusim

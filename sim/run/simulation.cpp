@@ -1,0 +1,422 @@
+// The bridge between scenarios, workloads and the engine: tenant drivers, memory allocation, fault injection,
+// baselines. Each target (a whole GPU or a partition) is one engine GPU.
+#include "sim/run/simulation.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <unordered_map>
+
+#include "models/gpu/roofline.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/core/units.hpp"
+
+namespace vgpusim {
+namespace {
+
+constexpr uint64_t kStartTag = ~0ULL;      // the tenant's own start timer
+constexpr uint64_t kFaultTag = ~0ULL - 1;  // an injected fault
+constexpr uint64_t kHoldTag = ~0ULL - 2;   // the idle hold of a fluid model (SharingModel::idle_hold)
+
+// Device memory a tenant allocates from: the target's one pool, or its own partition (vGPU framebuffer).
+struct MemoryPool {
+  std::string where;
+  double capacity = 0;  // bytes
+  double used = 0;
+  std::vector<std::pair<std::string, double>> residents;
+};
+
+class TenantDriver;
+
+// A target's state during the run: its current resources, and whether it runs, drains for a layout change, is
+// being reconfigured, or does not exist (yet or any more).
+struct TargetState {
+  enum class Phase { Running, Draining, Down, Absent };
+  GpuSpec spec;
+  Phase phase = Phase::Running;
+  std::vector<TenantDriver*> drivers;
+  std::function<void()> on_drain_progress;  // called after a completion while draining
+};
+
+class TenantDriver final : public EngineClient, public WorkloadPort {
+ public:
+  TenantDriver(Engine& engine, const TenantSpec& spec, TargetState& target, const ParamValues& performance,
+               MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record)
+      : engine_(engine), spec_(spec), target_(target), performance_(performance), memory_(memory), record_(record) {
+    workload_ = make_workload(spec.workload, fidelity, stream_seed(seed, spec.stream));
+    client_ = engine_.add_client(this);
+  }
+
+  void attach(Engine::GpuIndex gpu, RunObserver* observer) {
+    context_ = engine_.add_context(gpu, client_);
+    engine_.set_timer(client_, spec_.start, kStartTag);
+    gpu_ = gpu;
+    model_ = &engine_.model(gpu);
+    may_hold_ = model_->keeps_idle_grace();
+    observer_ = observer;
+    if (observer_) observer_->add_tenant(context_, gpu, spec_.name);
+  }
+  void schedule_fault(double at) { engine_.set_timer(client_, at, kFaultTag); }
+  // Ends the tenant now: its kernels are dropped and it does no more work.
+  void abort(const std::string& kind, const std::string& message) {
+    if (stopped_) return;
+    stopped_ = true;
+    engine_.cancel_context(context_);
+    holding_ = false;
+    held_.clear();
+    record_.failures.push_back({kind, engine_.now(), message});
+    release_memory();
+  }
+  std::function<void(TenantDriver&)> on_fault;  // set by the runner: who else the fault takes down
+  const TenantSpec& spec() const { return spec_; }
+  bool idle_on_device() const { return engine_.in_flight(context_) == 0; }
+  // The target runs again, or an idle hold was served: launch what was held back meanwhile (launch holds it again
+  // if the other reason still stands).
+  void release_held() {
+    std::vector<std::pair<KernelSpec, uint64_t>> held;
+    held.swap(held_);
+    for (const auto& [kernel, tag] : held) launch(kernel, tag);
+  }
+
+  // EngineClient
+  void on_activity_done(uint64_t tag) override {
+    if (tag == kHoldTag) {
+      end_hold();
+      if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
+      return;
+    }
+    if (observer_) {
+      auto it = launched_at_.find(tag);
+      if (it != launched_at_.end()) {
+        observer_->kernel(context_, it->second, engine_.now(), kernel_label_);
+        launched_at_.erase(it);
+      }
+    }
+    if (!stopped_) {
+      workload_->on_kernel_done(*this, tag);
+      maybe_hold();
+    }
+    if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
+  }
+  void on_timer(uint64_t tag) override {
+    if (tag == kStartTag) {
+      if (!stopped_) begin();
+    } else if (tag == kFaultTag) {
+      if (on_fault && !stopped_) on_fault(*this);
+    } else if (!stopped_) {
+      if (may_hold_) pending_.pop();  // a client's timers fire in time order: this is the earliest
+      workload_->on_timer(*this, tag);
+    }
+  }
+
+  // WorkloadPort
+  double now() const override { return engine_.now(); }
+  void launch(const KernelSpec& kernel, uint64_t tag) override {
+    if (target_.phase != TargetState::Phase::Running || holding_) {
+      held_.emplace_back(kernel, tag);
+      return;
+    }
+    const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
+    const double solo = t.solo();
+    ActivityDemand d;
+    if (solo > 0) d = {t.compute / solo, t.memory / solo, t.sm_fill};
+    engine_.start_activity(context_, solo, tag, d);
+    if (observer_) launched_at_[tag] = engine_.now();
+  }
+  void wake_at(double time, uint64_t tag) override {
+    engine_.set_timer(client_, time, tag);
+    if (may_hold_) pending_.push(time);
+  }
+  void unit_done(double started) override {
+    ++record_.units;
+    record_.unit_times.push_back(engine_.now() - started);
+  }
+  void finished() override {
+    record_.finish = engine_.now();
+    stopped_ = true;
+    release_memory();
+  }
+
+  void collect() { record_.gpu_work = engine_.context_work_done(context_); }
+
+ private:
+  void begin() {
+    record_.start = engine_.now();
+    if (spec_.memory > 0) {
+      const double free = memory_.capacity - memory_.used;
+      if (spec_.memory > free) {
+        std::string residents;
+        for (const auto& [name, bytes] : memory_.residents)
+          residents += fmt::format("{}{} {}", residents.empty() ? "" : ", ", name, units::format(bytes, units::Dim::Bytes));
+        stopped_ = true;
+        record_.failures.push_back(
+            {"out_of_memory", engine_.now(),
+             fmt::format("out of memory on {}: requested {}, {} of {} free{}", memory_.where,
+                         units::format(spec_.memory, units::Dim::Bytes), units::format(free, units::Dim::Bytes),
+                         units::format(memory_.capacity, units::Dim::Bytes),
+                         residents.empty() ? "" : " (in use: " + residents + ")")});
+        return;
+      }
+      memory_.used += spec_.memory;
+      memory_.residents.emplace_back(spec_.name, spec_.memory);
+      holds_memory_ = true;
+      if (observer_) observer_->memory(gpu_, engine_.now(), memory_.used);
+    }
+    workload_->start(*this);
+  }
+
+  // The context just ran out of work: a fluid model may keep its share for a while (SharingModel::idle_hold) if
+  // another context is active. The next launch is the earliest timer the workload has pending.
+  void maybe_hold() {
+    if (!may_hold_ || stopped_ || holding_ || target_.phase != TargetState::Phase::Running) return;
+    if (engine_.in_flight(context_) > 0 || !engine_.others_active(context_)) return;
+    const double gap =
+        pending_.empty() ? std::numeric_limits<double>::infinity() : pending_.top() - engine_.now();
+    const double hold = model_->idle_hold(gap);
+    if (!(hold > 0)) return;
+    holding_ = true;
+    engine_.start_hold(context_, hold, kHoldTag);
+  }
+  // The hold is served: what the workload launched meanwhile starts now.
+  void end_hold() {
+    holding_ = false;
+    release_held();
+  }
+
+  void release_memory() {
+    if (!holds_memory_) return;
+    holds_memory_ = false;
+    memory_.used -= spec_.memory;
+    if (observer_) observer_->memory(gpu_, engine_.now(), memory_.used);
+    for (auto it = memory_.residents.begin(); it != memory_.residents.end(); ++it)
+      if (it->first == spec_.name) {
+        memory_.residents.erase(it);
+        break;
+      }
+  }
+
+  Engine& engine_;
+  const TenantSpec& spec_;
+  TargetState& target_;
+  std::vector<std::pair<KernelSpec, uint64_t>> held_;  // launches while the target is not running or we hold
+  bool holding_ = false;
+  bool may_hold_ = false;  // the model keeps idle holds (then the workload's timers are tracked)
+  std::priority_queue<double, std::vector<double>, std::greater<>> pending_;  // the workload's timers
+  const SharingModel* model_ = nullptr;
+  const ParamValues& performance_;
+  MemoryPool& memory_;
+  TenantRecord& record_;
+  std::unique_ptr<Workload> workload_;
+  Engine::ClientIndex client_ = 0;
+  Engine::ContextIndex context_ = 0;
+  bool holds_memory_ = false;
+  bool stopped_ = false;
+  Engine::GpuIndex gpu_ = 0;
+  RunObserver* observer_ = nullptr;
+  std::unordered_map<uint64_t, double> launched_at_;  // tag -> launch time, while recording a timeline
+  std::string kernel_label_ = workload_kind(spec_.workload) + " kernel";
+};
+
+// Plays the scenario's layout changes: drain the affected instances, reconfigure, bring them back.
+class LayoutController final : public EngineClient {
+ public:
+  LayoutController(Engine& engine, const std::vector<LayoutChange>& changes, std::vector<TargetState>& states)
+      : engine_(engine), changes_(changes), states_(states) {
+    client_ = engine_.add_client(this);
+    for (size_t i = 0; i < changes_.size(); ++i) engine_.set_timer(client_, changes_[i].at, 2 * i);
+  }
+  void on_activity_done(uint64_t) override {}
+  void on_timer(uint64_t tag) override {
+    const size_t i = tag / 2;
+    if (tag % 2 == 0) {
+      begin_drain(i);
+    } else {
+      finish(i);
+    }
+  }
+
+ private:
+  void begin_drain(size_t i) {
+    draining_ = i;
+    for (const LayoutChange::Change& c : changes_[i].changes) {
+      TargetState& t = states_[c.target];
+      if (t.phase == TargetState::Phase::Running) t.phase = TargetState::Phase::Draining;
+      t.on_drain_progress = [this] { check_drained(); };
+    }
+    check_drained();
+  }
+  void check_drained() {
+    if (draining_ < 0) return;
+    const auto i = static_cast<size_t>(draining_);
+    for (const LayoutChange::Change& c : changes_[i].changes)
+      for (const TenantDriver* d : states_[c.target].drivers)
+        if (!d->idle_on_device()) return;
+    draining_ = -1;
+    for (const LayoutChange::Change& c : changes_[i].changes) {
+      TargetState& t = states_[c.target];
+      t.on_drain_progress = nullptr;
+      t.phase = c.removed ? TargetState::Phase::Absent : TargetState::Phase::Down;
+      if (c.removed)
+        for (TenantDriver* d : t.drivers)
+          d->abort("instance_removed", fmt::format("its MIG instance was removed by the layout change at {} s",
+                                                   changes_[i].at));
+    }
+    engine_.set_timer(client_, engine_.now() + changes_[i].reconfiguration_time, 2 * i + 1);
+  }
+  void finish(size_t i) {
+    for (const LayoutChange::Change& c : changes_[i].changes) {
+      if (c.removed) continue;
+      TargetState& t = states_[c.target];
+      t.spec = c.spec;
+      t.phase = TargetState::Phase::Running;
+      for (TenantDriver* d : t.drivers) d->release_held();
+    }
+  }
+
+  Engine& engine_;
+  const std::vector<LayoutChange>& changes_;
+  std::vector<TargetState>& states_;
+  Engine::ClientIndex client_ = 0;
+  long draining_ = -1;
+};
+
+// What one run simulates: targets with their models, which tenants run on which target, memory partitions.
+struct RunPlan {
+  std::vector<Target> targets;
+  std::vector<std::unique_ptr<SharingModel>> models;  // one per target
+  std::vector<size_t> tenants;                        // scenario tenant indices
+  std::vector<size_t> target_of;                      // per entry of `tenants`: index into `targets`
+  std::vector<std::vector<double>> partitions;        // per target: each tenant's memory (empty: one pool)
+  bool faults = false;
+  bool layout_changes = false;
+};
+
+RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress, RunObserver* observer) {
+  const std::vector<Target>& targets = plan.targets;
+  const std::vector<size_t>& tenant_ids = plan.tenants;
+  Engine engine(sc.metrics_interval);
+  std::vector<Engine::GpuIndex> gpu_index;
+  for (auto& m : plan.models) gpu_index.push_back(engine.add_gpu(std::move(m)));
+  if (observer) {
+    engine.set_observer(observer);
+    for (size_t k = 0; k < targets.size(); ++k)
+      observer->add_process(gpu_index[k], fmt::format("{} ({}{}, {})", targets[k].id, targets[k].spec.name,
+                                                      targets[k].partition.empty() ? "" : " " + targets[k].partition,
+                                                      targets[k].sharing.mode));
+  }
+
+  // Memory: one pool per target, unless its mode gives each tenant a partition of its own.
+  std::vector<std::unique_ptr<MemoryPool>> pools;
+  std::vector<MemoryPool*> pool_of(tenant_ids.size(), nullptr);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const std::vector<double>& parts = plan.partitions[k];
+    size_t nth = 0;
+    MemoryPool* shared = nullptr;
+    for (size_t i = 0; i < tenant_ids.size(); ++i) {
+      if (plan.target_of[i] != k) continue;
+      if (!parts.empty()) {
+        const std::string where = fmt::format("{} (partition of {})", targets[k].id, sc.tenants[tenant_ids[i]].name);
+        pools.push_back(std::make_unique<MemoryPool>(MemoryPool{where, parts[nth], 0, {}}));
+        pool_of[i] = pools.back().get();
+      } else {
+        if (!shared) {
+          pools.push_back(std::make_unique<MemoryPool>(MemoryPool{targets[k].id, targets[k].spec.memory, 0, {}}));
+          shared = pools.back().get();
+        }
+        pool_of[i] = shared;
+      }
+      ++nth;
+    }
+  }
+
+  std::vector<TargetState> states(targets.size());
+  for (size_t k = 0; k < targets.size(); ++k) {
+    states[k].spec = targets[k].spec;
+    if (!targets[k].present_at_start) states[k].phase = TargetState::Phase::Absent;
+  }
+
+  RunRecord rec;
+  rec.tenants.resize(tenant_ids.size());
+  std::vector<std::unique_ptr<TenantDriver>> drivers;
+  for (size_t i = 0; i < tenant_ids.size(); ++i) {
+    const TenantSpec& t = sc.tenants[tenant_ids[i]];
+    const size_t k = plan.target_of[i];
+    drivers.push_back(std::make_unique<TenantDriver>(engine, t, states[k], sc.gpus[t.gpu].performance, *pool_of[i],
+                                                     sc.fidelity, sc.seed, rec.tenants[i]));
+    drivers.back()->attach(gpu_index[k], observer);
+    states[k].drivers.push_back(drivers.back().get());
+  }
+  std::unique_ptr<LayoutController> layout;
+  if (plan.layout_changes && !sc.layout_changes.empty())
+    layout = std::make_unique<LayoutController>(engine, sc.layout_changes, states);
+  if (plan.faults) {
+    for (size_t i = 0; i < drivers.size(); ++i) {
+      const size_t target = sc.tenants[tenant_ids[i]].target;
+      const bool whole_gpu = find_sharing_model(sc.targets[target].sharing.mode)->fault_takes_down_gpu;
+      drivers[i]->on_fault = [&drivers, &sc, target, whole_gpu](TenantDriver& who) {
+        who.abort("fatal_fault", "fatal fault injected");
+        if (!whole_gpu) return;
+        for (auto& other : drivers)
+          if (other.get() != &who && other->spec().target == target)
+            other->abort("fault_of_other_client",
+                         fmt::format("ended by the fatal fault of {} on {} (mode {} has no fault isolation)",
+                                     who.spec().name, sc.targets[target].id, sc.targets[target].sharing.mode));
+      };
+    }
+    for (const FaultSpec& f : sc.faults) drivers[f.tenant]->schedule_fault(f.time);
+  }
+  if (progress && std::isfinite(sc.duration)) {
+    // Run in slices so that a progress bar can be drawn between them.
+    const int steps = 100;
+    for (int s = 1; s <= steps; ++s) {
+      engine.run(sc.duration * s / steps);
+      progress(engine.now(), sc.duration, engine.events_processed());
+    }
+  } else {
+    engine.run(sc.duration);
+  }
+  for (auto& d : drivers) d->collect();
+  if (observer) observer->finish(engine.now());
+  rec.end = engine.now();
+  rec.events = engine.events_processed();
+  for (size_t g = 0; g < targets.size(); ++g) rec.gpus.push_back(engine.gpu_stats(gpu_index[g]));
+  return rec;
+}
+
+}  // namespace
+
+RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
+  RunPlan plan;
+  plan.targets = sc.targets;
+  for (size_t k = 0; k < sc.targets.size(); ++k) {
+    const SharingModelInfo* info = find_sharing_model(sc.targets[k].sharing.mode);
+    const ModelSetup setup = model_setup(sc, k);
+    plan.models.push_back(info->create(setup));
+    plan.partitions.push_back(info->memory_partitions ? info->memory_partitions(setup) : std::vector<double>{});
+  }
+  for (size_t i = 0; i < sc.tenants.size(); ++i) {
+    plan.tenants.push_back(i);
+    plan.target_of.push_back(sc.tenants[i].target);
+  }
+  plan.faults = true;
+  plan.layout_changes = true;
+  return run(sc, std::move(plan), progress, observer);
+}
+
+RunRecord simulate_baseline(const Scenario& sc, size_t t) {
+  // Alone on the whole physical GPU, bare metal, with the tenant's memory in the GPU's full pool.
+  const size_t g = sc.tenants[t].gpu;
+  RunPlan plan;
+  plan.targets.push_back(Target{sc.gpus[g].id, g, "", -1, sc.gpus[g].spec, {"bare-metal", {}}});
+  plan.models.push_back(make_bare_metal_model());
+  plan.partitions.emplace_back();
+  plan.tenants = {t};
+  plan.target_of = {0};
+  return run(sc, std::move(plan), nullptr, nullptr);
+}
+
+}  // namespace vgpusim

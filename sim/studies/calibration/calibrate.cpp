@@ -1,0 +1,273 @@
+// Fit and validate orchestration. Which experiments fit what: efficiencies, DRAM saturation and time-slice
+// parameters come from their dedicated experiments (models/calibration/fit.cpp); l2_interference from the
+// green-context co-runs (SM partitions that share DRAM and L2), by least squares of predicted against measured
+// slowdowns; every other co-run (streams, processes, MPS) is validation only.
+#include "sim/studies/calibration/calibrate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "models/gpu/device_names.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/files.hpp"
+#include "sim/report/results_writers.hpp"
+#include "sim/io/yaml_reader.hpp"
+
+namespace vgpusim {
+namespace {
+
+bool fit_set(const CorunExperiment& e) { return e.form == "green_ctx"; }
+
+const GpuSpec& datasheet(const std::string& gpu) {
+  const CatalogEntry* e = builtin_catalog().find(gpu);
+  if (!e) throw InputError("unknown catalog GPU '" + gpu + "' (see `vgpusim list gpus`)");
+  return e->spec;
+}
+
+// The device as measured: the catalog's rates with the SM count the raw file reports.
+GpuSpec measured_spec(const RawFile& raw, const std::string& gpu) {
+  GpuSpec s = datasheet(gpu);
+  if (raw.device.sm_count > 0 && raw.device.sm_count != s.compute_units) {
+    const double k = raw.device.sm_count / s.compute_units;
+    s.fp64 *= k;
+    s.fp32 *= k;
+    s.fp16_tensor *= k;
+    s.compute_units = raw.device.sm_count;
+  }
+  return s;
+}
+
+double relative_error(double predicted, double measured) { return (predicted - measured) / measured; }
+
+}  // namespace
+
+std::string raw_catalog_gpu(const RawFile& raw, const std::string& gpu_override) {
+  if (!gpu_override.empty()) {
+    datasheet(gpu_override);
+    return gpu_override;
+  }
+  const std::string name = catalog_name_for_device(raw.device.name, raw.device.memory, builtin_catalog().names());
+  if (name.empty())
+    throw InputError(fmt::format("{}: cannot tell which catalog GPU '{}' is; give --gpu (see `vgpusim list gpus`)",
+                                 raw.file, raw.device.name));
+  return name;
+}
+
+Calibration fit_calibration(const RawFile& raw, const std::string& gpu) {
+  Calibration c;
+  c.gpu = gpu;
+  c.device = raw.device.name;
+  c.driver = raw.device.driver;
+  c.date = raw.device.date;
+  c.raw = raw.file;
+  c.values = fit_direct(raw, datasheet(gpu));
+  // l2_interference on the green-context co-runs, with everything else as fitted.
+  std::vector<const CorunExperiment*> fit;
+  for (const CorunExperiment& e : raw.coruns)
+    if (fit_set(e)) fit.push_back(&e);
+  if (!fit.empty()) {
+    const GpuSpec spec = measured_spec(raw, gpu);
+    ParamOverrides base = c.overrides();
+    auto sse = [&](double alpha, const std::vector<size_t>& pick) {
+      ParamOverrides p = base;
+      p["l2_interference"] = alpha;
+      double e = 0;
+      for (size_t i : pick) {
+        const CorunPrediction pr = predict_corun(*fit[i], spec, p);
+        e += std::pow(relative_error(pr.slowdown_a, fit[i]->slowdown_a), 2) +
+             std::pow(relative_error(pr.slowdown_b, fit[i]->slowdown_b), 2);
+      }
+      return e;
+    };
+    std::vector<size_t> all(fit.size());
+    std::iota(all.begin(), all.end(), 0);
+    const double alpha = minimize_1d([&](double a) { return sse(a, all); }, 0.0, 5.0, 40);
+    const double sd = bootstrap_sd(fit.size(), [&](const std::vector<size_t>& pick) {
+      return minimize_1d([&](double a) { return sse(a, pick); }, 0.0, 5.0, 30);
+    }, 20);
+    c.values.push_back({"l2_interference", units::Dim::Ratio, alpha, sd,
+                        std::sqrt(sse(alpha, all) / (2.0 * static_cast<double>(fit.size()))),
+                        static_cast<int>(2 * fit.size()),
+                        "green-context co-runs (SM partitions sharing DRAM and L2): least squares of slowdowns"});
+  }
+  return c;
+}
+
+int fit_command(const std::string& raw_path, const std::string& out_path, const std::string& gpu_override) {
+  const RawFile raw = read_raw_file(raw_path);
+  const Calibration c = fit_calibration(raw, raw_catalog_gpu(raw, gpu_override));
+  fmt::print("fitted {} ({}) from {}\n\n{:<24} {:>14} {:>14} {:>10} {:>7}  from\n", c.gpu, c.device, raw_path,
+             "parameter", "value", "uncertainty", "residual", "points");
+  for (const FittedValue& v : c.values)
+    fmt::print("{:<24} {:>14} {:>14} {:>9.2f}% {:>7}  {}\n", v.name, units::format(v.value, v.dim),
+               units::format(v.uncertainty, v.dim), 100 * v.residual, v.points, v.from);
+  for (const std::string& m : raw.not_measured) fmt::print("not measured: {}\n", m);
+  if (!out_path.empty()) {
+    write_file_atomically(out_path, calibration_yaml(c));
+    fmt::print("\nwrote {}\n", out_path);
+  }
+  return 0;
+}
+
+int validate_command(const std::string& raw_path, const std::string& calibration_path, const std::string& json_path,
+                     const std::string& gpu_override) {
+  const RawFile raw = read_raw_file(raw_path);
+  ParamOverrides params;
+  std::string gpu;
+  if (!calibration_path.empty()) {
+    const Calibration c = read_calibration_file(calibration_path);
+    params = c.overrides();
+    gpu = gpu_override.empty() ? c.gpu : gpu_override;
+  } else {
+    gpu = raw_catalog_gpu(raw, gpu_override);
+  }
+  const GpuSpec spec = measured_spec(raw, gpu);
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  double ape_validate = 0, ape_fit = 0;
+  int n_validate = 0, n_fit = 0;
+  fmt::print("{:<44} {:<5} {:>9} {:>9} {:>9} {:>9} {:>8}\n", "co-run experiment", "set", "meas. a", "pred. a",
+             "meas. b", "pred. b", "error");
+  for (const CorunExperiment& e : raw.coruns) {
+    const CorunPrediction p = predict_corun(e, spec, params);
+    const double err = (std::fabs(relative_error(p.slowdown_a, e.slowdown_a)) +
+                        std::fabs(relative_error(p.slowdown_b, e.slowdown_b))) /
+                       2;
+    const bool fitted = fit_set(e);
+    (fitted ? ape_fit : ape_validate) += err;
+    ++(fitted ? n_fit : n_validate);
+    fmt::print("{:<44} {:<5} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>7.1f}%\n", e.name, fitted ? "fit" : "check",
+               e.slowdown_a, p.slowdown_a, e.slowdown_b, p.slowdown_b, 100 * err);
+    rows.push_back({{"experiment", e.name},
+                    {"form", e.form},
+                    {"partition", e.partition},
+                    {"set", fitted ? "fit" : "validation"},
+                    {"model", p.model},
+                    {"measured_slowdown", {e.slowdown_a, e.slowdown_b}},
+                    {"predicted_slowdown", {p.slowdown_a, p.slowdown_b}},
+                    {"absolute_percentage_error", err}});
+  }
+  const double mape_validate = n_validate ? ape_validate / n_validate : NAN;
+  const double mape_fit = n_fit ? ape_fit / n_fit : NAN;
+  fmt::print("\nMAPE on the validation co-runs (streams, processes, MPS; not used by the fit): {:.2f}% over {}\n",
+             100 * mape_validate, n_validate);
+  fmt::print("MAPE on the fit co-runs (green contexts, fitted l2_interference): {:.2f}% over {}\n", 100 * mape_fit,
+             n_fit);
+  if (!json_path.empty()) {
+    nlohmann::ordered_json j;
+    j["schema"] = "vgpusim.validation/1";
+    j["raw"] = raw_path;
+    j["calibration"] = calibration_path;
+    j["gpu"] = gpu;
+    j["fit_set"] = "corun green_ctx experiments";
+    j["validation_set"] = "every other corun experiment";
+    j["mape_validation"] = std::isfinite(mape_validate) ? nlohmann::ordered_json(mape_validate) : nullptr;
+    j["mape_fit"] = std::isfinite(mape_fit) ? nlohmann::ordered_json(mape_fit) : nullptr;
+    j["experiments"] = rows;
+    write_file_atomically(json_path, j.dump(2) + "\n");
+  }
+  return 0;
+}
+
+std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, double noise, uint64_t seed) {
+  using nlohmann::ordered_json;
+  const GpuSpec& ds = datasheet(gpu);
+  Rng rng(seed);
+  auto noisy = [&](double x) { return x * (1 + noise * (2 * rng.uniform() - 1)); };
+  auto stats = [&](double median, int n) {
+    return ordered_json{{"n", n}, {"min", median * (1 - noise)}, {"p10", median * (1 - noise / 2)}, {"median", median},
+                        {"p90", median * (1 + noise / 2)}, {"max", median * (1 + noise)}, {"mean", median}};
+  };
+  auto experiment = [](const std::string& name, const std::string& kind, ordered_json params, ordered_json summary) {
+    return ordered_json{{"name", name},   {"kind", kind},           {"truncated", false}, {"error", nullptr},
+                        {"skipped", nullptr}, {"wall_time_s", 0.1}, {"params", params},  {"repeats", ordered_json::array()},
+                        {"summary", summary}};
+  };
+  ordered_json ex = ordered_json::array();
+  const double bw = ds.memory_bandwidth * truth.memory_efficiency;
+  ex.push_back(experiment("bandwidth.copy", "bandwidth", {{"kernel", "copy"}},
+                          {{"bytes_per_s", stats(noisy(bw * 0.99), 20)}}));
+  ex.push_back(experiment("bandwidth.triad", "bandwidth", {{"kernel", "triad"}}, {{"bytes_per_s", stats(noisy(bw), 20)}}));
+  ordered_json points = ordered_json::array();
+  for (double sms = 1; sms < ds.compute_units; sms *= 2)
+    points.push_back({{"blocks", sms}, {"distinct_sms", sms},
+                      {"bytes_per_s", stats(noisy(bw * std::min(1.0, sms / ds.compute_units / truth.bw_saturation_fraction)), 3)}});
+  points.push_back({{"blocks", ds.compute_units}, {"distinct_sms", ds.compute_units}, {"bytes_per_s", stats(noisy(bw), 3)}});
+  ex.push_back(experiment("bandwidth_sm_scaling.triad", "bandwidth_sm_scaling", {{"kernel", "triad"}},
+                          {{"points", points}}));
+  ex.push_back(experiment("compute.fp32_fma", "compute", {{"kernel", "fma"}},
+                          {{"flops_per_s", stats(noisy(ds.fp32 * truth.compute_efficiency), 10)}}));
+  ex.push_back(experiment("gemm.bf16", "gemm", {{"m", 8192}},
+                          {{"flops_per_s", stats(noisy(ds.fp16_tensor * truth.compute_efficiency), 20)}}));
+  ex.push_back(experiment("timeslice.probe", "timeslice", {{"blocks", ds.compute_units}},
+                          {{"pair", {{"slice_s", stats(noisy(truth.slice), 200)},
+                                     {"switch_s", stats(noisy(truth.switch_cost), 200)}}}}));
+  // Co-runs, re-simulated with the true parameters, then measured with noise.
+  ParamOverrides p{{"compute_efficiency", truth.compute_efficiency}, {"memory_efficiency", truth.memory_efficiency},
+                   {"bw_saturation_fraction", truth.bw_saturation_fraction}, {"l2_interference", truth.l2_interference},
+                   {"slice", truth.slice}, {"switch_cost", truth.switch_cost}};
+  const double solo = 0.06;  // s alone on the whole GPU, as hwcal sizes them
+  auto kernel = [&](const std::string& kind) {
+    CorunKernel k;
+    k.kind = kind;
+    k.launches = 20;
+    k.blocks_per_launch = ds.compute_units * 32;
+    if (kind != "memory") k.flops = solo * ds.fp32 * truth.compute_efficiency;
+    if (kind != "compute") k.bytes = solo * bw;
+    return k;
+  };
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"compute", "compute"}, {"memory", "memory"}, {"mixed", "mixed"},
+      {"compute", "memory"},  {"compute", "mixed"}, {"mixed", "memory"}};
+  struct Form {
+    std::string form, label;
+    double a_sms, b_sms, a_cap, b_cap;
+  };
+  const double n = ds.compute_units;
+  const std::vector<Form> forms = {{"streams", "", 0, 0, 1, 1},          {"processes", "", 0, 0, 1, 1},
+                                   {"green_ctx", "64+64", 64, 64, 1, 1}, {"green_ctx", "16+116", 16, n - 16, 1, 1},
+                                   {"green_ctx", "32+96", 32, n - 32, 1, 1}, {"mps", "uncapped", 0, 0, 1, 1},
+                                   {"mps", "50+50", 0, 0, 0.5, 0.5}};
+  for (const Form& f : forms)
+    for (const auto& [a, b] : pairs) {
+      CorunExperiment e;
+      e.name = fmt::format("corun.{}{}.{}+{}", f.form, f.label.empty() ? "" : "." + f.label, a, b);
+      e.form = f.form;
+      e.partition = f.label;
+      e.a_sms = f.a_sms;
+      e.b_sms = f.b_sms;
+      e.a_cap = f.a_cap;
+      e.b_cap = f.b_cap;
+      e.a = kernel(a);
+      e.b = kernel(b);
+      const CorunPrediction truth_p = predict_corun(e, ds, p);
+      auto kjson = [](const CorunKernel& k) {
+        return ordered_json{{"kind", k.kind}, {"launches", k.launches}, {"blocks_per_launch", k.blocks_per_launch},
+                            {"flops", k.flops}, {"bytes", k.bytes}};
+      };
+      ordered_json partition = {{"a_sms", f.a_sms > 0 ? ordered_json(f.a_sms) : ordered_json(nullptr)},
+                                {"b_sms", f.b_sms > 0 ? ordered_json(f.b_sms) : ordered_json(nullptr)},
+                                {"a_active_thread_percentage", f.form == "mps" ? ordered_json(100 * f.a_cap) : ordered_json(nullptr)},
+                                {"b_active_thread_percentage", f.form == "mps" ? ordered_json(100 * f.b_cap) : ordered_json(nullptr)}};
+      ex.push_back(experiment(e.name, "corun",
+                              {{"form", f.form}, {"partition_label", f.label.empty() ? ordered_json(nullptr) : ordered_json(f.label)},
+                               {"partition", partition}, {"kernel_a", kjson(e.a)}, {"kernel_b", kjson(e.b)}},
+                              {{"slowdown_a", noisy(truth_p.slowdown_a)}, {"slowdown_b", noisy(truth_p.slowdown_b)}}));
+    }
+  ordered_json root;
+  root["schema"] = "vgpusim.hwcal.raw/1";
+  root["tool"] = {{"name", "vgpusim synth-raw"}, {"note", "synthetic: made by the simulator from known parameters"}};
+  root["complete"] = true;
+  root["environment"] = {{"date_utc", "synthetic"},
+                         {"device", {{"name", "synthetic " + gpu}, {"sm_count", ds.compute_units},
+                                     {"total_memory_bytes", ds.memory}}},
+                         {"nvml", {{"driver_version", "synthetic"}}}};
+  root["experiments"] = ex;
+  return root.dump(1) + "\n";
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,118 @@
+// Direct fits. compute_efficiency: the bf16 GEMM rate over the dense tensor peak (FP32 FMA over the FP32 peak
+// when no GEMM was measured). memory_efficiency: the better of copy and triad over the datasheet bandwidth.
+// bw_saturation_fraction: least squares of bw(s) = peak min(1, s / (sat SMs)) over the bandwidth-vs-SMs points.
+// slice and switch_cost: medians of the time-slice probe's pair runs.
+#include "sim/studies/calibration/fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "sim/core/rng.hpp"
+
+namespace vgpusim {
+
+double minimize_1d(const std::function<double(double)>& f, double lo, double hi, int iterations) {
+  const double r = (std::sqrt(5.0) - 1) / 2;
+  double a = lo, b = hi, c = b - r * (b - a), d = a + r * (b - a);
+  double fc = f(c), fd = f(d);
+  for (int i = 0; i < iterations; ++i) {
+    if (fc < fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - r * (b - a);
+      fc = f(c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + r * (b - a);
+      fd = f(d);
+    }
+  }
+  return (a + b) / 2;
+}
+
+double bootstrap_sd(size_t n, const std::function<double(const std::vector<size_t>&)>& estimate, int resamples) {
+  if (n < 2) return 0;
+  Rng rng(0x5eed);
+  std::vector<double> values;
+  std::vector<size_t> pick(n);
+  for (int r = 0; r < resamples; ++r) {
+    for (size_t i = 0; i < n; ++i) pick[i] = static_cast<size_t>(rng.uniform() * static_cast<double>(n));
+    values.push_back(estimate(pick));
+  }
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  double var = 0;
+  for (double v : values) var += (v - mean) * (v - mean);
+  return std::sqrt(var / static_cast<double>(values.size() - 1));
+}
+
+namespace {
+
+// One standard error of a median from its 10th and 90th percentiles (normal approximation).
+double median_se(const RawStats& s) {
+  return s.n > 1 ? (s.p90 - s.p10) / 2.563 / std::sqrt(static_cast<double>(s.n)) : 0.0;
+}
+
+}  // namespace
+
+std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
+  std::vector<FittedValue> out;
+  // Compute efficiency.
+  if (raw.gemm_flops_per_s && ds.fp16_tensor > 0) {
+    const RawStats& s = *raw.gemm_flops_per_s;
+    out.push_back({"compute_efficiency", units::Dim::Ratio, s.median / ds.fp16_tensor, median_se(s) / ds.fp16_tensor,
+                   0, s.n, "gemm.bf16 over the dense FP16/BF16 tensor peak"});
+  } else if (raw.fp32_flops_per_s && ds.fp32 > 0) {
+    const RawStats& s = *raw.fp32_flops_per_s;
+    out.push_back({"compute_efficiency", units::Dim::Ratio, s.median / ds.fp32, median_se(s) / ds.fp32, 0, s.n,
+                   "compute.fp32_fma over the FP32 peak (no GEMM measured)"});
+  }
+  // Memory efficiency: the better streaming kernel.
+  const RawStats* best = nullptr;
+  for (const auto* s : {&raw.copy_bytes_per_s, &raw.triad_bytes_per_s})
+    if (*s && (!best || (*s)->median > best->median)) best = &**s;
+  if (best && ds.memory_bandwidth > 0) {
+    double spread = 0;
+    if (raw.copy_bytes_per_s && raw.triad_bytes_per_s)
+      spread = std::fabs(raw.copy_bytes_per_s->median - raw.triad_bytes_per_s->median) / 2;
+    out.push_back({"memory_efficiency", units::Dim::Ratio, best->median / ds.memory_bandwidth,
+                   std::max(median_se(*best), spread) / ds.memory_bandwidth, 0, best->n,
+                   "the better of bandwidth.copy and bandwidth.triad over the datasheet bandwidth"});
+  }
+  // DRAM bandwidth against SMs.
+  const auto& pts = raw.bandwidth_vs_sms;
+  if (pts.size() >= 3 && raw.device.sm_count > 0) {
+    double peak = 0;
+    for (const BandwidthPoint& p : pts) peak = std::max(peak, p.bytes_per_s);
+    auto sse = [&](double sat, const std::vector<size_t>& pick) {
+      double e = 0;
+      for (size_t i : pick) {
+        const double f = pts[i].sms / raw.device.sm_count;
+        const double model = peak * std::min(1.0, f / sat);
+        e += std::pow((model - pts[i].bytes_per_s) / pts[i].bytes_per_s, 2);
+      }
+      return e;
+    };
+    std::vector<size_t> all(pts.size());
+    std::iota(all.begin(), all.end(), 0);
+    const double sat = minimize_1d([&](double x) { return sse(x, all); }, 0.005, 1.0);
+    const double sd = bootstrap_sd(pts.size(), [&](const std::vector<size_t>& pick) {
+      return minimize_1d([&](double x) { return sse(x, pick); }, 0.005, 1.0);
+    });
+    out.push_back({"bw_saturation_fraction", units::Dim::Ratio, sat, sd,
+                   std::sqrt(sse(sat, all) / static_cast<double>(pts.size())), static_cast<int>(pts.size()),
+                   "bandwidth_sm_scaling.triad: bw(s) = peak min(1, s / (sat SMs)), least squares"});
+  }
+  if (raw.slice)
+    out.push_back({"slice", units::Dim::Time, raw.slice->median, median_se(*raw.slice), 0, raw.slice->n,
+                   "timeslice.probe: median interior run length of two processes"});
+  if (raw.switch_cost)
+    out.push_back({"switch_cost", units::Dim::Time, raw.switch_cost->median, median_se(*raw.switch_cost), 0,
+                   raw.switch_cost->n, "timeslice.probe: median time neither process ran"});
+  return out;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,316 @@
+// The cluster scenario reader: strict MapReaders over documented Sections, paths relative to the scenario file,
+// units parsed in sim/units. Builds a ClusterConfig; runs nothing.
+#include "sim/studies/cluster/cluster_scenario.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "sim/io/openb.hpp"
+#include "models/cluster/placement.hpp"
+
+namespace vgpusim {
+
+using units::Dim;
+
+const std::vector<Section>& cluster_sections() {
+  static const std::vector<Section> sections = {
+      {"", "A cluster scenario: a job-level study of many nodes.",
+       {{"version", "integer", true, "", "format version; must be 1"},
+        {"name", "string", false, "file name", "shown in the output"},
+        {"kind", "string", true, "", "must be `cluster` (other scenarios are GPU-level, see scenario-reference.md)"},
+        {"seed", "integer", false, "1", "seed of synthetic jobs and preemptions"},
+        {"cluster", "mapping", true, "", "nodes, jobs and policy"}}},
+      {"cluster", "What runs where.",
+       {{"nodes", "mapping or list", true, "", "`{openb: PATH}` or a list of node groups (`cluster.nodes[]`)"},
+        {"jobs", "mapping", true, "", "`{openb: PATH}` or `{synthetic: {...}}`"},
+        {"policy", "string", false, "first_fit", "placement policy: first_fit, best_fit, spread, fgd, mig_aware"},
+        {"sharing_slowdown", "mapping", false, "timeslice defaults", "progress rate of jobs on a shared GPU"},
+        {"preemption", "mapping", false, "none", "spot capacity reclaimed"},
+        {"sample_interval", "time", false, "1h", "time between samples of allocation and fragmentation"}}},
+      {"cluster.nodes", "Nodes from an openb node list.",
+       {{"openb", "path", true, "", "openb_node_list_*.csv, relative to the scenario file"},
+        {"cpu_nodes", "boolean", false, "false", "also keep nodes without GPUs"},
+        {"gpu_price", "money rate", false, "$0/h", "price of each node per GPU, e.g. `$1.2/h`"},
+        {"spot", "boolean", false, "false", "every node may be preempted"}}},
+      {"cluster.nodes[]", "One group of identical nodes.",
+       {{"name", "string", true, "", "node name; with count > 1, `name-0`, `name-1`, ..."},
+        {"gpu_model", "string", false, "GPU", "GPU model (jobs may restrict models)"},
+        {"gpus", "integer", true, "", "GPUs per node"},
+        {"cpu_milli", "number", false, "64000", "CPU capacity, milli-cores"},
+        {"memory", "bytes", false, "256GiB", "host memory"},
+        {"price", "money rate", false, "$0/h", "price per node, e.g. `$12/h`"},
+        {"spot", "boolean", false, "false", "may be preempted"},
+        {"count", "integer", false, "1", "identical nodes in this group"}}},
+      {"cluster.jobs", "The jobs.",
+       {{"openb", "path", false, "", "openb_pod_list_*.csv, relative to the scenario file"},
+        {"limit", "integer", false, "all", "with openb: keep the first N pods"},
+        {"sample", "integer", false, "none",
+         "with openb: draw N pods with replacement (seeded), arriving 1 s apart and never leaving: the FGD paper's "
+         "workload inflation"},
+        {"synthetic", "mapping", false, "", "generated jobs (`cluster.jobs.synthetic`)"},
+        {"no_departures", "boolean", false, "false",
+         "jobs never finish: the cluster fills up as in the FGD paper's experiments"}}},
+      {"cluster.jobs.synthetic", "Poisson arrivals, exponential durations.",
+       {{"count", "integer", true, "", "number of jobs"},
+        {"rate", "rate", true, "", "arrivals, e.g. `2/s`"},
+        {"duration", "time", false, "1h", "mean run time (exponential)"},
+        {"fractional", "fraction", false, "0.5", "share of jobs asking for 0.1 .. 0.9 of one GPU"},
+        {"multi_gpu", "fraction", false, "0.1", "share of jobs asking for 2, 4 or 8 whole GPUs"},
+        {"cpu_per_gpu", "number", false, "4000", "milli-cores per GPU asked"},
+        {"memory_per_gpu", "bytes", false, "16GiB", "host memory per GPU asked"}}},
+      {"cluster.sharing_slowdown", "A job on a GPU that holds other jobs progresses at slice / (slice + switch_cost).",
+       {{"mode", "string", false, "timeslice", "`timeslice` or `none` (no slowdown)"},
+        {"slice", "time", false, "1024us", sharing_slowdown_params()[0].help + "; " + sharing_slowdown_params()[0].source},
+        {"switch_cost", "time", false, "40us", sharing_slowdown_params()[1].help + "; " + sharing_slowdown_params()[1].source}}},
+      {"cluster.preemption", "Each preemption takes one eligible node down; its jobs lose work since their last "
+                             "checkpoint and go back to the queue.",
+       {{"rate", "rate", false, "0/s", "Poisson rate of preemptions across the cluster, e.g. `2/h`"},
+        {"times", "list of times", false, "[]", "preemptions at fixed times"},
+        {"checkpoint_interval", "time", false, "0s (none)", "work between checkpoints"},
+        {"restart_cost", "time", false, "0s", "extra work when a preempted job starts again"},
+        {"downtime", "time", false, "0s", "how long a preempted node stays away"},
+        {"nodes", "string", false, "spot", "`spot` (nodes marked spot) or `all`"}}},
+  };
+  return sections;
+}
+
+namespace {
+
+const Section& section(const std::string& path) {
+  for (const Section& s : cluster_sections())
+    if (s.path == path) return s;
+  throw std::logic_error("no cluster section " + path);
+}
+
+std::string relative_to(const std::string& file, const std::string& path) {
+  std::filesystem::path p = path;
+  if (p.is_relative()) p = std::filesystem::path(file).parent_path() / p;
+  return p.string();
+}
+
+double at_least(const MapReader& r, const std::string& key, Dim dim, double fallback, double min) {
+  const double v = r.quantity_or(key, dim, fallback);
+  if (v < min || !std::isfinite(v))
+    fail_at(r.file(), r.get(key), r.child_path(key), fmt::format("expected a value >= {}", units::format(min, dim)));
+  return v;
+}
+
+double fraction(const MapReader& r, const std::string& key, double fallback) {
+  const double v = r.quantity_or(key, Dim::Ratio, fallback);
+  if (v < 0 || v > 1) fail_at(r.file(), r.get(key), r.child_path(key), "expected a fraction from 0 to 1");
+  return v;
+}
+
+std::vector<ClusterNode> read_nodes(const std::string& file, const YAML::Node& node) {
+  std::vector<ClusterNode> nodes;
+  if (node.IsMap()) {
+    MapReader r(file, node, "cluster.nodes", section("cluster.nodes"));
+    r.finish();
+    nodes = read_openb_nodes(relative_to(file, r.string("openb")), !r.boolean_or("cpu_nodes", false));
+    const double price = at_least(r, "gpu_price", Dim::MoneyRate, 0, 0);
+    const bool spot = r.boolean_or("spot", false);
+    for (ClusterNode& n : nodes) {
+      n.price_per_s = price * n.gpus;
+      n.spot = spot;
+    }
+    return nodes;
+  }
+  if (!node.IsSequence() || node.size() == 0)
+    fail_at(file, node, "cluster.nodes", "expected {openb: PATH} or a non-empty list of node groups");
+  for (size_t i = 0; i < node.size(); ++i) {
+    MapReader r(file, node[i], fmt::format("cluster.nodes[{}]", i), section("cluster.nodes[]"));
+    r.finish();
+    ClusterNode n;
+    n.name = r.string("name");
+    n.gpu_model = r.string_or("gpu_model", "GPU");
+    n.gpus = static_cast<int>(r.integer("gpus", 0, 64));
+    n.cpu_milli = at_least(r, "cpu_milli", Dim::Count, 64000, 0);
+    n.memory_mib = at_least(r, "memory", Dim::Bytes, 256.0 * 1024 * 1024 * 1024, 0) / (1024.0 * 1024.0);
+    n.price_per_s = at_least(r, "price", Dim::MoneyRate, 0, 0);
+    n.spot = r.boolean_or("spot", false);
+    const long long count = r.integer_or("count", 1, 1000000, 1);
+    for (long long k = 0; k < count; ++k) {
+      nodes.push_back(n);
+      if (count > 1) nodes.back().name = fmt::format("{}-{}", n.name, k);
+    }
+  }
+  return nodes;
+}
+
+std::vector<ClusterJob> read_jobs(const std::string& file, const YAML::Node& node, uint64_t seed, bool& no_departures) {
+  MapReader r(file, node, "cluster.jobs", section("cluster.jobs"));
+  r.finish();
+  no_departures = r.boolean_or("no_departures", false);
+  if (r.has("openb") == r.has("synthetic"))
+    fail_at(file, node, "cluster.jobs", "expected exactly one of `openb` and `synthetic`");
+  if (r.has("openb")) {
+    std::vector<ClusterJob> pods = read_openb_pods(relative_to(file, r.string("openb")),
+                                                   static_cast<size_t>(r.integer_or("limit", 1, 100000000, 0)));
+    if (!r.has("sample")) return pods;
+    return sample_jobs(pods, static_cast<size_t>(r.integer("sample", 1, 100000000)), seed);
+  }
+  for (const char* key : {"limit", "sample"})
+    if (r.has(key)) fail_at(file, r.get(key), r.child_path(key), fmt::format("`{}` applies to openb jobs only", key));
+  MapReader s(file, r.get("synthetic"), r.child_path("synthetic"), section("cluster.jobs.synthetic"));
+  s.finish();
+  SyntheticJobsSpec spec;
+  spec.count = s.integer("count", 1, 100000000);
+  spec.rate_per_s = s.quantity("rate", Dim::Rate);
+  if (!(spec.rate_per_s > 0)) fail_at(file, s.get("rate"), s.child_path("rate"), "expected a rate > 0");
+  spec.mean_duration_s = at_least(s, "duration", Dim::Time, spec.mean_duration_s, 0);
+  spec.fractional = fraction(s, "fractional", spec.fractional);
+  spec.multi_gpu = fraction(s, "multi_gpu", spec.multi_gpu);
+  if (spec.fractional + spec.multi_gpu > 1)
+    fail_at(file, s.node(), s.path(), "fractional + multi_gpu must not exceed 1");
+  spec.cpu_per_gpu_milli = at_least(s, "cpu_per_gpu", Dim::Count, spec.cpu_per_gpu_milli, 0);
+  spec.memory_per_gpu_mib = at_least(s, "memory_per_gpu", Dim::Bytes, spec.memory_per_gpu_mib * 1048576.0, 0) / 1048576.0;
+  return synthetic_cluster_jobs(spec, seed);
+}
+
+void read_preemption(const std::string& file, const YAML::Node& node, PreemptionSpec& p) {
+  MapReader r(file, node, "cluster.preemption", section("cluster.preemption"));
+  r.finish();
+  p.rate_per_s = at_least(r, "rate", Dim::Rate, 0, 0);
+  if (r.has("times")) {
+    const YAML::Node list = r.get("times");
+    if (!list.IsSequence()) fail_at(file, list, r.child_path("times"), "expected a list of times");
+    for (size_t i = 0; i < list.size(); ++i)
+      p.times_s.push_back(read_quantity(file, list[i], fmt::format("{}[{}]", r.child_path("times"), i), Dim::Time));
+  }
+  p.checkpoint_interval_s = at_least(r, "checkpoint_interval", Dim::Time, 0, 0);
+  p.restart_cost_s = at_least(r, "restart_cost", Dim::Time, 0, 0);
+  p.downtime_s = at_least(r, "downtime", Dim::Time, 0, 0);
+  p.all_nodes = r.choice_or("nodes", {"spot", "all"}, "spot") == "all";
+}
+
+double read_sharing_efficiency(const std::string& file, const YAML::Node& node) {
+  MapReader r(file, node, "cluster.sharing_slowdown", section("cluster.sharing_slowdown"));
+  r.finish();
+  if (r.choice_or("mode", {"timeslice", "none"}, "timeslice") == "none") return 1;
+  const std::vector<ParamSpec>& ps = sharing_slowdown_params();
+  double v[2];
+  for (size_t i = 0; i < 2; ++i) {
+    v[i] = r.quantity_or(ps[i].name, ps[i].dim, ps[i].default_value);
+    if (v[i] < ps[i].min || v[i] > ps[i].max)
+      fail_at(file, r.get(ps[i].name), r.child_path(ps[i].name),
+              fmt::format("expected a value from {} to {}", units::format(ps[i].min, ps[i].dim),
+                          units::format(ps[i].max, ps[i].dim)));
+  }
+  return timeslice_efficiency(v[0], v[1]);
+}
+
+}  // namespace
+
+std::vector<ClusterJob> synthetic_cluster_jobs(const SyntheticJobsSpec& spec, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto uniform = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  std::vector<ClusterJob> jobs(static_cast<size_t>(spec.count));
+  double t = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    ClusterJob& j = jobs[i];
+    j.name = fmt::format("job-{}", i);
+    t += -std::log1p(-uniform()) / spec.rate_per_s;
+    j.arrival_s = t;
+    j.duration_s = -std::log1p(-uniform()) * spec.mean_duration_s;
+    const double kind = uniform(), pick = uniform();
+    double gpus = 1;
+    if (kind < spec.fractional) {
+      j.num_gpu = 1;
+      j.gpu_units = (1 + static_cast<int>(pick * 9)) * 100 * kUnitsPerMilliGpu;
+      gpus = j.gpu_units / static_cast<double>(kGpuUnits);
+    } else if (kind < spec.fractional + spec.multi_gpu) {
+      j.num_gpu = 2 << static_cast<int>(pick * 3);
+      j.gpu_units = kGpuUnits;
+      gpus = j.num_gpu;
+    } else {
+      j.num_gpu = 1;
+      j.gpu_units = kGpuUnits;
+    }
+    j.cpu_milli = std::round(spec.cpu_per_gpu_milli * gpus);
+    j.memory_mib = std::round(spec.memory_per_gpu_mib * gpus);
+  }
+  return jobs;
+}
+
+std::vector<ClusterJob> sample_jobs(const std::vector<ClusterJob>& population, size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<ClusterJob> jobs;
+  if (population.empty()) return jobs;
+  jobs.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    jobs.push_back(population[std::min(population.size() - 1, static_cast<size_t>(u * static_cast<double>(population.size())))]);
+    jobs.back().arrival_s = static_cast<double>(i);
+    jobs.back().duration_s = std::numeric_limits<double>::infinity();
+  }
+  return jobs;
+}
+
+bool is_cluster_scenario_file(const std::string& path) {
+  try {
+    const YAML::Node root = YAML::LoadFile(path);
+    return root.IsMap() && root["kind"] && root["kind"].IsScalar() && root["kind"].Scalar() == "cluster";
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+ClusterConfig load_cluster_scenario_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open the scenario", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return load_cluster_scenario_text(text.str(), path);
+}
+
+ClusterConfig load_cluster_scenario_text(const std::string& text, const std::string& file) {
+  YAML::Node root = parse_yaml(text, file);
+  MapReader top(file, root, "", section(""));
+  top.finish();
+  top.integer("version", 1, 1);
+  if (top.string("kind") != "cluster") fail_at(file, top.get("kind"), "kind", "expected `cluster`");
+  ClusterConfig c;
+  c.name = top.string_or("name", std::filesystem::path(file).filename().string());
+  c.seed = static_cast<uint64_t>(top.integer_or("seed", 0, 1LL << 62, 1));
+  MapReader cl(file, top.get("cluster"), "cluster", section("cluster"));
+  cl.finish();
+  c.nodes = read_nodes(file, cl.get("nodes"));
+  c.jobs = read_jobs(file, cl.get("jobs"), c.seed, c.no_departures);
+  std::vector<std::string> names;
+  for (const PlacementPolicyInfo& p : placement_policies()) names.push_back(p.name);
+  c.policy = cl.choice_or("policy", names, "first_fit");
+  c.sharing_efficiency = cl.has("sharing_slowdown") ? read_sharing_efficiency(file, cl.get("sharing_slowdown"))
+                                                    : timeslice_efficiency(sharing_slowdown_params()[0].default_value,
+                                                                           sharing_slowdown_params()[1].default_value);
+  if (cl.has("preemption")) read_preemption(file, cl.get("preemption"), c.preemption);
+  c.sample_interval_s = cl.quantity_or("sample_interval", Dim::Time, 3600);
+  if (!(c.sample_interval_s > 0))
+    fail_at(file, cl.get("sample_interval"), cl.child_path("sample_interval"), "expected a time > 0");
+  return c;
+}
+
+std::string cluster_reference_markdown() {
+  std::string md;
+  for (const Section& s : cluster_sections()) {
+    md += fmt::format("### `{}`\n\n{}\n\n| key | type | required | default | meaning |\n|---|---|---|---|---|\n",
+                      s.path.empty() ? "(top level)" : s.path, s.help);
+    for (const KeySpec& k : s.keys)
+      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type, k.required ? "yes" : "no", k.default_text,
+                        k.help);
+    md += "\n";
+  }
+  md += "### Placement policies (`cluster.policy`)\n\n| name | what it does | citation |\n|---|---|---|\n";
+  for (const PlacementPolicyInfo& p : placement_policies())
+    md += fmt::format("| `{}` | {} | {} |\n", p.name, p.description, p.citation);
+  return md + "\n";
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,145 @@
+// Reads plan files. Workload and sharing entries go through the scenario loader's own readers, so their keys,
+// units and messages are the scenario format's.
+#include "sim/studies/plan/plan_loader.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/scenario/loader_state.hpp"
+
+namespace vgpusim {
+
+using units::Dim;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the plan file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A short name for a sharing option: its mode and the values it sets.
+std::string label_of(const SharingConfig& c, const SharingModelInfo& info) {
+  std::string label = c.mode;
+  const ParamValues defaults = ParamValues::defaults(info.params);
+  for (const ParamSpec& p : info.params) {
+    if (p.is_choice()) {
+      if (c.params.word(p.name) != defaults.word(p.name)) label += " " + c.params.word(p.name);
+    } else if (c.params.get(p.name) != defaults.get(p.name)) {
+      std::string v = units::format(c.params.get(p.name), p.dim);
+      v.erase(std::remove(v.begin(), v.end(), ' '), v.end());
+      label += fmt::format(" {}={}", p.name, v);
+    }
+  }
+  return label;
+}
+
+}  // namespace
+
+bool is_plan_file(const std::string& path) {
+  try {
+    const YAML::Node root = YAML::LoadFile(path);
+    return root.IsMap() && root["kind"] && root["kind"].IsScalar() && root["kind"].Scalar() == "plan";
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+PlanSpec load_plan_text(const std::string& text, const std::string& file, const InstanceLookup& lookup) {
+  YAML::Node root = parse_yaml(text, file);
+  Loader loader{file, builtin_catalog(), {}, {}, {}};
+  MapReader top(file, root, "", section_named("plan"));
+  top.finish();
+  top.integer("version", 1, 1);
+  if (top.choice_or("kind", {"plan"}, "") != "plan") top.get("kind");
+  PlanSpec plan;
+  plan.file = file;
+  plan.name = top.string("name");
+  plan.seed = static_cast<uint64_t>(top.integer_or("seed", 0, 1LL << 62, 1));
+  plan.duration = top.has("duration") ? loader.positive(top, "duration", Dim::Time) : 60.0;
+  plan.fidelity = top.choice_or("fidelity", {"exact", "fluid"}, "fluid") == "exact" ? Fidelity::Exact : Fidelity::Fluid;
+  plan.max_instances = static_cast<int>(top.integer_or("max_instances", 1, 64, 4));
+
+  // Instance types: catalog names, or {name, gpu, gpus, price_per_hour} of the user's own.
+  const YAML::Node instances = top.get("instances");
+  if (!instances.IsSequence() || instances.size() == 0)
+    fail_at(file, instances, "instances", "expected a non-empty list of instance types");
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const std::string path = fmt::format("instances[{}]", i);
+    if (instances[i].IsScalar()) {
+      const std::string name = instances[i].Scalar();
+      const auto found = lookup ? lookup(name) : std::nullopt;
+      if (!found) fail_at(file, instances[i], path, fmt::format("unknown instance type '{}' (see `vgpusim list instances`)", name));
+      if (found->gpus < 1)
+        fail_at(file, instances[i], path,
+                fmt::format("'{}' has a fraction of a GPU; plans place tenants on whole GPUs", name));
+      plan.instances.push_back(*found);
+      continue;
+    }
+    MapReader r(file, instances[i], path, section_named("plan.instances[]"));
+    r.finish();
+    PlanInstanceType it;
+    it.name = r.string("name");
+    it.gpu = r.string("gpu");
+    if (!builtin_catalog().find(it.gpu)) loader.unknown_gpu_model(r.get("gpu"), r.child_path("gpu"), it.gpu);
+    it.gpus = static_cast<int>(r.integer_or("gpus", 1, 64, 1));
+    it.price_per_hour = loader.positive(r, "price", Dim::MoneyRate) * 3600;
+    plan.instances.push_back(it);
+  }
+
+  // Workloads, as in scenarios; a kernel given by duration without `on` refers to the first instance's GPU.
+  GpuInstance reference;
+  reference.spec = builtin_catalog().find(plan.instances.front().gpu)->spec;
+  reference.performance = ParamValues::defaults(roofline_params());
+  const YAML::Node workloads = top.get("workloads");
+  if (!workloads.IsSequence() || workloads.size() == 0)
+    fail_at(file, workloads, "workloads", "expected a non-empty list of workloads");
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    const std::string path = fmt::format("workloads[{}]", i);
+    MapReader r(file, workloads[i], path, section_named("plan.workloads[]"));
+    r.finish();
+    PlanWorkload w;
+    w.name = r.string("name");
+    w.replicas = static_cast<int>(r.integer_or("replicas", 1, 1000, 1));
+    w.memory = loader.nonnegative(r, "memory", Dim::Bytes);
+    w.workload = loader.workload(r.get("workload"), r.child_path("workload"), reference);
+    if (r.has("slo")) {
+      MapReader s(file, r.get("slo"), r.child_path("slo"), section_named("plan.workloads[].slo"));
+      s.finish();
+      if (s.has("throughput")) w.slo.throughput = loader.positive(s, "throughput", Dim::Rate);
+      if (s.has("deadline")) w.slo.deadline = loader.positive(s, "deadline", Dim::Time);
+    }
+    plan.workloads.push_back(std::move(w));
+  }
+
+  // Sharing options: each a `sharing.<gpu>` mapping (mode and parameters).
+  const YAML::Node sharing = top.get("sharing");
+  if (!sharing.IsSequence() || sharing.size() == 0)
+    fail_at(file, sharing, "sharing", "expected a non-empty list of sharing options");
+  GpuSpec any_gpu;
+  any_gpu.kind = "gpu";
+  for (size_t i = 0; i < sharing.size(); ++i) {
+    const SharingModelInfo* info = nullptr;
+    PlanSharing s;
+    s.config = loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info, {});
+    if (info->partitions)
+      fail_at(file, sharing[i], fmt::format("sharing[{}]", i), "plans do not search partition layouts yet");
+    s.label = label_of(s.config, *info);
+    for (const PlanSharing& other : plan.sharing)
+      if (other.label == s.label) fail_at(file, sharing[i], fmt::format("sharing[{}]", i), "duplicate sharing option");
+    plan.sharing.push_back(s);
+  }
+  return plan;
+}
+
+PlanSpec load_plan_file(const std::string& path, const InstanceLookup& lookup) {
+  return load_plan_text(read_text(path), path, lookup);
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,22 @@
+// Plan files (`kind: plan`): workloads with SLOs, candidate instance types and sharing options. Read with the
+// scenario format's strict reader; workloads are written exactly as in scenarios.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "sim/studies/plan/plan.hpp"
+
+namespace vgpusim {
+
+// Resolves an instance type by name (the instance catalog), or nullopt.
+using InstanceLookup = std::function<std::optional<PlanInstanceType>(const std::string&)>;
+
+PlanSpec load_plan_file(const std::string& path, const InstanceLookup& lookup);
+PlanSpec load_plan_text(const std::string& text, const std::string& file, const InstanceLookup& lookup);
+
+// True when a YAML file says `kind: plan` at its top level.
+bool is_plan_file(const std::string& path);
+
+}  // namespace vgpusim
