@@ -20,6 +20,7 @@ constexpr double kCapacitySlack = 1e-9;
 Engine::GpuIndex Engine::add_gpu(std::unique_ptr<SharingModel> model) {
   Gpu gpu;
   gpu.model = std::move(model);
+  gpu.may_hold = gpu.model->keeps_idle_grace();
   gpu.last_update = now_;
   gpu.stats.series.interval = utilization_interval_;
   gpus_.push_back(std::move(gpu));
@@ -27,7 +28,7 @@ Engine::GpuIndex Engine::add_gpu(std::unique_ptr<SharingModel> model) {
 }
 
 Engine::ClientIndex Engine::add_client(EngineClient* client) {
-  clients_.push_back(client);
+  clients_.push_back(Client{client, false, {}});
   return static_cast<ClientIndex>(clients_.size() - 1);
 }
 
@@ -40,25 +41,19 @@ Engine::ContextIndex Engine::add_context(GpuIndex gpu, ClientIndex client) {
   gpus_[gpu].contexts.push_back(index);
   gpus_[gpu].loads.emplace_back();
   gpus_[gpu].decision.rate.push_back(0);
+  if (gpus_[gpu].may_hold) clients_[client].tracks_launches = true;
   return index;
 }
 
 void Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand) {
-  push_member(context, solo_seconds, tag, demand, false);
-}
-
-void Engine::start_hold(ContextIndex context, double solo_seconds, uint64_t tag) {
-  push_member(context, solo_seconds, tag, ActivityDemand{0, 0, 0}, true);
-}
-
-bool Engine::others_active(ContextIndex context) const {
-  const Gpu& gpu = gpus_[contexts_[context].gpu];
-  for (ContextIndex ci : gpu.contexts) {
-    if (ci == context) continue;
-    const Context& o = contexts_[ci];
-    if (!o.heap.empty() || o.work_ended_at >= now_) return true;
+  Context& c = contexts_[context];
+  if (c.holds > 0) {  // its next launch waits until the hold is served
+    if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
+      throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
+    c.deferred.push_back({solo_seconds, tag, demand});
+    return;
   }
-  return false;
+  push_member(context, solo_seconds, tag, demand, false);
 }
 
 void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand,
@@ -100,12 +95,59 @@ void Engine::cancel_context(ContextIndex context) {
   c.heap.clear();
   c.holds = 0;
   c.demand_sum = {0, 0, 0};
+  c.deferred.clear();
+  c.holds_allowed = false;
   mark_dirty(c.gpu);
 }
 
 void Engine::set_timer(ClientIndex client, double at, uint64_t tag) {
   if (!(at >= now_)) throw std::invalid_argument("timer set in the past");
   queue_.push(at, kTimer, client, tag);
+}
+
+void Engine::set_launch_timer(ClientIndex client, double at, uint64_t tag) {
+  if (!(at >= now_)) throw std::invalid_argument("timer set in the past");
+  queue_.push(at, kLaunchTimer, client, tag);
+  if (clients_[client].tracks_launches) clients_[client].launch_timers.push(at);
+}
+
+void Engine::allow_idle_holds(ContextIndex context, bool allowed) { contexts_[context].holds_allowed = allowed; }
+
+// ---- Idle holds ----
+// A fluid model of time-slicing averages the slices of a contention episode into rates. In exact fidelity a context
+// that runs out of work keeps the GPU for a grace period (its next launch is often microseconds away); the fluid
+// model turns that into an expected hold (SharingModel::idle_hold), which the engine serves here: when a context
+// has just run out of work (its client heard the completion and launched nothing), may hold, and another context
+// on the GPU is active, the model is asked for the hold given the gap to the client's next launch (its earliest
+// pending launch timer). The hold is a member that progresses at the context's rate like an activity, so the
+// context counts as busy to the model, but does no work (not in delivered work, busy time or utilization); the
+// model sees it in ContextLoad::holds. Activities the client starts meanwhile wait and start when it is served.
+
+bool Engine::others_active(ContextIndex context) const {
+  const Gpu& gpu = gpus_[contexts_[context].gpu];
+  for (ContextIndex ci : gpu.contexts) {
+    if (ci == context) continue;
+    const Context& o = contexts_[ci];
+    if (!o.heap.empty() || o.work_ended_at >= now_) return true;
+  }
+  return false;
+}
+
+void Engine::consider_idle_hold(ContextIndex context) {
+  const Context& c = contexts_[context];
+  const Gpu& gpu = gpus_[c.gpu];
+  if (!gpu.may_hold || !c.holds_allowed || !c.heap.empty() || !others_active(context)) return;
+  const auto& timers = clients_[c.client].launch_timers;
+  const double gap = timers.empty() ? kInfinity : timers.top() - now_;
+  const double hold = gpu.model->idle_hold(gap);
+  if (hold > 0) push_member(context, hold, 0, ActivityDemand{0, 0, 0}, true);
+}
+
+void Engine::end_idle_hold(ContextIndex context) {
+  std::vector<Context::Deferred> waiting;
+  waiting.swap(contexts_[context].deferred);
+  for (const Context::Deferred& d : waiting) push_member(context, d.solo_seconds, d.tag, d.demand, false);
+  clients_[contexts_[context].client].handler->on_idle_hold_served();
 }
 
 void Engine::advance(Gpu& gpu, double t) {
@@ -225,7 +267,7 @@ void Engine::handle_wake(GpuIndex index) {
     if (c.member_rate <= 0) continue;
     const double slack = c.member_rate * kCompletionSlack;
     while (!c.heap.empty() && c.heap.front().finish_v - c.v <= slack) {
-      completions_.push_back(Completion{c.client, c.heap.front().tag});
+      completions_.push_back(Completion{ci, c.heap.front().tag, c.heap.front().hold});
       pop_member(c);
     }
   }
@@ -233,10 +275,16 @@ void Engine::handle_wake(GpuIndex index) {
 }
 
 void Engine::deliver_completions() {
-  // Completions may start new activities (which appends nothing here) but never nest.
+  // Completions may start new activities (which appends nothing here) but never nest. A context whose client
+  // launched nothing on hearing of its last activity may start an idle hold.
   for (size_t i = 0; i < completions_.size(); ++i) {
     const Completion c = completions_[i];
-    clients_[c.client]->on_activity_done(c.tag);
+    if (c.hold) {
+      end_idle_hold(c.context);
+      continue;
+    }
+    clients_[contexts_[c.context].client].handler->on_activity_done(c.tag);
+    consider_idle_hold(c.context);
   }
   completions_.clear();
 }
@@ -254,7 +302,9 @@ void Engine::run(double until) {
       handle_wake(e.target);
       deliver_completions();
     } else {
-      clients_[e.target]->on_timer(e.aux);
+      Client& client = clients_[e.target];
+      if (e.kind == kLaunchTimer && client.tracks_launches) client.launch_timers.pop();  // timers fire in time order
+      client.handler->on_timer(e.aux);
     }
     flush_dirty();
   }

@@ -1,11 +1,13 @@
 // The event core: one event heap, GPUs whose SharingModel turns the set of busy contexts into rates, and
 // activities (kernels) that carry remaining work. A GPU's rates are recomputed only when its active set changes
-// or its model's timer fires.
+// or its model's timer fires. The engine also serves the idle holds that fluid models of time-slicing ask for
+// (SharingModel::idle_hold); that mechanism lives here and nowhere else.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <queue>
 #include <span>
 #include <vector>
 
@@ -20,6 +22,8 @@ class EngineClient {
   virtual ~EngineClient() = default;
   virtual void on_activity_done(uint64_t tag) = 0;
   virtual void on_timer(uint64_t tag) = 0;
+  // An idle hold of one of its contexts was served (the launches it deferred have started).
+  virtual void on_idle_hold_served() {}
 };
 
 // Time-binned integral of the rate a GPU delivers (solo-seconds of work per second).
@@ -50,19 +54,20 @@ class Engine {
   // A context is one client's process on one GPU; its in-flight activities share the context's rate equally.
   ContextIndex add_context(GpuIndex gpu, ClientIndex client);
 
-  // Starts an activity needing `solo_seconds` of the GPU alone; the client hears `tag` when it completes.
+  // Starts an activity needing `solo_seconds` of the GPU alone; the client hears `tag` when it completes. While
+  // the context serves an idle hold, the activity waits and starts when the hold is served.
   void start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand = {});
-  // Starts an idle hold: like an activity, it progresses at the context's rate and the context counts as busy to
-  // the sharing model, but it does no work (not in delivered work, busy time or utilization). See
-  // SharingModel::idle_hold.
-  void start_hold(ContextIndex context, double solo_seconds, uint64_t tag);
-  // Whether another context on the same GPU has something in flight (work or a hold), or had work until this
-  // instant (completions of one instant are all taken before any client hears of them).
-  bool others_active(ContextIndex context) const;
-  // Drops every in-flight activity of the context without completing it (a fatal fault).
+  // Drops every in-flight activity of the context without completing it, and every later idle hold (a fatal
+  // fault: the client launches nothing more).
   void cancel_context(ContextIndex context);
   // Calls the client's on_timer(tag) at absolute time `at` (>= now).
   void set_timer(ClientIndex client, double at, uint64_t tag);
+  // The same for a timer after which the client launches work (a workload's host time): an idle hold takes the
+  // client's earliest pending one as its context's next launch.
+  void set_launch_timer(ClientIndex client, double at, uint64_t tag);
+  // Whether the context may start idle holds (default true). A client turns them off when it will launch nothing
+  // more (its workload finished) or may not launch now (its partition is being reconfigured).
+  void allow_idle_holds(ContextIndex context, bool allowed);
 
   // Runs until no event is left or the next one lies after `until`; then advances the clock to `until` if finite.
   void run(double until = kInfinity);
@@ -78,7 +83,7 @@ class Engine {
   double context_work_done(ContextIndex context) const { return contexts_[context].work_done; }
 
  private:
-  enum EventKind : uint8_t { kGpuWake = 0, kTimer = 1 };
+  enum EventKind : uint8_t { kGpuWake = 0, kTimer = 1, kLaunchTimer = 2 };
 
   struct Member {
     double finish_v;  // virtual progress at which the activity completes
@@ -104,9 +109,23 @@ class Engine {
     double work_ended_at = -kInfinity;  // when its last member that does work left
     ActivityDemand demand_sum{0, 0, 0};  // sums over the in-flight members
     std::vector<Member> heap;
+    // Idle holds: whether one may start, and the activities started while one is served (they wait for its end).
+    bool holds_allowed = true;
+    struct Deferred {
+      double solo_seconds;
+      uint64_t tag;
+      ActivityDemand demand;
+    };
+    std::vector<Deferred> deferred;
+  };
+  struct Client {
+    EngineClient* handler = nullptr;
+    bool tracks_launches = false;  // it has a context on a GPU whose model may hold
+    std::priority_queue<double, std::vector<double>, std::greater<>> launch_timers;  // pending, s
   };
   struct Gpu {
     std::unique_ptr<SharingModel> model;
+    bool may_hold = false;  // model->keeps_idle_grace()
     std::vector<ContextIndex> contexts;
     std::vector<ContextLoad> loads;
     ShareDecision decision;
@@ -127,6 +146,12 @@ class Engine {
   void deliver_completions();
   void pop_member(Context& c);
   void push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand, bool hold);
+  // Idle holds: whether another context on the same GPU has something in flight (work or a hold) or had work until
+  // this instant (completions of one instant are all taken before any client hears of them); starting a hold when
+  // a context has just run out of work; starting what waited when it is served.
+  bool others_active(ContextIndex context) const;
+  void consider_idle_hold(ContextIndex context);
+  void end_idle_hold(ContextIndex context);
   // The fraction of a context's share that does work (members that are not holds).
   static double working_fraction(const Context& c) {
     if (c.holds == 0) return 1.0;
@@ -142,11 +167,12 @@ class Engine {
   EventQueue queue_;
   std::vector<Gpu> gpus_;
   std::vector<Context> contexts_;
-  std::vector<EngineClient*> clients_;
+  std::vector<Client> clients_;
   std::vector<GpuIndex> dirty_;
   struct Completion {
-    ClientIndex client;
+    ContextIndex context;
     uint64_t tag;
+    bool hold;  // an idle hold was served
   };
   std::vector<Completion> completions_;
 };

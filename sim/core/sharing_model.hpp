@@ -45,13 +45,12 @@ class SharingModel {
   // spatial sharing.
   virtual void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) = 0;
 
-  // For fluid models of schedulers that let a context keep the GPU a while after it runs out of work (the
-  // time-slicing idle grace) and that average that grace into rates: whether they ever hold (then the driver tracks
-  // each workload's next launch), and, in the model's present state, the expected solo-seconds of its share that a
-  // context keeps when it runs out of work while another context on the GPU has work, and its next launch is `gap`
-  // seconds away (infinity: none known). The engine then serves that much as an idle hold at the context's rate (no
-  // work is done, the context counts as busy), and the context's next launch waits until the hold is served.
-  // 0 (the default): no hold. Models that play the grace themselves (exact fidelity) return 0.
+  // Idle holds, for fluid models of schedulers that let a context keep the GPU a while after it runs out of work
+  // (the time-slicing idle grace) and that average that grace into rates: whether they ever hold (then the engine
+  // tracks each client's launch timers), and, in the model's present state, the expected solo-seconds of its share
+  // that a context keeps when it runs out of work while another context on the GPU is active, its next launch being
+  // `gap` seconds away (infinity: none known). The engine serves that much as an idle hold (sim/core/engine.cpp,
+  // "Idle holds"). 0 (the default): no hold. Models that play the grace themselves (exact fidelity) return 0.
   virtual bool keeps_idle_grace() const { return false; }
   virtual double idle_hold(double /*gap*/) const { return 0; }
 };

@@ -8,7 +8,6 @@
 #include <functional>
 #include <limits>
 #include <memory>
-#include <queue>
 #include <unordered_map>
 
 #include "models/gpu/roofline.hpp"
@@ -20,7 +19,6 @@ namespace {
 
 constexpr uint64_t kStartTag = ~0ULL;      // the tenant's own start timer
 constexpr uint64_t kFaultTag = ~0ULL - 1;  // an injected fault
-constexpr uint64_t kHoldTag = ~0ULL - 2;   // the idle hold of a fluid model (SharingModel::idle_hold)
 
 // Device memory a tenant allocates from: the target's one pool, or its own partition (vGPU framebuffer).
 struct MemoryPool {
@@ -40,6 +38,8 @@ struct TargetState {
   Phase phase = Phase::Running;
   std::vector<TenantDriver*> drivers;
   std::function<void()> on_drain_progress;  // called after a completion while draining
+
+  void set_phase(Phase p);  // and tells its drivers
 };
 
 class TenantDriver final : public EngineClient, public WorkloadPort {
@@ -55,9 +55,8 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     context_ = engine_.add_context(gpu, client_);
     engine_.set_timer(client_, spec_.start, kStartTag);
     gpu_ = gpu;
-    model_ = &engine_.model(gpu);
-    may_hold_ = model_->keeps_idle_grace();
     observer_ = observer;
+    on_target_phase();
     if (observer_) observer_->add_tenant(context_, gpu, spec_.name);
   }
   void schedule_fault(double at) { engine_.set_timer(client_, at, kFaultTag); }
@@ -66,7 +65,6 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     if (stopped_) return;
     stopped_ = true;
     engine_.cancel_context(context_);
-    holding_ = false;
     held_.clear();
     record_.failures.push_back({kind, engine_.now(), message});
     release_memory();
@@ -74,8 +72,11 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   std::function<void(TenantDriver&)> on_fault;  // set by the runner: who else the fault takes down
   const TenantSpec& spec() const { return spec_; }
   bool idle_on_device() const { return engine_.in_flight(context_) == 0; }
-  // The target runs again, or an idle hold was served: launch what was held back meanwhile (launch holds it again
-  // if the other reason still stands).
+  // The target's phase changed: idle holds only while it runs, and not once the workload is done.
+  void on_target_phase() {
+    engine_.allow_idle_holds(context_, target_.phase == TargetState::Phase::Running && !stopped_);
+  }
+  // The target runs again: launch what was held back meanwhile.
   void release_held() {
     std::vector<std::pair<KernelSpec, uint64_t>> held;
     held.swap(held_);
@@ -84,11 +85,6 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
 
   // EngineClient
   void on_activity_done(uint64_t tag) override {
-    if (tag == kHoldTag) {
-      end_hold();
-      if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
-      return;
-    }
     if (observer_) {
       auto it = launched_at_.find(tag);
       if (it != launched_at_.end()) {
@@ -96,19 +92,16 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
         launched_at_.erase(it);
       }
     }
-    if (!stopped_) {
-      workload_->on_kernel_done(*this, tag);
-      maybe_hold();
-    }
-    if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
+    if (!stopped_) workload_->on_kernel_done(*this, tag);
+    drain_progress();
   }
+  void on_idle_hold_served() override { drain_progress(); }
   void on_timer(uint64_t tag) override {
     if (tag == kStartTag) {
       if (!stopped_) begin();
     } else if (tag == kFaultTag) {
       if (on_fault && !stopped_) on_fault(*this);
     } else if (!stopped_) {
-      if (may_hold_) pending_.pop();  // a client's timers fire in time order: this is the earliest
       workload_->on_timer(*this, tag);
     }
   }
@@ -116,7 +109,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   // WorkloadPort
   double now() const override { return engine_.now(); }
   void launch(const KernelSpec& kernel, uint64_t tag) override {
-    if (target_.phase != TargetState::Phase::Running || holding_) {
+    if (target_.phase != TargetState::Phase::Running) {
       held_.emplace_back(kernel, tag);
       return;
     }
@@ -127,10 +120,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     engine_.start_activity(context_, solo, tag, d);
     if (observer_) launched_at_[tag] = engine_.now();
   }
-  void wake_at(double time, uint64_t tag) override {
-    engine_.set_timer(client_, time, tag);
-    if (may_hold_) pending_.push(time);
-  }
+  void wake_at(double time, uint64_t tag) override { engine_.set_launch_timer(client_, time, tag); }
   void unit_done(double started) override {
     ++record_.units;
     record_.unit_times.push_back(engine_.now() - started);
@@ -138,6 +128,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   void finished() override {
     record_.finish = engine_.now();
     stopped_ = true;
+    engine_.allow_idle_holds(context_, false);
     release_memory();
   }
 
@@ -169,22 +160,8 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     workload_->start(*this);
   }
 
-  // The context just ran out of work: a fluid model may keep its share for a while (SharingModel::idle_hold) if
-  // another context is active. The next launch is the earliest timer the workload has pending.
-  void maybe_hold() {
-    if (!may_hold_ || stopped_ || holding_ || target_.phase != TargetState::Phase::Running) return;
-    if (engine_.in_flight(context_) > 0 || !engine_.others_active(context_)) return;
-    const double gap =
-        pending_.empty() ? std::numeric_limits<double>::infinity() : pending_.top() - engine_.now();
-    const double hold = model_->idle_hold(gap);
-    if (!(hold > 0)) return;
-    holding_ = true;
-    engine_.start_hold(context_, hold, kHoldTag);
-  }
-  // The hold is served: what the workload launched meanwhile starts now.
-  void end_hold() {
-    holding_ = false;
-    release_held();
+  void drain_progress() {
+    if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();
   }
 
   void release_memory() {
@@ -202,11 +179,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   Engine& engine_;
   const TenantSpec& spec_;
   TargetState& target_;
-  std::vector<std::pair<KernelSpec, uint64_t>> held_;  // launches while the target is not running or we hold
-  bool holding_ = false;
-  bool may_hold_ = false;  // the model keeps idle holds (then the workload's timers are tracked)
-  std::priority_queue<double, std::vector<double>, std::greater<>> pending_;  // the workload's timers
-  const SharingModel* model_ = nullptr;
+  std::vector<std::pair<KernelSpec, uint64_t>> held_;  // launches while the target is not running
   const ParamValues& performance_;
   MemoryPool& memory_;
   TenantRecord& record_;
@@ -220,6 +193,11 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   std::unordered_map<uint64_t, double> launched_at_;  // tag -> launch time, while recording a timeline
   std::string kernel_label_ = workload_kind(spec_.workload) + " kernel";
 };
+
+void TargetState::set_phase(Phase p) {
+  phase = p;
+  for (TenantDriver* d : drivers) d->on_target_phase();
+}
 
 // Plays the scenario's layout changes: drain the affected instances, reconfigure, bring them back.
 class LayoutController final : public EngineClient {
@@ -244,7 +222,7 @@ class LayoutController final : public EngineClient {
     draining_ = i;
     for (const LayoutChange::Change& c : changes_[i].changes) {
       TargetState& t = states_[c.target];
-      if (t.phase == TargetState::Phase::Running) t.phase = TargetState::Phase::Draining;
+      if (t.phase == TargetState::Phase::Running) t.set_phase(TargetState::Phase::Draining);
       t.on_drain_progress = [this] { check_drained(); };
     }
     check_drained();
@@ -259,7 +237,7 @@ class LayoutController final : public EngineClient {
     for (const LayoutChange::Change& c : changes_[i].changes) {
       TargetState& t = states_[c.target];
       t.on_drain_progress = nullptr;
-      t.phase = c.removed ? TargetState::Phase::Absent : TargetState::Phase::Down;
+      t.set_phase(c.removed ? TargetState::Phase::Absent : TargetState::Phase::Down);
       if (c.removed)
         for (TenantDriver* d : t.drivers)
           d->abort("instance_removed", fmt::format("its MIG instance was removed by the layout change at {} s",
@@ -272,7 +250,7 @@ class LayoutController final : public EngineClient {
       if (c.removed) continue;
       TargetState& t = states_[c.target];
       t.spec = c.spec;
-      t.phase = TargetState::Phase::Running;
+      t.set_phase(TargetState::Phase::Running);
       for (TenantDriver* d : t.drivers) d->release_held();
     }
   }

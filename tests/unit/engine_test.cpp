@@ -199,53 +199,125 @@ TEST(Engine, UtilizationSeriesIntegratesDeliveredWork) {
   EXPECT_DOUBLE_EQ(s.work[2], 0.25);
 }
 
+namespace {
+
+// Fair sharing whose contexts keep an idle hold of `hold` solo-seconds (or the gap to their next launch, when
+// shorter and `up_to_gap`) when they run out of work while another context is active.
+class FairShareHolding final : public SharingModel {
+ public:
+  explicit FairShareHolding(double hold, bool up_to_gap = false) : hold_(hold), up_to_gap_(up_to_gap) {}
+  void decide(double now, std::span<const ContextLoad> c, ShareDecision& out) override { fair_.decide(now, c, out); }
+  bool keeps_idle_grace() const override { return true; }
+  double idle_hold(double gap) const override { return up_to_gap_ ? std::min(gap, hold_) : hold_; }
+
+ private:
+  FairShare fair_;
+  double hold_;
+  bool up_to_gap_;
+};
+
+// Records completions and served holds; launches `work` when a timer tagged `launch_tag` fires.
+struct HoldRecorder : Recorder {
+  Engine::ContextIndex context = 0;
+  std::vector<double> holds_served;
+  uint64_t launch_tag = 99;
+  double work = 1e-3;
+  void on_idle_hold_served() override { holds_served.push_back(engine->now()); }
+  void on_timer(uint64_t tag) override {
+    Recorder::on_timer(tag);
+    if (tag == launch_tag) engine->start_activity(context, work, tag);
+  }
+};
+
+}  // namespace
+
 TEST(Engine, IdleHoldTakesItsShareButDoesNoWork) {
-  // a holds for 1 ms of solo time while b has 1 ms of work: under fair sharing both progress at 1/2, so both end
-  // at 2 ms; only b's work counts as delivered, busy time or context work.
+  // a (1 ms) and b (3 ms) share fairly: a is done at 2 ms and, b being active, holds 1 ms solo at 1/2: served at
+  // 4 ms. b has 1 ms left then, alone: done at 5 ms. The hold is no work: not delivered, not a's work.
   Engine e;
-  Recorder ra, rb;
+  HoldRecorder ra, rb;
   ra.engine = rb.engine = &e;
-  const auto g = e.add_gpu(std::make_unique<FairShare>());
-  const auto ca = e.add_context(g, e.add_client(&ra));
-  const auto cb = e.add_context(g, e.add_client(&rb));
-  EXPECT_FALSE(e.others_active(ca));
-  e.start_activity(cb, 1e-3, 2);
-  EXPECT_TRUE(e.others_active(ca));
-  EXPECT_FALSE(e.others_active(cb));
-  e.start_hold(ca, 1e-3, 1);
-  EXPECT_TRUE(e.others_active(cb));  // a hold counts as the context being there
+  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
+  ra.context = e.add_context(g, e.add_client(&ra));
+  rb.context = e.add_context(g, e.add_client(&rb));
+  e.start_activity(ra.context, 1e-3, 1);
+  e.start_activity(rb.context, 3e-3, 2);
   e.run();
   ASSERT_EQ(ra.done.size(), 1u);
   ASSERT_EQ(rb.done.size(), 1u);
   EXPECT_NEAR(ra.done[0].second, 2e-3, 1e-12);
-  EXPECT_NEAR(rb.done[0].second, 2e-3, 1e-12);
-  EXPECT_NEAR(e.gpu_stats(g).delivered, 1e-3, 1e-12);
-  EXPECT_NEAR(e.gpu_stats(g).busy_time, 2e-3, 1e-12);
-  EXPECT_NEAR(e.context_work_done(ca), 0.0, 1e-15);
-  EXPECT_NEAR(e.context_work_done(cb), 1e-3, 1e-12);
-  // Both ended at this instant: each still sees the other (completions of one instant are delivered together).
-  EXPECT_TRUE(e.others_active(ca));
-  e.run(3e-3);
-  EXPECT_FALSE(e.others_active(ca));
+  ASSERT_EQ(ra.holds_served.size(), 1u);
+  EXPECT_NEAR(ra.holds_served[0], 4e-3, 1e-12);
+  EXPECT_NEAR(rb.done[0].second, 5e-3, 1e-12);
+  EXPECT_TRUE(rb.holds_served.empty());  // b ran out of work alone
+  EXPECT_NEAR(e.gpu_stats(g).delivered, 4e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).busy_time, 5e-3, 1e-12);
+  EXPECT_NEAR(e.context_work_done(ra.context), 1e-3, 1e-12);
 }
 
-TEST(Engine, HoldsAreNotBusyTimeButShareTheContextRate) {
+TEST(Engine, ActivitiesStartedDuringAnIdleHoldWaitForIt) {
+  // As above, a's hold runs from 2 to 4 ms; a launches 1 ms at 2.5 ms, which waits for the hold: from 4 ms a and b
+  // (1 ms left) share fairly and both end at 6 ms. Both ran out of work at the same instant, so each sees the other
+  // as active and holds 1 ms: both served at 8 ms.
   Engine e;
-  Recorder r;
-  r.engine = &e;
-  const auto g = e.add_gpu(std::make_unique<FairShare>());
-  const auto c = e.add_context(g, e.add_client(&r));
-  e.start_hold(c, 1e-3, 1);  // alone: 1 ms at full rate, not busy, nothing delivered
+  HoldRecorder ra, rb;
+  ra.engine = rb.engine = &e;
+  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
+  const auto client_a = e.add_client(&ra);
+  ra.context = e.add_context(g, client_a);
+  rb.context = e.add_context(g, e.add_client(&rb));
+  e.start_activity(ra.context, 1e-3, 1);
+  e.start_activity(rb.context, 3e-3, 2);
+  e.set_launch_timer(client_a, 2.5e-3, ra.launch_tag);
   e.run();
-  ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_NEAR(r.done[0].second, 1e-3, 1e-12);
-  EXPECT_EQ(e.gpu_stats(g).busy_time, 0.0);
-  EXPECT_EQ(e.gpu_stats(g).delivered, 0.0);
-  e.start_hold(c, 1e-3, 2);
-  e.start_activity(c, 1e-3, 3);  // the two members share the context's rate: both end 2 ms later
+  ASSERT_EQ(ra.done.size(), 2u);
+  ASSERT_EQ(rb.done.size(), 1u);
+  EXPECT_NEAR(ra.done[1].second, 6e-3, 1e-12);
+  EXPECT_NEAR(rb.done[0].second, 6e-3, 1e-12);
+  ASSERT_EQ(ra.holds_served.size(), 2u);
+  EXPECT_NEAR(ra.holds_served[0], 4e-3, 1e-12);
+  EXPECT_NEAR(ra.holds_served[1], 8e-3, 1e-12);
+  ASSERT_EQ(rb.holds_served.size(), 1u);
+  EXPECT_NEAR(rb.holds_served[0], 8e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).delivered, 5e-3, 1e-12);
+  EXPECT_NEAR(e.gpu_stats(g).busy_time, 6e-3, 1e-12);  // 4 to 6 ms b works; holds are not busy time
+}
+
+TEST(Engine, AnIdleHoldLastsUntilTheNextLaunchTimer) {
+  // The model holds the gap to the next launch, at most 1 ms. a (1 ms) ends at 2 ms; its earliest launch timer is
+  // at 2.3 ms (a plain timer at 2.1 ms does not count): a 0.3 ms hold at 1/2, served at 2.6 ms.
+  Engine e;
+  HoldRecorder ra, rb;
+  ra.engine = rb.engine = &e;
+  ra.launch_tag = 7;  // the launch timer starts nothing here
+  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3, true));
+  const auto client_a = e.add_client(&ra);
+  ra.context = e.add_context(g, client_a);
+  rb.context = e.add_context(g, e.add_client(&rb));
+  e.start_activity(ra.context, 1e-3, 1);
+  e.start_activity(rb.context, 10e-3, 2);
+  e.set_timer(client_a, 2.1e-3, 5);
+  e.set_launch_timer(client_a, 2.3e-3, 6);
   e.run();
-  ASSERT_EQ(r.done.size(), 3u);
-  EXPECT_NEAR(r.done[2].second, 3e-3, 1e-12);
-  EXPECT_NEAR(e.gpu_stats(g).delivered, 1e-3, 1e-12);
-  EXPECT_NEAR(e.gpu_stats(g).busy_time, 2e-3, 1e-12);
+  ASSERT_EQ(ra.holds_served.size(), 1u);
+  EXPECT_NEAR(ra.holds_served[0], 2.6e-3, 1e-12);
+}
+
+TEST(Engine, NoIdleHoldAloneOrWhenTheClientTurnsThemOff) {
+  Engine e;
+  HoldRecorder ra, rb;
+  ra.engine = rb.engine = &e;
+  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
+  ra.context = e.add_context(g, e.add_client(&ra));
+  rb.context = e.add_context(g, e.add_client(&rb));
+  e.start_activity(ra.context, 1e-3, 1);  // alone: no hold
+  e.run();
+  EXPECT_TRUE(ra.holds_served.empty());
+  e.allow_idle_holds(ra.context, false);  // e.g. its workload is done
+  e.start_activity(ra.context, 1e-3, 2);
+  e.start_activity(rb.context, 3e-3, 3);
+  e.run();
+  EXPECT_TRUE(ra.holds_served.empty());
+  ASSERT_EQ(rb.done.size(), 1u);
+  EXPECT_NEAR(rb.done[0].second, 1e-3 + 2e-3 + 2e-3, 1e-12);  // shared to 3 ms, then alone
 }

@@ -277,36 +277,47 @@ TEST(TimeSliceFluid, ACompetitorOnASliceBoundaryIsAveragedAtOnce) {
 }
 
 namespace {
-// Starts an idle hold of `hold` solo-seconds on its context when its first activity completes.
-struct HoldAfterWork : Log {
-  Engine::ContextIndex context = 0;
-  double hold = 0;
-  void on_activity_done(uint64_t tag) override {
-    Log::on_activity_done(tag);
-    if (tag == 1) e->start_hold(context, hold, 9);
-  }
+// The fluid model, but a context that runs out of work in the averaged part holds `hold` solo-seconds (the model's
+// own expected grace decides only whether it holds: its grace is 1 ps, too short to matter otherwise).
+class FixedHold final : public SharingModel {
+ public:
+  explicit FixedHold(double hold) : inner_(fluid_timeslice(1e-3, 1e-4, 1e-12)), hold_(hold) {}
+  void decide(double now, std::span<const ContextLoad> c, ShareDecision& out) override { inner_->decide(now, c, out); }
+  bool keeps_idle_grace() const override { return true; }
+  double idle_hold(double gap) const override { return inner_->idle_hold(gap) > 0 ? hold_ : 0.0; }
+
+ private:
+  std::unique_ptr<SharingModel> inner_;
+  double hold_;
+};
+struct HoldLog : Log {
+  std::vector<double> holds_served;
+  void on_idle_hold_served() override { holds_served.push_back(e->now()); }
 };
 }  // namespace
 
 TEST(TimeSliceFluid, AHoldLeftWhenTheAveragedPartEndsRunsOutWithoutASwitch) {
   // q = 1 ms, s = 0.1 ms. a: 1.5 ms, b: 1.2 ms at t = 0. a's head [0, 1]; then 1/2.2 each: a done at 2.1 ms and
   // holds 1 ms (solo) at its share; b done at 1 + 1.2 * 2.2 = 3.64 ms, a's hold then 0.3 ms from its end. Nobody
-  // waits for a any more: the rest of the hold runs out at full speed (3.94 ms), with no switch to a first.
+  // waits for a any more: the rest of the hold runs out at full speed (3.94 ms), with no switch to a first. (b's
+  // client turns holds off, so that only a holds.)
   Engine e;
-  HoldAfterWork la;
+  HoldLog la;
   Log lb;
   la.e = lb.e = &e;
-  la.hold = 1e-3;
-  const auto g = e.add_gpu(fluid_timeslice(1e-3, 1e-4, 0));
-  la.context = e.add_context(g, e.add_client(&la));
-  e.start_activity(la.context, 1.5e-3, 1);
-  e.start_activity(e.add_context(g, e.add_client(&lb)), 1.2e-3, 2);
+  const auto g = e.add_gpu(std::make_unique<FixedHold>(1e-3));
+  const auto ca = e.add_context(g, e.add_client(&la));
+  const auto cb = e.add_context(g, e.add_client(&lb));
+  e.allow_idle_holds(cb, false);
+  e.start_activity(ca, 1.5e-3, 1);
+  e.start_activity(cb, 1.2e-3, 2);
   e.run();
-  ASSERT_EQ(la.done.size(), 2u);
+  ASSERT_EQ(la.done.size(), 1u);
   ASSERT_EQ(lb.done.size(), 1u);
   EXPECT_NEAR(la.done[0].second, 2.1e-3, 1e-12);
   EXPECT_NEAR(lb.done[0].second, 3.64e-3, 1e-12);
-  EXPECT_NEAR(la.done[1].second, 3.94e-3, 1e-12);
+  ASSERT_EQ(la.holds_served.size(), 1u);
+  EXPECT_NEAR(la.holds_served[0], 3.94e-3, 1e-12);
   EXPECT_NEAR(e.gpu_stats(g).delivered, 2.7e-3, 1e-12);
   EXPECT_NEAR(e.gpu_stats(g).busy_time, 3.64e-3, 1e-12);
 }
