@@ -9,14 +9,13 @@ namespace vgpusim {
 
 std::vector<ParamSpec> roofline_params() {
   return {
-      {"compute_efficiency", units::Dim::Ratio, 0.79,
-       "fraction of the datasheet FLOP rate a full-GPU kernel reaches",
-       "H200 bf16 8192^3 cuBLAS GEMM measured at 769-798 TFLOP/s of 989 dense (GPU-FACTS.md, Nov 2026): "
-       "784/989 = 0.79; applied to every precision until calibrated",
-       0.01, 1.0},
-      {"memory_efficiency", units::Dim::Ratio, 0.9,
-       "fraction of the datasheet memory bandwidth a streaming kernel reaches",
-       "H200 device-to-device copy measured at ~4.3 TB/s of 4.8 TB/s (GPU-FACTS.md, Nov 2026): 0.90", 0.01, 1.0},
+      number_param("roofline", "compute_efficiency", units::Dim::Ratio, 0.79, 0.01, 1.0,
+                   "fraction of the datasheet FLOP rate a full-GPU kernel reaches",
+                   "H200 bf16 8192^3 cuBLAS GEMM measured at 769-798 TFLOP/s of 989 dense (GPU-FACTS.md, Nov "
+                   "2026): 784/989 = 0.79; applied to every precision until calibrated"),
+      number_param("roofline", "memory_efficiency", units::Dim::Ratio, 0.9, 0.01, 1.0,
+                   "fraction of the datasheet memory bandwidth a streaming kernel reaches",
+                   "H200 device-to-device copy measured at ~4.3 TB/s of 4.8 TB/s (GPU-FACTS.md, Nov 2026): 0.90"),
   };
 }
 

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -195,11 +196,13 @@ std::vector<std::string> link_kinds() {
 std::vector<ParamSpec> network_params() {
   std::vector<ParamSpec> v;
   for (const LinkPreset& p : presets()) {
-    v.push_back({std::string(p.kind) + "_bandwidth", units::Dim::Bandwidth, p.bandwidth,
-                 std::string(p.kind) + " bandwidth per direction (per GPU port, or per node NIC)", p.bandwidth_source,
-                 1.0});
-    v.push_back({std::string(p.kind) + "_latency", units::Dim::Time, p.latency,
-                 std::string(p.kind) + " latency of one ring step", p.latency_source, 0.0});
+    v.push_back(number_param("network", std::string(p.kind) + "_bandwidth", units::Dim::Bandwidth, p.bandwidth, 1.0,
+                             std::numeric_limits<double>::infinity(),
+                             std::string(p.kind) + " bandwidth per direction (per GPU port, or per node NIC)",
+                             p.bandwidth_source));
+    v.push_back(number_param("network", std::string(p.kind) + "_latency", units::Dim::Time, p.latency, 0.0,
+                             std::numeric_limits<double>::infinity(),
+                             std::string(p.kind) + " latency of one ring step", p.latency_source));
   }
   return v;
 }

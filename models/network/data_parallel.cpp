@@ -9,17 +9,16 @@ namespace vgpusim {
 
 std::vector<ParamSpec> data_parallel_params() {
   return {
-      {"overlap", units::Dim::Ratio, 0.0,
-       "fraction of the gradient all-reduce hidden behind the backward pass (bucketed all-reduce); at most the "
-       "backward time",
-       "0 = no overlap, a conservative default: PyTorch DDP and Horovod overlap bucketed all-reduce with backward "
-       "(Li et al., PyTorch Distributed, VLDB 2020; Sergeev & Del Balso, Horovod, arXiv:1802.05799) but publish no "
-       "general fraction; set it per job",
-       0.0, 1.0},
-      {"backward_fraction", units::Dim::Ratio, 2.0 / 3.0, "share of one step's compute spent in the backward pass",
-       "backward ~ 2x forward FLOPs (training ~ 6N FLOPs per token, forward 2N: Kaplan et al., Scaling Laws, "
-       "arXiv:2001.08361)",
-       0.0, 1.0},
+      number_param("data_parallel", "overlap", units::Dim::Ratio, 0.0, 0.0, 1.0,
+                   "fraction of the gradient all-reduce hidden behind the backward pass (bucketed all-reduce); at "
+                   "most the backward time",
+                   "0 = no overlap, a conservative default: PyTorch DDP and Horovod overlap bucketed all-reduce with "
+                   "backward (Li et al., PyTorch Distributed, VLDB 2020; Sergeev & Del Balso, Horovod, "
+                   "arXiv:1802.05799) but publish no general fraction; set it per job"),
+      number_param("data_parallel", "backward_fraction", units::Dim::Ratio, 2.0 / 3.0, 0.0, 1.0,
+                   "share of one step's compute spent in the backward pass",
+                   "backward ~ 2x forward FLOPs (training ~ 6N FLOPs per token, forward 2N: Kaplan et al., "
+                   "Scaling Laws, arXiv:2001.08361)"),
   };
 }
 

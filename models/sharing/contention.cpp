@@ -15,16 +15,22 @@ namespace vgpusim {
 
 std::vector<ParamSpec> contention_params() {
   return {
-      {"bw_saturation_fraction", units::Dim::Ratio, 1.0,
-       "fraction of the SMs a streaming kernel needs to reach the full DRAM bandwidth; with fewer SMs its bandwidth "
-       "falls in proportion",
-       "uncalibrated: 100% means bandwidth proportional to SMs held (a partition of k% of the SMs streams at most "
-       "k% of the bandwidth); the hwcal bandwidth-vs-SMs experiment measures the real curve",
-       0.01, 1.0},
-      {"l2_interference", units::Dim::Ratio, 0.0,
-       "slowdown of a kernel per unit of DRAM bandwidth drawn by the kernels beside it (L2 thrashing)",
-       "uncalibrated: 0 (off) until the hwcal co-run experiments fit it", 0.0, 10.0},
+      number_param("contention", "bw_saturation_fraction", units::Dim::Ratio, 1.0, 0.01, 1.0,
+                   "fraction of the SMs a streaming kernel needs to reach the full DRAM bandwidth; with fewer SMs "
+                   "its bandwidth falls in proportion",
+                   "uncalibrated: 100% means bandwidth proportional to SMs held (a partition of k% of the SMs "
+                   "streams at most k% of the bandwidth); the hwcal bandwidth-vs-SMs experiment measures the real "
+                   "curve"),
+      number_param("contention", "l2_interference", units::Dim::Ratio, 0.0, 0.0, 10.0,
+                   "slowdown of a kernel per unit of DRAM bandwidth drawn by the kernels beside it (L2 thrashing)",
+                   "uncalibrated: 0 (off) until the hwcal co-run experiments fit it"),
   };
+}
+
+std::string contention_description() {
+  return "contexts side by side: each on the SMs it is given (up to its cap), DRAM bandwidth shared max-min fairly "
+         "weighted by SMs held, capped by the SMs' reach (bw_saturation_fraction), and an L2 slowdown per unit of "
+         "bandwidth the others draw";
 }
 
 void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> sm_caps, SmAllocation allocation,

@@ -14,6 +14,7 @@ namespace vgpusim {
 
 // Parameters every spatial mode declares (append to its table).
 std::vector<ParamSpec> contention_params();
+std::string contention_description();
 
 enum class SmAllocation {
   Proportional,  // caps summing above 100%: every busy context gets SMs in proportion to what it asks for

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "models/sharing/mig_profiles.hpp"
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
 
 namespace vgpusim {
 namespace {
@@ -50,19 +50,20 @@ std::variant<std::vector<Partition>, std::string> make_partitions(const GpuSpec&
 
 }  // namespace
 
-SharingModelInfo mig_model_info() {
-  SharingModelInfo info;
+SharingModeInfo mig_sharing_mode() {
+  SharingModeInfo info;
   info.name = "mig";
   info.description =
       "Multi-Instance GPU: isolated instances with their own SMs, memory, L2 and bandwidth slices; tenants go on "
       "instances, each shared by a mode of its own (timeslice by default, or mps)";
   info.citation = "NVIDIA Multi-Instance GPU User Guide (supported profiles, placements)";
+  info.doc = "mig.md";
   info.params = {
-      {"reconfiguration_time", units::Dim::Time, 6.0,
-       "time to destroy and create the instances of a layout change, after the affected instances have drained",
-       "~6 s on A100 reported by MIGRator (second-hand; see docs/models/mig-profiles.md); an estimate for H100 and "
-       "H200",
-       0, 600},
+      number_param("mig", "reconfiguration_time", units::Dim::Time, 6.0, 0, 600,
+                   "time to destroy and create the partitions of a layout change, after the affected partitions have "
+                   "drained",
+                   "~6 s on A100 reported by MIGRator (second-hand; see docs/models/mig-profiles.md); an estimate "
+                   "for H100 and H200"),
   };
   info.partitions = true;
   info.memory_isolation = true;

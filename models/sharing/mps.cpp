@@ -2,7 +2,7 @@
 // to a fraction of the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE); DRAM bandwidth and L2 are shared through the
 // contention model; memory is not isolated; a fatal fault in one client ends every client.
 #include "models/sharing/contention.hpp"
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
 
 namespace vgpusim {
 namespace {
@@ -25,27 +25,27 @@ class Mps final : public SharingModel {
 
 }  // namespace
 
-SharingModelInfo mps_model_info() {
-  SharingModelInfo info;
+SharingModeInfo mps_sharing_mode() {
+  SharingModeInfo info;
   info.name = "mps";
   info.description =
       "NVIDIA MPS: clients run concurrently, each capped to a share of the SMs; DRAM bandwidth and L2 shared; no "
       "memory or fault isolation";
   info.citation = "NVIDIA Multi-Process Service documentation (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, Volta MPS)";
+  info.doc = "mps.md";
   info.params = {
-      {"sm_allocation", units::Dim::Count, 0,
-       "how SMs are handed out when the clients' caps add up to more than all SMs: proportional (each busy client "
-       "gets SMs in proportion to what it asks for) or in_order (the block scheduler fills clients in tenant order)",
-       "a declared model choice: the hardware block scheduler's order between clients is not documented; "
-       "proportional is the symmetric assumption",
-       0, 0, {"proportional", "in_order"}},
+      choice_param("mps", "sm_allocation", {"proportional", "in_order"},
+                   "how SMs are handed out when the clients' caps add up to more than all SMs: proportional (each "
+                   "busy client gets SMs in proportion to what it asks for) or in_order (the block scheduler fills "
+                   "clients in tenant order)",
+                   "a declared model choice: the hardware block scheduler's order between clients is not "
+                   "documented; proportional is the symmetric assumption"),
   };
   for (const ParamSpec& p : contention_params()) info.params.push_back(p);
-  info.tenant_params = {
-      {"active_threads", units::Dim::Ratio, 1.0,
-       "the client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the largest fraction of the SMs its kernels may occupy",
-       "NVIDIA MPS documentation: the active thread percentage limits the SMs a client's kernels use", 0.01, 1.0},
-  };
+  info.params.push_back(per_tenant(number_param(
+      "mps", "active_threads", units::Dim::Ratio, 1.0, 0.01, 1.0,
+      "the client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the largest fraction of the SMs its kernels may occupy",
+      "NVIDIA MPS documentation: the active thread percentage limits the SMs a client's kernels use")));
   // Source: NVIDIA MPS documentation, "up to 48 clients per device" on Volta and later (second-hand in GPU-FACTS.md).
   info.max_contexts = 48;
   info.memory_isolation = false;

@@ -1,27 +1,61 @@
-// The registry of sharing modes: the one place a new mode is listed.
-#include "models/sharing/sharing_mode.hpp"
+// The registry of sharing modes: the built-in ones (generated from VGPUSIM_SHARING_MODES) and registered ones.
+#include <set>
+#include <stdexcept>
 
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
 
 namespace vgpusim {
 
-const std::vector<SharingModelInfo>& sharing_models() {
-  static const std::vector<SharingModelInfo> models = {
-      passthrough_model_info(),
-      timeslice_model_info(),
-      mps_model_info(),
-      mig_model_info(),
-      vgpu_model_info(),
-      sriov_model_info(),
-      software_model_info(),
-  };
-  return models;
+std::vector<SharingModeInfo> builtin_sharing_modes();  // generated: build/generated/builtin_sharing_modes.cpp
+
+namespace {
+
+void check(const SharingModeInfo& info, const std::deque<SharingModeInfo>& known) {
+  if (info.name.empty()) throw std::invalid_argument("a sharing mode needs a name");
+  for (const SharingModeInfo& m : known)
+    if (m.name == info.name) throw std::invalid_argument("sharing mode '" + info.name + "' is registered twice");
+  if (!info.create) throw std::invalid_argument("sharing mode '" + info.name + "' declares no create");
+  std::set<std::string> names;
+  for (const ParamSpec& p : info.params)
+    if (!names.insert(p.name).second)
+      throw std::invalid_argument("sharing mode '" + info.name + "' declares parameter '" + p.name + "' twice");
 }
 
-const SharingModelInfo* find_sharing_model(const std::string& name) {
-  for (const SharingModelInfo& m : sharing_models())
+std::deque<SharingModeInfo>& registry() {
+  static std::deque<SharingModeInfo> modes = [] {
+    std::deque<SharingModeInfo> built;
+    for (SharingModeInfo& m : builtin_sharing_modes()) {
+      check(m, built);
+      built.push_back(std::move(m));
+    }
+    return built;
+  }();
+  return modes;
+}
+
+std::vector<ParamSpec> filtered(const std::vector<ParamSpec>& params, bool tenant) {
+  std::vector<ParamSpec> out;
+  for (const ParamSpec& p : params)
+    if (p.per_tenant == tenant) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+std::vector<ParamSpec> SharingModeInfo::mode_params() const { return filtered(params, false); }
+std::vector<ParamSpec> SharingModeInfo::tenant_params() const { return filtered(params, true); }
+
+const std::deque<SharingModeInfo>& sharing_modes() { return registry(); }
+
+const SharingModeInfo* find_sharing_mode(const std::string& name) {
+  for (const SharingModeInfo& m : sharing_modes())
     if (m.name == name) return &m;
   return nullptr;
+}
+
+void register_sharing_mode(SharingModeInfo info) {
+  check(info, registry());
+  registry().push_back(std::move(info));
 }
 
 }  // namespace vgpusim

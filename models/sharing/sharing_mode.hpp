@@ -1,7 +1,10 @@
 // The registry of sharing modes: what each mode is called, what it declares (parameters, limits, memory and fault
-// isolation) and how its SharingModel is built. Every mode is one file in models/sharing.
+// isolation) and how its SharingModel is built. A built-in mode is one file, models/sharing/<name>.cpp, defining
+// `SharingModeInfo <name>_sharing_mode()`, and its name in VGPUSIM_SHARING_MODES (CMakeLists.txt), which generates
+// the list; other modes (a plug-in, a test) call register_sharing_mode.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,24 +26,26 @@ struct ModelSetup {
   std::vector<ParamValues> tenants;
 };
 
-// One partition of a GPU (a MIG instance): its profile, placement slot and resources.
+// One partition of a GPU (a MIG partition, NVIDIA's "GPU instance"): its profile, placement slot and resources.
 struct Partition {
   std::string profile;
   int slot = 0;
   GpuSpec spec;
 };
 
-struct SharingModelInfo {
+struct SharingModeInfo {
   std::string name;         // scenario `mode:` value
   std::string description;  // one line
   std::string citation;     // where the mechanism is described
+  std::string doc;          // its page under docs/models, e.g. "timeslice.md"
+  // Every parameter the mode reads: its own (owner = name) and those of component models it uses (e.g. the
+  // contention model's), the per-tenant ones included (ParamSpec::per_tenant).
   std::vector<ParamSpec> params;
-  std::vector<ParamSpec> tenant_params;  // per tenant, under `tenants[].share`
   int max_contexts = 0;           // 0 = unlimited
   bool memory_isolation = false;  // false: all tenants allocate from the GPU's one memory pool
   std::string device_kind = "gpu";    // the catalog `kind` this mode applies to: gpu or cpu
   bool fault_takes_down_gpu = false;  // a fatal fault in one context ends every context on the GPU
-  bool partitions = false;            // splits the GPU into instances that tenants are placed on (MIG)
+  bool partitions = false;            // splits the GPU into partitions that tenants are placed on (MIG)
   // Checks what per-parameter bounds cannot (profile limits, shares that add up); "" when fine.
   std::function<std::string(const ModelSetup&)> validate;
   // Each tenant's memory capacity (bytes) when the mode partitions memory (vGPU framebuffer, SR-IOV VF);
@@ -51,13 +56,20 @@ struct SharingModelInfo {
   std::function<std::variant<std::vector<Partition>, std::string>(const GpuSpec&, const std::vector<std::string>&,
                                                                    const ParamValues&)>
       make_partitions;
+
+  // The parameters set beside `mode` (not per tenant), and those set per tenant under tenants[].share.
+  std::vector<ParamSpec> mode_params() const;
+  std::vector<ParamSpec> tenant_params() const;
 };
 
-// Every built-in sharing mode, in a fixed order. Adding a mode = one file in models/sharing + one line in the
-// registry (sharing_model.cpp).
-const std::vector<SharingModelInfo>& sharing_models();
+// Every sharing mode: the built-in ones in the order of VGPUSIM_SHARING_MODES, then registered ones. References
+// stay valid when modes are registered later.
+const std::deque<SharingModeInfo>& sharing_modes();
 // nullptr when unknown.
-const SharingModelInfo* find_sharing_model(const std::string& name);
+const SharingModeInfo* find_sharing_mode(const std::string& name);
+// Adds a mode. Throws std::invalid_argument when its name is taken, it declares no `create`, or two of its
+// parameters share a name.
+void register_sharing_mode(SharingModeInfo info);
 
 // The model used for a tenant's baseline: the same workload alone on the same GPU, bare metal (no overhead).
 std::unique_ptr<SharingModel> make_bare_metal_model();

@@ -1,6 +1,6 @@
 // `software`: rendering on the CPU (Mesa llvmpipe) when there is no GPU. The device is the host (catalog kind cpu:
 // cores, per-core FLOP rate, DRAM bandwidth); tenants share its cores equally, as the OS scheduler does.
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
 
 namespace vgpusim {
 namespace {
@@ -16,13 +16,14 @@ class ProcessorSharing final : public SharingModel {
 
 }  // namespace
 
-SharingModelInfo software_model_info() {
-  SharingModelInfo info;
+SharingModeInfo software_sharing_mode() {
+  SharingModeInfo info;
   info.name = "software";
   info.description =
       "CPU software rendering (Mesa llvmpipe): work runs on the host's cores at their FLOP rate and the host's "
       "memory bandwidth; tenants share the cores equally";
   info.citation = "Mesa documentation, LLVMpipe driver (multithreaded JIT rasterizer on all cores)";
+  info.doc = "software.md";
   info.device_kind = "cpu";
   info.create = [](const ModelSetup&) -> std::unique_ptr<SharingModel> { return std::make_unique<ProcessorSharing>(); };
   return info;

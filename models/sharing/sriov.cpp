@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
 #include "models/sharing/slot_scheduler.hpp"
 
 namespace vgpusim {
@@ -33,34 +33,34 @@ std::variant<std::vector<int>, std::string> slots_of(const ModelSetup& s) {
 
 }  // namespace
 
-SharingModelInfo sriov_model_info() {
-  SharingModelInfo info;
+SharingModeInfo sriov_sharing_mode() {
+  SharingModeInfo info;
   info.name = "sriov";
   info.description =
       "SR-IOV virtual functions (AMD MxGPU): hardware time-slicing at fixed shares, a framebuffer slice per VF, a "
       "world switch between VFs";
   info.citation = "AMD MxGPU GIM driver documentation (GPUOpen MxGPU-Virtualization, gim_runtime_configuration); "
                   "Azure NVv4 sizes (1/8 to 1 GPU)";
+  info.doc = "sriov.md";
   info.params = {
-      {"vfs", units::Dim::Count, 16, "virtual functions the GPU is split into (time slots per cycle)",
-       "AMD MxGPU: up to 16 VFs per GPU (GIM vf_num 1 to 16)", 1, 16},
-      {"slice", units::Dim::Time, 6e-3, "time slot of one VF",
-       "AMD GIM runtime configuration: sched_interval default 6 ms (documented for the FirePro S7150 driver; no "
-       "MI25-specific value published)",
-       1e-4, 2.0},
-      {"world_switch", units::Dim::Time, 87e-6, "time lost when the GPU switches from one VF to another",
-       "not published; estimate: saving and restoring the vector registers and LDS of an MI25 (64 CUs x (256 KiB + "
-       "64 KiB) = 21 MB each way) at 484 GB/s takes ~87 us",
-       0, 0.1},
-      {"scheduler", units::Dim::Count, 0,
-       "fixed: every VF keeps its slots whether or not it has work (GIM sched_option 1); active: slots of idle VFs "
-       "are skipped (GIM sched_option 0)",
-       "AMD GIM runtime configuration (sched_option)", 0, 0, {"fixed", "active"}},
-  };
-  info.tenant_params = {
-      {"fraction", units::Dim::Ratio, 0,
-       "the VF's share of the GPU (time and framebuffer), a multiple of 1/vfs, e.g. 1/8 as 12.5%; 0 = one slot",
-       "Azure NVv4 sizes: 1/8, 1/4, 1/2 and 1 GPU (Standard_NV4as_v4: 1/8 GPU, 2 GiB)", 0, 1},
+      number_param("sriov", "vfs", units::Dim::Count, 16, 1, 16,
+                   "virtual functions the GPU is split into (time slots per cycle)",
+                   "AMD MxGPU: up to 16 VFs per GPU (GIM vf_num 1 to 16)"),
+      number_param("sriov", "slice", units::Dim::Time, 6e-3, 1e-4, 2.0, "time slot of one VF",
+                   "AMD GIM runtime configuration: sched_interval default 6 ms (documented for the FirePro S7150 "
+                   "driver; no MI25-specific value published)"),
+      number_param("sriov", "world_switch", units::Dim::Time, 87e-6, 0, 0.1,
+                   "time lost when the GPU switches from one VF to another",
+                   "not published; estimate: saving and restoring the vector registers and LDS of an MI25 (64 CUs "
+                   "x (256 KiB + 64 KiB) = 21 MB each way) at 484 GB/s takes ~87 us"),
+      choice_param("sriov", "scheduler", {"fixed", "active"},
+                   "fixed: every VF keeps its slots whether or not it has work (GIM sched_option 1); active: slots "
+                   "of idle VFs are skipped (GIM sched_option 0)",
+                   "AMD GIM runtime configuration (sched_option)"),
+      per_tenant(number_param(
+          "sriov", "fraction", units::Dim::Ratio, 0, 0, 1,
+          "the VF's share of the GPU (time and framebuffer), a multiple of 1/vfs, e.g. 1/8 as 12.5%; 0 = one slot",
+          "Azure NVv4 sizes: 1/8, 1/4, 1/2 and 1 GPU (Standard_NV4as_v4: 1/8 GPU, 2 GiB)")),
   };
   info.memory_isolation = true;
   info.validate = [](const ModelSetup& s) -> std::string {

@@ -7,7 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/timeslice.hpp"
 
 namespace vgpusim {
 namespace {
@@ -311,24 +312,25 @@ std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch
   return std::make_unique<TimeSliceFluid>(slice_s, switch_cost_s, idle_grace_s);
 }
 
-SharingModelInfo timeslice_model_info() {
-  SharingModelInfo info;
+SharingModeInfo timeslice_sharing_mode() {
+  SharingModeInfo info;
   info.name = "timeslice";
   info.description =
       "process time-slicing: one context at a time for a slice, round robin over contexts with work, a switch cost "
       "between contexts; no memory isolation";
   info.citation = "NVIDIA open GPU kernel modules, channel-group (TSG) timeslice scheduling (kernel_fifo_gv100.c)";
+  info.doc = "timeslice.md";
   info.params = {
-      {"slice", units::Dim::Time, 1024e-6, "time a context runs before the GPU switches to the next one with work",
-       "NVIDIA open-gpu-kernel-modules: default TSG timeslice 1024 us (src/nvidia/src/kernel/gpu/fifo/arch/volta/"
-       "kernel_fifo_gv100.c)",
-       1e-6, 10.0},
-      {"switch_cost", units::Dim::Time, kContextSwitchCost,
-       "time lost per context switch, during which no context runs", kContextSwitchCostSource, 0.0, 1.0},
-      {"idle_grace", units::Dim::Time, kIdleGrace,
-       "how long a context that runs out of work keeps the GPU (within its slice) before the scheduler switches to "
-       "another with work; fluid fidelity holds its expected value",
-       kIdleGraceSource, 0.0, 1.0},
+      number_param("timeslice", "slice", units::Dim::Time, 1024e-6, 1e-6, 10.0,
+                   "time a context runs before the GPU switches to the next one with work",
+                   "NVIDIA open-gpu-kernel-modules: default TSG timeslice 1024 us (src/nvidia/src/kernel/gpu/fifo/"
+                   "arch/volta/kernel_fifo_gv100.c)"),
+      number_param("timeslice", "switch_cost", units::Dim::Time, kContextSwitchCost, 0.0, 1.0,
+                   "time lost per context switch, during which no context runs", kContextSwitchCostSource),
+      number_param("timeslice", "idle_grace", units::Dim::Time, kIdleGrace, 0.0, 1.0,
+                   "how long a context that runs out of work keeps the GPU (within its slice) before the scheduler "
+                   "switches to another with work; fluid fidelity holds its expected value",
+                   kIdleGraceSource),
   };
   info.max_contexts = 0;
   info.memory_isolation = false;

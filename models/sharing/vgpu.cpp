@@ -5,7 +5,8 @@
 
 #include <cmath>
 
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/timeslice.hpp"
 #include "models/sharing/slot_scheduler.hpp"
 #include "models/sharing/vgpu_profiles.hpp"
 
@@ -62,39 +63,44 @@ std::variant<Resolved, std::string> resolve(const ModelSetup& s) {
 
 }  // namespace
 
-SharingModelInfo vgpu_model_info() {
-  SharingModelInfo info;
+SharingModeInfo vgpu_sharing_mode() {
+  SharingModeInfo info;
   info.name = "vgpu";
   info.description =
       "NVIDIA time-sliced vGPU: every tenant a vGPU of one type with its own framebuffer; best_effort, equal_share "
       "or fixed_share scheduling";
   info.citation = "NVIDIA Virtual GPU Software / AI Enterprise User Guide, vGPU types and time-sliced scheduling";
+  info.doc = "vgpu.md";
   info.params = {
-      {"profile", units::Dim::Count, 0, "the vGPU type, e.g. T4-4C, A100-10C, L40S-12Q, M60-2Q",
-       "NVIDIA AI Enterprise 5.0 User Guide, appendix A/B (see docs/models/vgpu.md)", 0, 0, {}, "", true},
-      {"scheduler", units::Dim::Count, 0,
-       "best_effort: share among busy vGPUs; equal_share: equal slots for every vGPU on the GPU, idle ones' slots "
-       "stay idle; fixed_share: 1 / (max vGPUs of the type) each, whether or not the others are busy",
-       "NVIDIA AI Enterprise 5.0 User Guide section 7; the vGPU FAQ (idle slots are not given to other VMs)", 0, 0,
-       {"best_effort", "equal_share", "fixed_share"}},
-      {"slice", units::Dim::Time, 0, "time slice; 0 = the type's default: 2 ms up to 8 vGPUs per GPU, 1 ms above",
-       "NVIDIA AI Enterprise 5.0 User Guide section 7 (default slices; range 1 to 30 ms)", 0, 30e-3},
-      {"frequency", units::Dim::Count, 0,
-       "strict round-robin scheduling frequency in Hz (slice = 1 / frequency); 0 = unset",
-       "NVIDIA AI Enterprise 5.0 User Guide section 7 (63 to 960 Hz; 480 Hz default up to 8 vGPUs, 960 Hz above)",
-       0, 960},
-      {"averaging_factor", units::Dim::Count, 33,
-       "strict round robin's averaging of slice overshoot; accepted for completeness, without effect here: the "
-       "model preempts exactly at slice ends, so there is no overshoot to average",
-       "NVIDIA AI Enterprise 5.0 User Guide section 7 (1 to 60, default 33)", 1, 60},
-      {"switch_cost", units::Dim::Time, kContextSwitchCost, "time lost when the GPU switches between vGPUs",
-       kContextSwitchCostSource, 0, 1e-3},
-      {"idle_grace", units::Dim::Time, kIdleGrace,
-       "best effort: how long a vGPU that runs out of work keeps the GPU (within its slice) before a switch",
-       kIdleGraceSource, 0, 1.0},
-      {"rmpvmrl", units::Dim::Count, -1,
-       "the driver's RmPVMRL registry value, e.g. 0x00180011, instead of scheduler/slice/frequency; -1 = unset",
-       "NVIDIA open-gpu-kernel-modules src/nvidia/interface/nvrm_registry.h (bit layout)", -1, 4294967295.0},
+      text_param("vgpu", "profile", "", "the vGPU type, e.g. T4-4C, A100-10C, L40S-12Q, M60-2Q",
+                 "NVIDIA AI Enterprise 5.0 User Guide, appendix A/B (see docs/models/vgpu.md)"),
+      choice_param("vgpu", "scheduler", {"best_effort", "equal_share", "fixed_share"},
+                   "best_effort: share among busy vGPUs; equal_share: equal slots for every vGPU on the GPU, idle "
+                   "ones' slots stay idle; fixed_share: 1 / (max vGPUs of the type) each, whether or not the others "
+                   "are busy",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7; the vGPU FAQ (idle slots are not given to other "
+                   "VMs)"),
+      number_param("vgpu", "slice", units::Dim::Time, 0, 0, 30e-3,
+                   "time slice; 0 = the type's default: 2 ms up to 8 vGPUs per GPU, 1 ms above",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (default slices; range 1 to 30 ms)"),
+      number_param("vgpu", "frequency", units::Dim::Count, 0, 0, 960,
+                   "strict round-robin scheduling frequency in Hz (slice = 1 / frequency); 0 = unset",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (63 to 960 Hz; 480 Hz default up to 8 vGPUs, "
+                   "960 Hz above)"),
+      number_param("vgpu", "averaging_factor", units::Dim::Count, 33, 1, 60,
+                   "strict round robin's averaging of slice overshoot; accepted for completeness, without effect "
+                   "here: the model preempts exactly at slice ends, so there is no overshoot to average",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (1 to 60, default 33)"),
+      number_param("vgpu", "switch_cost", units::Dim::Time, kContextSwitchCost, 0, 1e-3,
+                   "time lost when the GPU switches between vGPUs", kContextSwitchCostSource),
+      number_param("vgpu", "idle_grace", units::Dim::Time, kIdleGrace, 0, 1.0,
+                   "best effort: how long a vGPU that runs out of work keeps the GPU (within its slice) before a "
+                   "switch",
+                   kIdleGraceSource),
+      number_param("vgpu", "rmpvmrl", units::Dim::Count, -1, -1, 4294967295.0,
+                   "the driver's RmPVMRL registry value, e.g. 0x00180011, instead of scheduler/slice/frequency; "
+                   "-1 = unset",
+                   "NVIDIA open-gpu-kernel-modules src/nvidia/interface/nvrm_registry.h (bit layout)"),
   };
   info.memory_isolation = true;
   info.validate = [](const ModelSetup& s) -> std::string {

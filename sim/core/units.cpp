@@ -119,6 +119,13 @@ std::string_view dim_name(Dim dim) {
   return "a value";
 }
 
+std::string_view dim_noun(Dim dim) {
+  std::string_view name = dim_name(dim);
+  for (std::string_view article : {"an ", "a "})
+    if (name.substr(0, article.size()) == article) return name.substr(article.size());
+  return name;
+}
+
 std::string_view dim_example(Dim dim) {
   switch (dim) {
     case Dim::Count: return "8";

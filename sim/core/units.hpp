@@ -25,6 +25,8 @@ enum class Dim {
 
 // A short name for messages and docs, e.g. "time" or "bandwidth".
 std::string_view dim_name(Dim dim);
+// The same without its article, e.g. "time", "amount of floating-point work": a type name in tables.
+std::string_view dim_noun(Dim dim);
 // An example of accepted text, e.g. "2ms" for Dim::Time.
 std::string_view dim_example(Dim dim);
 

@@ -7,20 +7,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/registry/models.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
 namespace {
-
-// The parameters a calibration may set, with their units (they are declared by the roofline, contention and
-// time-slicing models).
-const std::vector<std::pair<std::string, units::Dim>>& known_parameters() {
-  static const std::vector<std::pair<std::string, units::Dim>> known = {
-      {"compute_efficiency", units::Dim::Ratio},     {"memory_efficiency", units::Dim::Ratio},
-      {"bw_saturation_fraction", units::Dim::Ratio}, {"l2_interference", units::Dim::Ratio},
-      {"slice", units::Dim::Time},                   {"switch_cost", units::Dim::Time}};
-  return known;
-}
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -93,19 +84,40 @@ Calibration read_calibration_file(const std::string& path) {
     c.date = m.string_or("date", "");
     c.raw = m.string_or("raw", "");
   }
+  // Parameters by their qualified name (timeslice.slice, roofline.memory_efficiency): a bare name would be
+  // ambiguous (timeslice, vgpu and sriov each have a slice).
+  const std::vector<ParamSpec> known = calibratable_params();
   Section params{"parameters", "", {}};
-  for (const auto& [name, dim] : known_parameters()) params.keys.push_back({name, "", false, "", ""});
-  MapReader p(path, r.get("parameters"), "parameters", params);
+  for (const ParamSpec& k : known) params.keys.push_back({k.qualified(), "", false, "", ""});
+  const YAML::Node list = r.get("parameters");
+  if (list.IsMap())
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      if (key.find('.') != std::string::npos) continue;  // unknown qualified names: MapReader::finish says so
+      std::vector<std::string> owners;
+      for (const ParamSpec& k : known)
+        if (k.name == key) owners.push_back(fmt::format("'{}'", k.qualified()));
+      fail_at(path, it->first, "parameters." + key,
+              owners.empty() ? fmt::format("unknown parameter '{}': parameters are named model.parameter", key)
+                             : fmt::format("parameters are named model.parameter: did you mean {}?",
+                                           fmt::join(owners, " or ")));
+    }
+  MapReader p(path, list, "parameters", params);
   p.finish();
-  for (const auto& [name, dim] : known_parameters()) {
+  for (const ParamSpec& k : known) {
+    const std::string name = k.qualified();
     if (!p.has(name)) continue;
     MapReader v(path, p.get(name), p.child_path(name), value);
     v.finish();
     FittedValue f;
     f.name = name;
-    f.dim = dim;
-    f.value = v.quantity("value", dim);
-    f.uncertainty = v.quantity_or("uncertainty", dim, 0);
+    f.dim = k.dim;
+    f.value = v.quantity("value", k.dim);
+    if (f.value < k.min || f.value > k.max)
+      fail_at(path, v.get("value"), v.child_path("value"),
+              fmt::format("expected a value from {} to {}, found {}", units::format(k.min, k.dim),
+                          units::format(k.max, k.dim), units::format(f.value, k.dim)));
+    f.uncertainty = v.quantity_or("uncertainty", k.dim, 0);
     f.residual = v.quantity_or("residual", units::Dim::Count, 0);
     f.points = static_cast<int>(v.integer_or("points", 0, 1 << 30, 0));
     f.from = v.string_or("from", "");

@@ -6,17 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/params.hpp"
 #include "sim/core/units.hpp"
 
 namespace vgpusim {
 
-// Model parameter values by name (roofline, timeslice, contention), e.g. from a calibration; missing ones keep
-// their registered defaults.
-using ParamOverrides = std::map<std::string, double>;
-
 // One fitted parameter as the file holds it.
 struct FittedValue {
-  std::string name;         // the model parameter it sets, e.g. "memory_efficiency"
+  std::string name;         // the model parameter it sets, qualified, e.g. "roofline.memory_efficiency"
   units::Dim dim = units::Dim::Ratio;
   double value = 0;         // SI
   double uncertainty = 0;   // one standard error, SI; 0 when not estimable

@@ -334,7 +334,7 @@ RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress, RunObserver
   if (plan.faults) {
     for (size_t i = 0; i < drivers.size(); ++i) {
       const size_t target = sc.tenants[tenant_ids[i]].target;
-      const bool whole_gpu = find_sharing_model(sc.targets[target].sharing.mode)->fault_takes_down_gpu;
+      const bool whole_gpu = find_sharing_mode(sc.targets[target].sharing.mode)->fault_takes_down_gpu;
       drivers[i]->on_fault = [&drivers, &sc, target, whole_gpu](TenantDriver& who) {
         who.abort("fatal_fault", "fatal fault injected");
         if (!whole_gpu) return;
@@ -371,7 +371,7 @@ RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observe
   RunPlan plan;
   plan.targets = sc.targets;
   for (size_t k = 0; k < sc.targets.size(); ++k) {
-    const SharingModelInfo* info = find_sharing_model(sc.targets[k].sharing.mode);
+    const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
     const ModelSetup setup = model_setup(sc, k);
     plan.models.push_back(info->create(setup));
     plan.partitions.push_back(info->memory_partitions ? info->memory_partitions(setup) : std::vector<double>{});

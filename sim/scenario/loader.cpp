@@ -57,7 +57,7 @@ void Loader::gpus(const MapReader& top) {
       g.calibrated = c.overrides();
     }
     // Parameters: the model's default, then the calibration's value, then the scenario's own.
-    g.performance = with_calibration(ParamValues::defaults(roofline_params()), roofline_params(), g.calibrated);
+    g.performance = with_overrides(ParamValues::defaults(roofline_params()), roofline_params(), g.calibrated);
     for (const ParamSpec& p : roofline_params())
       if (r.has(p.name)) g.performance.set(p.name, bounded(r, p));
     sc.gpus.push_back(std::move(g));
@@ -103,18 +103,19 @@ void Loader::tenants(const MapReader& top) {
     t.memory = nonnegative(r, "memory", Dim::Bytes);
     t.start = nonnegative(r, "start", Dim::Time);
     t.stream = r.string_or("stream", t.name);
-    const SharingModelInfo* info = find_sharing_model(target.sharing.mode);
+    const SharingModeInfo* info = find_sharing_mode(target.sharing.mode);
+    const std::vector<ParamSpec> tenant_params = info->tenant_params();
     Section share{"tenants[].share (" + info->name + ")", "", {}};
-    for (const ParamSpec& p : info->tenant_params) share.keys.push_back({p.name, "", false, "", p.help});
+    for (const ParamSpec& p : tenant_params) share.keys.push_back({p.name, "", false, "", p.help});
     if (r.has("share")) {
-      if (info->tenant_params.empty())
+      if (tenant_params.empty())
         fail_at(file, r.get("share"), r.child_path("share"),
                 fmt::format("mode '{}' of {} takes no per-tenant parameters", info->name, target.id));
       MapReader sr(file, r.get("share"), r.child_path("share"), share);
       sr.finish();
-      t.share = read_params(sr, info->tenant_params);
+      t.share = read_params(sr, tenant_params);
     } else {
-      t.share = ParamValues::defaults(info->tenant_params);
+      t.share = ParamValues::defaults(tenant_params);
     }
     t.workload = workload(r.get("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
     if (!workload_is_bounded(t.workload) && !std::isfinite(sc.duration))
@@ -132,7 +133,7 @@ void Loader::tenants(const MapReader& top) {
   }
   // Checks that need every tenant of a target (profile limits, shares that must add up).
   for (size_t k = 0; k < sc.targets.size(); ++k) {
-    const SharingModelInfo* info = find_sharing_model(sc.targets[k].sharing.mode);
+    const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
     if (!info->validate) continue;
     const std::string error = info->validate(model_setup(sc, k));
     if (!error.empty()) fail_at(file, target_nodes[k], "sharing." + sc.targets[k].id, error);

@@ -18,9 +18,6 @@ namespace vgpusim {
 
 const Section& section_named(const std::string& path);  // sections.cpp
 
-// `values` with every parameter of `specs` that `calibrated` holds replaced by the calibrated value.
-ParamValues with_calibration(ParamValues values, const std::vector<ParamSpec>& specs,
-                             const std::map<std::string, double>& calibrated);
 
 struct Loader {
   const std::string& file;
@@ -76,16 +73,16 @@ struct Loader {
   // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
   // `calibrated` (the GPU's calibration) sets defaults that the mapping's own values override.
   SharingConfig sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
-                               const SharingModelInfo*& info, const std::map<std::string, double>& calibrated);
+                               const SharingModeInfo*& info, const ParamOverrides& calibrated);
   ParamValues read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
-                          const std::map<std::string, double>& calibrated = {});
+                          const ParamOverrides& calibrated = {});
   void sharing(const MapReader& top);
   std::vector<LayoutEntry> read_layout(const YAML::Node& list, const std::string& path);
-  std::vector<Partition> place(const GpuInstance& gpu, const SharingModelInfo& info, size_t g,
+  std::vector<Partition> place(const GpuInstance& gpu, const SharingModeInfo& info, size_t g,
                                const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path);
   void add_instance(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
                     const std::string& path, bool present);
-  void partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModelInfo& info);
+  void partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModeInfo& info);
   size_t target_index(const YAML::Node& node, const std::string& path, const std::string& id);
   void tenants(const MapReader& top);
   void faults(const MapReader& top);

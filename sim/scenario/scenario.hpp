@@ -18,7 +18,7 @@ struct GpuInstance {
   std::string id;            // the scenario's name for it, e.g. "g0"
   GpuSpec spec;              // catalog values with the scenario's overrides
   ParamValues performance;   // roofline parameters for kernels on this GPU
-  std::map<std::string, double> calibrated;  // model parameters from its calibration file, by name (SI)
+  ParamOverrides calibrated;  // model parameters from its calibration file, by qualified name (SI)
 };
 
 struct SharingConfig {

@@ -17,7 +17,7 @@ using units::Dim;
 
 void Loader::unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode) {
   std::vector<std::string> names;
-  for (const SharingModelInfo& m : sharing_models()) names.push_back(m.name);
+  for (const SharingModeInfo& m : sharing_modes()) names.push_back(m.name);
   fail_at(file, node, path,
           fmt::format("unknown sharing mode '{}'{} (see `vgpusim list models`)", mode,
                       did_you_mean_suffix(mode, names)));
@@ -25,50 +25,44 @@ void Loader::unknown_mode(const YAML::Node& node, const std::string& path, const
 
 // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
 SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
-                             const SharingModelInfo*& info, const std::map<std::string, double>& calibrated) {
+                             const SharingModeInfo*& info, const ParamOverrides& calibrated) {
   MapReader head(file, node, path, section_named("sharing.<gpu>"));
   const std::string mode = head.string("mode");
-  info = find_sharing_model(mode);
+  info = find_sharing_mode(mode);
   if (!info) unknown_mode(head.get("mode"), path + ".mode", mode);
   if (info->device_kind != device.kind)
     fail_at(file, head.get("mode"), path + ".mode",
             fmt::format("mode '{}' shares {} devices, but {} is a {} device{}", mode, info->device_kind, device.name,
                         device.kind, device.kind == "cpu" ? " (use mode: software)" : ""));
   Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
-  for (const ParamSpec& p : info->params) params.keys.push_back({p.name, "", false, "", p.help});
+  const std::vector<ParamSpec> specs = info->mode_params();
+  for (const ParamSpec& p : specs) params.keys.push_back({p.name, "", false, "", p.help});
   if (info->partitions) {
     params.keys.push_back({"instances", "list", true, "", "the partitions"});
     params.keys.push_back({"reconfigure", "list", false, "", "layout changes during the run"});
   }
   MapReader r(file, node, path, params);
   r.finish();
-  return {info->name, read_params(r, info->params, calibrated)};
-}
-
-ParamValues with_calibration(ParamValues values, const std::vector<ParamSpec>& specs,
-                             const std::map<std::string, double>& calibrated) {
-  for (const ParamSpec& p : specs)
-    if (!p.is_choice() && calibrated.count(p.name)) values.set(p.name, calibrated.at(p.name));
-  return values;
+  return {info->name, read_params(r, specs, calibrated)};
 }
 
 ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
-                                const std::map<std::string, double>& calibrated) {
-  ParamValues values = with_calibration(ParamValues::defaults(specs), specs, calibrated);
+                                const ParamOverrides& calibrated) {
+  ParamValues values = with_overrides(ParamValues::defaults(specs), specs, calibrated);
   for (const ParamSpec& p : specs) {
     if (!r.has(p.name)) continue;
-    if (p.text)
-      values.set_word(p.name, r.string(p.name));
-    else if (p.is_choice())
-      values.set_word(p.name, r.choice_or(p.name, p.choices, p.default_word()));
-    else
-      values.set(p.name, bounded(r, p));
+    switch (p.type) {
+      case ParamType::Number: values.set(p.name, bounded(r, p)); break;
+      case ParamType::Choice: values.set_word(p.name, r.choice_or(p.name, p.words, p.default_word)); break;
+      case ParamType::Text: values.set_word(p.name, r.string(p.name)); break;
+      case ParamType::Flag: values.set_flag(p.name, r.boolean_or(p.name, p.default_flag)); break;
+    }
   }
   return values;
 }
 
 void Loader::sharing(const MapReader& top) {
-  const SharingModelInfo* passthrough = find_sharing_model("passthrough");
+  const SharingModeInfo* passthrough = find_sharing_mode("passthrough");
   for (size_t i = 0; i < sc.gpus.size(); ++i)
     sc.sharing.push_back({passthrough->name, ParamValues::defaults(passthrough->params)});
   std::vector<YAML::Node> nodes(sc.gpus.size());
@@ -86,7 +80,7 @@ void Loader::sharing(const MapReader& top) {
   for (size_t g = 0; g < sc.gpus.size(); ++g) {
     const GpuInstance& gpu = sc.gpus[g];
     const std::string path = "sharing." + gpu.id;
-    const SharingModelInfo* info = passthrough;
+    const SharingModeInfo* info = passthrough;
     if (given[g]) {
       sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info, gpu.calibrated);
     } else if (gpu.spec.kind != passthrough->device_kind) {
@@ -118,7 +112,7 @@ std::vector<Loader::LayoutEntry> Loader::read_layout(const YAML::Node& list, con
   return entries;
 }
 
-std::vector<Partition> Loader::place(const GpuInstance& gpu, const SharingModelInfo& info, size_t g,
+std::vector<Partition> Loader::place(const GpuInstance& gpu, const SharingModeInfo& info, size_t g,
                              const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path) {
   std::vector<std::string> profiles;
   for (const LayoutEntry& e : entries) profiles.push_back(e.profile);
@@ -131,18 +125,19 @@ void Loader::add_instance(size_t g, const LayoutEntry& e, const Partition& part,
                   const std::string& path, bool present) {
   Target t{sc.gpus[g].id + "/" + e.id, g, part.profile, part.slot, part.spec, {}, present};
   if (e.has_sharing) {
-    const SharingModelInfo* inner = nullptr;
+    const SharingModeInfo* inner = nullptr;
     t.sharing = sharing_config(e.sharing, path + ".sharing", t.spec, inner, sc.gpus[g].calibrated);
     if (inner->partitions) fail_at(file, e.sharing, path + ".sharing", "an instance cannot be partitioned again");
   } else {
-    const SharingModelInfo* ts = find_sharing_model("timeslice");
-    t.sharing = {ts->name, with_calibration(ParamValues::defaults(ts->params), ts->params, sc.gpus[g].calibrated)};
+    const SharingModeInfo* ts = find_sharing_mode("timeslice");
+    const std::vector<ParamSpec> specs = ts->mode_params();
+    t.sharing = {ts->name, with_overrides(ParamValues::defaults(specs), specs, sc.gpus[g].calibrated)};
   }
   sc.targets.push_back(std::move(t));
   target_nodes.push_back(e.has_sharing ? e.sharing : where);
 }
 
-void Loader::partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModelInfo& info) {
+void Loader::partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModeInfo& info) {
   const GpuInstance& gpu = sc.gpus[g];
   const YAML::Node list = node["instances"];
   const std::vector<LayoutEntry> first = read_layout(list, path + ".instances");

@@ -13,6 +13,7 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/studies/calibration/corun_replay.hpp"
 #include "sim/scenario/loader.hpp"
+#include "sim/run/metrics.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
 
 using namespace vgpusim;
@@ -31,14 +32,14 @@ TEST(Calibration, FitRecoversKnownParametersWithin2Percent) {
     SyntheticTruth truth;
     const RawFile raw = parse_raw(synthetic_raw(gpu, truth, 0.003, 7), "synthetic.json");
     const Calibration c = fit_calibration(raw, gpu);
-    EXPECT_NEAR(fitted(c, "compute_efficiency"), truth.compute_efficiency, 0.02 * truth.compute_efficiency) << gpu;
-    EXPECT_NEAR(fitted(c, "memory_efficiency"), truth.memory_efficiency, 0.02 * truth.memory_efficiency) << gpu;
-    EXPECT_NEAR(fitted(c, "bw_saturation_fraction"), truth.bw_saturation_fraction,
+    EXPECT_NEAR(fitted(c, "roofline.compute_efficiency"), truth.compute_efficiency, 0.02 * truth.compute_efficiency) << gpu;
+    EXPECT_NEAR(fitted(c, "roofline.memory_efficiency"), truth.memory_efficiency, 0.02 * truth.memory_efficiency) << gpu;
+    EXPECT_NEAR(fitted(c, "contention.bw_saturation_fraction"), truth.bw_saturation_fraction,
                 0.02 * truth.bw_saturation_fraction)
         << gpu;
-    EXPECT_NEAR(fitted(c, "l2_interference"), truth.l2_interference, 0.02 * truth.l2_interference) << gpu;
-    EXPECT_NEAR(fitted(c, "slice"), truth.slice, 0.02 * truth.slice) << gpu;
-    EXPECT_NEAR(fitted(c, "switch_cost"), truth.switch_cost, 0.02 * truth.switch_cost) << gpu;
+    EXPECT_NEAR(fitted(c, "contention.l2_interference"), truth.l2_interference, 0.02 * truth.l2_interference) << gpu;
+    EXPECT_NEAR(fitted(c, "timeslice.slice"), truth.slice, 0.02 * truth.slice) << gpu;
+    EXPECT_NEAR(fitted(c, "timeslice.switch_cost"), truth.switch_cost, 0.02 * truth.switch_cost) << gpu;
   }
 }
 
@@ -53,12 +54,12 @@ TEST(Calibration, AnotherTruthIsRecoveredToo) {
   truth.switch_cost = 80e-6;
   // A small l2_interference is pinned down to 2% only with low noise: slowdowns move by about half the coefficient.
   const Calibration c = fit_calibration(parse_raw(synthetic_raw("H100-SXM", truth, 0.001, 3), "s.json"), "H100-SXM");
-  EXPECT_NEAR(fitted(c, "compute_efficiency"), 0.6, 0.012);
-  EXPECT_NEAR(fitted(c, "memory_efficiency"), 0.93, 0.0186);
-  EXPECT_NEAR(fitted(c, "bw_saturation_fraction"), 0.7, 0.014);
-  EXPECT_NEAR(fitted(c, "l2_interference"), 0.1, 0.002);
-  EXPECT_NEAR(fitted(c, "slice"), 1e-3, 2e-5);
-  EXPECT_NEAR(fitted(c, "switch_cost"), 80e-6, 1.6e-6);
+  EXPECT_NEAR(fitted(c, "roofline.compute_efficiency"), 0.6, 0.012);
+  EXPECT_NEAR(fitted(c, "roofline.memory_efficiency"), 0.93, 0.0186);
+  EXPECT_NEAR(fitted(c, "contention.bw_saturation_fraction"), 0.7, 0.014);
+  EXPECT_NEAR(fitted(c, "contention.l2_interference"), 0.1, 0.002);
+  EXPECT_NEAR(fitted(c, "timeslice.slice"), 1e-3, 2e-5);
+  EXPECT_NEAR(fitted(c, "timeslice.switch_cost"), 80e-6, 1.6e-6);
 }
 
 TEST(Calibration, EveryCorunExperimentMapsOntoAModel) {
@@ -81,7 +82,7 @@ TEST(Calibration, TwoComputeProcessesTimeSliceToTwiceTheTime) {
   for (const CorunExperiment& e : raw.coruns)
     if (e.name == "corun.processes.compute+compute") {
       const CorunPrediction p = predict_corun(e, builtin_catalog().find("H200")->spec,
-                                              {{"slice", 2e-3}, {"switch_cost", 0}});
+                                              {{"timeslice.slice", 2e-3}, {"timeslice.switch_cost", 0}});
       EXPECT_NEAR(p.slowdown_a, 2.0, 0.05);
       return;
     }
@@ -135,8 +136,8 @@ TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {
   const std::string dir = testing::TempDir();
   {
     std::ofstream cal(dir + "/h100.yaml");
-    cal << "version: 1\ngpu: H100-SXM\nparameters:\n  slice: {value: 3ms}\n  switch_cost: {value: 11us}\n"
-           "  compute_efficiency: {value: 0.5}\n";
+    cal << "version: 1\ngpu: H100-SXM\nparameters:\n  timeslice.slice: {value: 3ms}\n"
+           "  timeslice.switch_cost: {value: 11us}\n  roofline.compute_efficiency: {value: 0.5}\n";
   }
   const std::string gpu_line = "gpus: [{id: g0, model: H100-SXM, calibration: h100.yaml}]\n";
   const std::string rest =
@@ -153,11 +154,59 @@ TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {
   const Scenario own = load("sharing: {g0: {mode: timeslice, slice: 1ms}}\n", gpu_line);
   EXPECT_DOUBLE_EQ(own.targets[0].sharing.params.get("slice"), 1e-3);
   EXPECT_DOUBLE_EQ(own.targets[0].sharing.params.get("switch_cost"), 11e-6);
+  // The calibrated timeslice.slice is the timeslice mode's: vgpu keeps its own slice (the type's default).
+  const Scenario vgpu = load("sharing: {g0: {mode: vgpu, profile: H100-10C}}\n", gpu_line);
+  EXPECT_DOUBLE_EQ(vgpu.targets[0].sharing.params.get("slice"), 0.0);
+  EXPECT_DOUBLE_EQ(vgpu.targets[0].sharing.params.get("switch_cost"), 40e-6);
   try {
     load("", "gpus: [{id: g0, model: A100-80GB, calibration: h100.yaml}]\n");
     FAIL() << "a calibration of another GPU was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("is a calibration of H100-SXM, but this GPU is A100-80GB"), std::string::npos)
         << e.what();
+  }
+}
+
+// A vGPU scheduler given as the driver's RmPVMRL register runs with a calibration that holds a fitted
+// `timeslice.slice`: the slice belongs to process time-slicing, not to vgpu (it used to override vgpu's slice too
+// and the scenario was refused: "give the scheduler either as rmpvmrl or as scheduler/slice/frequency").
+TEST(Calibration, AVgpuScenarioWithRmpvmrlRunsWithAFittedTimesliceSlice) {
+  const std::string dir = testing::TempDir();
+  const Calibration fitted_h100 =
+      fit_calibration(parse_raw(synthetic_raw("H100-SXM", SyntheticTruth{}, 0.003, 5), "s.json"), "H100-SXM");
+  ASSERT_GT(fitted(fitted_h100, "timeslice.slice"), 0.0);
+  std::ofstream(dir + "/h100-fitted.yaml") << calibration_yaml(fitted_h100);
+  const std::string path = dir + "/vgpu.yaml";
+  std::ofstream(path) << "version: 1\nname: vgpu with a calibration\nduration: 1s\n"
+                         "gpus: [{id: g0, model: H100-SXM, calibration: h100-fitted.yaml}]\n"
+                         "sharing: {g0: {mode: vgpu, profile: H100-40C, rmpvmrl: 0x00180011}}\n"
+                         "tenants:\n  - {name: a, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n"
+                         "  - {name: b, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
+  const Scenario sc = load_scenario_file(path, builtin_catalog());
+  EXPECT_DOUBLE_EQ(sc.targets[0].sharing.params.get("rmpvmrl"), 0x00180011);
+  EXPECT_DOUBLE_EQ(sc.targets[0].sharing.params.get("slice"), 0.0);  // set by the register, not the calibration
+  const Results r = run_scenario(sc);
+  ASSERT_EQ(r.tenants.size(), 2u);
+  EXPECT_GT(r.tenants[0].shared.units, 0);
+  EXPECT_GT(r.tenants[1].shared.units, 0);
+}
+
+TEST(Calibration, BareParameterNamesAreRefusedWithTheirQualifiedNames) {
+  const std::string path = testing::TempDir() + "/old.yaml";
+  std::ofstream(path) << "version: 1\ngpu: H200\nparameters:\n  slice: {value: 2ms}\n";
+  try {
+    read_calibration_file(path);
+    FAIL() << "a bare parameter name was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ":4:3: parameters.slice: parameters are named model.parameter: did you mean 'timeslice.slice' or "
+                     "'vgpu.slice' or 'sriov.slice'?");
+  }
+  std::ofstream(path) << "version: 1\ngpu: H200\nparameters:\n  timeslice.slcie: {value: 2ms}\n";
+  try {
+    read_calibration_file(path);
+    FAIL() << "a misspelt parameter was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'timeslice.slice'?"), std::string::npos) << e.what();
   }
 }

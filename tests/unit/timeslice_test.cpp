@@ -81,12 +81,12 @@ struct Log : EngineClient {
 };
 std::unique_ptr<SharingModel> timeslice(Fidelity fidelity, double q, double s, double grace) {
   ModelSetup setup;
-  setup.params = ParamValues::defaults(find_sharing_model("timeslice")->params);
+  setup.params = ParamValues::defaults(find_sharing_mode("timeslice")->params);
   setup.params.set("slice", q);
   setup.params.set("switch_cost", s);
   setup.params.set("idle_grace", grace);
   setup.fidelity = fidelity;
-  return find_sharing_model("timeslice")->create(setup);
+  return find_sharing_mode("timeslice")->create(setup);
 }
 std::unique_ptr<SharingModel> exact_timeslice(double q, double s) { return timeslice(Fidelity::Exact, q, s, 0); }
 // Two clients with one context each (a first, then b) on one GPU shared by `model`.

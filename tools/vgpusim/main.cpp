@@ -13,12 +13,11 @@
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "sim/io/instance_catalog.hpp"
 #include "models/cluster/placement.hpp"
-#include "models/network/data_parallel.hpp"
 #include "sim/run/metrics.hpp"
-#include "models/network/collectives.hpp"
 #include "sim/io/files.hpp"
 #include "sim/report/results_writers.hpp"
 #include "sim/report/html_report.hpp"
+#include "sim/report/listings.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/report/timeline.hpp"
@@ -96,95 +95,6 @@ int run_command(const std::string& scenario_path, const std::string& out_dir, co
   }
   if (!quiet) std::cout << results_table(results);
   return 0;
-}
-
-void list_gpus(bool sources) {
-  const Catalog& cat = builtin_catalog();
-  using units::Dim;
-  auto val = [](const CatalogEntry& e, const char* field, std::string text) {
-    return e.uncertain.count(field) ? text + "?" : text;
-  };
-  fmt::print("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", "name", "vendor", "units",
-             "clock", "fp32", "fp16 tensor", "memory", "bandwidth", "L2", "MIG");
-  for (const CatalogEntry& e : cat.gpus) {
-    const GpuSpec& s = e.spec;
-    fmt::print("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", s.name, s.vendor,
-               val(e, "compute_units", fmt::format("{:g}", s.compute_units)),
-               val(e, "boost_clock", units::format(s.boost_clock, Dim::Frequency)),
-               val(e, "fp32", units::format(s.fp32, Dim::FlopRate)),
-               val(e, "fp16_tensor", units::format(s.fp16_tensor, Dim::FlopRate)),
-               val(e, "memory", units::format(s.memory, Dim::Bytes)),
-               val(e, "memory_bandwidth", units::format(s.memory_bandwidth, Dim::Bandwidth)),
-               val(e, "l2_cache", units::format(s.l2_cache, Dim::Bytes)), s.mig ? "yes" : "no");
-  }
-  fmt::print("\n? = uncertain value (see `vgpusim list gpus --sources`). Catalog: models/catalog/gpus.yaml\n");
-  if (!sources) return;
-  for (const CatalogEntry& e : cat.gpus) {
-    fmt::print("\n{} ({} {}){}\n", e.spec.name, e.spec.vendor, e.spec.architecture,
-               e.notes.empty() ? "" : ": " + e.notes);
-    for (const auto& [field, src] : e.source) {
-      fmt::print("  {:<17} {}\n", field, cat.sources.at(src));
-      if (e.uncertain.count(field)) fmt::print("  {:<17} uncertain: {}\n", "", e.uncertain.at(field));
-    }
-  }
-}
-
-void list_instances(bool sources) {
-  const InstanceCatalog& cat = builtin_instance_catalog();
-  using units::Dim;
-  auto val = [](const Instance& i, const char* field, std::string text) {
-    return i.uncertain.count(field) ? text + "?" : text;
-  };
-  fmt::print("{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", "name", "provider", "GPUs", "vCPU", "memory",
-             "network", "on-demand", "spot off");
-  for (const Instance& i : cat.instances) {
-    fmt::print("{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", i.name, i.provider,
-               val(i, i.uncertain.count("gpu_model") ? "gpu_model" : "gpu_count",
-                   fmt::format("{:g} x {}", i.gpu_count, i.gpu_model)),
-               fmt::format("{:g}", i.vcpus),
-               val(i, "memory", units::format(i.memory, Dim::Bytes)),
-               i.network > 0 ? val(i, "network", fmt::format("{:g} Gbps", i.network * 8 / 1e9)) : "-",
-               val(i, "on_demand", fmt::format("${:.3f}/h", i.on_demand * 3600)),
-               val(i, "spot_discount",
-                   fmt::format("{:.0f}-{:.0f}%", 100 * i.spot_discount_min, 100 * i.spot_discount_max)));
-  }
-  fmt::print("\n? = uncertain value (see `vgpusim list instances --sources`). Prices are per hour in the region and on "
-             "the date given with --sources; they change. Catalog: models/catalog/instances.yaml\n");
-  if (!sources) return;
-  for (const Instance& i : cat.instances) {
-    fmt::print("\n{} ({}, {}, price read {}){}\n", i.name, i.provider, i.region, i.price_date,
-               i.notes.empty() ? "" : ": " + i.notes);
-    for (const auto& [field, src] : i.source) {
-      fmt::print("  {:<14} {}\n", field, cat.sources.at(src));
-      if (i.uncertain.count(field)) fmt::print("  {:<14} uncertain: {}\n", "", i.uncertain.at(field));
-    }
-  }
-}
-
-void print_params(const std::vector<ParamSpec>& params) {
-  for (const ParamSpec& p : params) {
-    fmt::print("    {:<20} {:>10}  {}\n", p.name, units::format(p.default_value, p.dim), p.help);
-    fmt::print("    {:<20} {:>10}  source: {}\n", "", "", p.source);
-  }
-}
-
-void list_models() {
-  fmt::print("sharing modes (scenario `sharing.<gpu>.mode`):\n");
-  for (const SharingModelInfo& m : sharing_models()) {
-    fmt::print("\n  {} - {}\n    citation: {}\n    tenants per GPU: {}; memory isolation: {}\n", m.name,
-               m.description, m.citation, m.max_contexts > 0 ? std::to_string(m.max_contexts) : "any",
-               m.memory_isolation ? "yes" : "no");
-    print_params(m.params);
-  }
-  fmt::print("\nkernel performance (per GPU in `gpus[]`):\n\n  roofline - {}\n", roofline_description());
-  print_params(roofline_params());
-  fmt::print("\nnetwork (collectives between GPUs and nodes, computed with SimGrid):\n\n");
-  print_params(network_params());
-  fmt::print("\ndata-parallel training (compute per iteration plus gradient all-reduce):\n\n");
-  print_params(data_parallel_params());
-  fmt::print("\ncluster placement policies (cluster scenarios, `cluster.policy`):\n");
-  for (const PlacementPolicyInfo& p : placement_policies())
-    fmt::print("\n  {} - {}\n    citation: {}\n", p.name, p.description, p.citation);
 }
 
 }  // namespace
@@ -271,11 +181,17 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
   std::string what;
   bool sources = false, markdown = false;
+  std::string list_name;
   list->add_option("what", what, "gpus | instances | models | keys")
       ->required()
       ->check(CLI::IsMember({"gpus", "instances", "models", "keys"}));
+  list->add_option("name", list_name,
+                   "with `models --markdown`: only this model's parameter block; with `keys`: scenario (the default) "
+                   "or cluster");
   list->add_flag("--sources", sources, "with `gpus` or `instances`: print every value's source");
-  list->add_flag("--markdown", markdown, "with `keys`: print docs/scenario-reference.md");
+  list->add_flag("--markdown", markdown,
+                 "with `keys`: print docs/scenario-reference.md; with `models`: the parameter blocks of "
+                 "docs/models/*.md");
 
   try {
     app.parse(argc, argv);
@@ -302,16 +218,16 @@ int main(int argc, char** argv) {
       write_file_atomically(synth_out, synthetic_raw(synth_gpu, SyntheticTruth{}, synth_noise, synth_seed));
       return 0;
     }
-    if (what == "gpus") list_gpus(sources);
-    if (what == "instances") list_instances(sources);
-    if (what == "models") list_models();
+    if (what == "gpus") std::cout << gpus_listing(sources);
+    if (what == "instances") std::cout << instances_listing(sources);
+    if (what == "models") std::cout << (markdown ? models_markdown(list_name) : models_listing());
     if (what == "keys") {
-      if (markdown)
-        std::cout << scenario_reference_markdown();
+      if (!list_name.empty() && list_name != "scenario" && list_name != "cluster")
+        throw InputError("list keys: expected scenario or cluster, found '" + list_name + "'");
+      if (list_name == "cluster")
+        std::cout << (markdown ? cluster_reference_markdown() : keys_listing(cluster_sections()));
       else
-        for (const Section& s : scenario_sections())
-          for (const KeySpec& k : s.keys)
-            fmt::print("{}{}{}\n", s.path, s.path.empty() ? "" : ".", k.name);
+        std::cout << (markdown ? scenario_reference_markdown() : keys_listing(scenario_sections()));
     }
     return 0;
   } catch (const InputError& e) {

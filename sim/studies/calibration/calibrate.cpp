@@ -75,7 +75,7 @@ Calibration fit_calibration(const RawFile& raw, const std::string& gpu) {
     ParamOverrides base = c.overrides();
     auto sse = [&](double alpha, const std::vector<size_t>& pick) {
       ParamOverrides p = base;
-      p["l2_interference"] = alpha;
+      p["contention.l2_interference"] = alpha;
       double e = 0;
       for (size_t i : pick) {
         const CorunPrediction pr = predict_corun(*fit[i], spec, p);
@@ -90,7 +90,7 @@ Calibration fit_calibration(const RawFile& raw, const std::string& gpu) {
     const double sd = bootstrap_sd(fit.size(), [&](const std::vector<size_t>& pick) {
       return minimize_1d([&](double a) { return sse(a, pick); }, 0.0, 5.0, 30);
     }, 20);
-    c.values.push_back({"l2_interference", units::Dim::Ratio, alpha, sd,
+    c.values.push_back({"contention.l2_interference", units::Dim::Ratio, alpha, sd,
                         std::sqrt(sse(alpha, all) / (2.0 * static_cast<double>(fit.size()))),
                         static_cast<int>(2 * fit.size()),
                         "green-context co-runs (SM partitions sharing DRAM and L2): least squares of slowdowns"});
@@ -101,10 +101,10 @@ Calibration fit_calibration(const RawFile& raw, const std::string& gpu) {
 int fit_command(const std::string& raw_path, const std::string& out_path, const std::string& gpu_override) {
   const RawFile raw = read_raw_file(raw_path);
   const Calibration c = fit_calibration(raw, raw_catalog_gpu(raw, gpu_override));
-  fmt::print("fitted {} ({}) from {}\n\n{:<24} {:>14} {:>14} {:>10} {:>7}  from\n", c.gpu, c.device, raw_path,
+  fmt::print("fitted {} ({}) from {}\n\n{:<34} {:>14} {:>14} {:>10} {:>7}  from\n", c.gpu, c.device, raw_path,
              "parameter", "value", "uncertainty", "residual", "points");
   for (const FittedValue& v : c.values)
-    fmt::print("{:<24} {:>14} {:>14} {:>9.2f}% {:>7}  {}\n", v.name, units::format(v.value, v.dim),
+    fmt::print("{:<34} {:>14} {:>14} {:>9.2f}% {:>7}  {}\n", v.name, units::format(v.value, v.dim),
                units::format(v.uncertainty, v.dim), 100 * v.residual, v.points, v.from);
   for (const std::string& m : raw.not_measured) fmt::print("not measured: {}\n", m);
   if (!out_path.empty()) {
@@ -207,9 +207,11 @@ std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, d
                           {{"pair", {{"slice_s", stats(noisy(truth.slice), 200)},
                                      {"switch_s", stats(noisy(truth.switch_cost), 200)}}}}));
   // Co-runs, re-simulated with the true parameters, then measured with noise.
-  ParamOverrides p{{"compute_efficiency", truth.compute_efficiency}, {"memory_efficiency", truth.memory_efficiency},
-                   {"bw_saturation_fraction", truth.bw_saturation_fraction}, {"l2_interference", truth.l2_interference},
-                   {"slice", truth.slice}, {"switch_cost", truth.switch_cost}};
+  ParamOverrides p{{"roofline.compute_efficiency", truth.compute_efficiency},
+                   {"roofline.memory_efficiency", truth.memory_efficiency},
+                   {"contention.bw_saturation_fraction", truth.bw_saturation_fraction},
+                   {"contention.l2_interference", truth.l2_interference},
+                   {"timeslice.slice", truth.slice}, {"timeslice.switch_cost", truth.switch_cost}};
   const double solo = 0.06;  // s alone on the whole GPU, as hwcal sizes them
   auto kernel = [&](const std::string& kind) {
     CorunKernel k;

@@ -12,12 +12,6 @@
 namespace vgpusim {
 namespace {
 
-ParamValues with_overrides(const std::vector<ParamSpec>& specs, const ParamOverrides& over) {
-  ParamValues v = ParamValues::defaults(specs);
-  for (const ParamSpec& p : specs)
-    if (!p.is_choice() && over.count(p.name)) v.set(p.name, over.at(p.name));
-  return v;
-}
 
 // Launches a kernel sequence one launch after another; records when the last one ends.
 struct Sequence : EngineClient {
@@ -46,7 +40,7 @@ struct Setup {
 std::pair<double, double> run(const Setup& s, const CorunKernel* a, const CorunKernel* b, const GpuSpec& gpu,
                               const ParamValues& perf) {
   Engine engine;
-  const auto g = engine.add_gpu(find_sharing_model(s.mode)->create(s.model));
+  const auto g = engine.add_gpu(find_sharing_mode(s.mode)->create(s.model));
   Sequence seq[2];
   const CorunKernel* kernels[2] = {a, b};
   for (int i = 0; i < 2; ++i) {
@@ -71,7 +65,7 @@ std::pair<double, double> run(const Setup& s, const CorunKernel* a, const CorunK
 }  // namespace
 
 CorunPrediction predict_corun(const CorunExperiment& e, const GpuSpec& gpu, const ParamOverrides& params) {
-  const ParamValues perf = with_overrides(roofline_params(), params);
+  const ParamValues perf = with_overrides(ParamValues::defaults(roofline_params()), roofline_params(), params);
   Setup s;
   s.model.fidelity = Fidelity::Exact;
   s.model.gpu = gpu;
@@ -90,10 +84,11 @@ CorunPrediction predict_corun(const CorunExperiment& e, const GpuSpec& gpu, cons
   } else {
     throw std::invalid_argument("unknown co-run form '" + e.form + "'");
   }
-  const SharingModelInfo* info = find_sharing_model(s.mode);
-  s.model.params = with_overrides(info->params, params);
+  const SharingModeInfo* info = find_sharing_mode(s.mode);
+  const std::vector<ParamSpec> mode_params = info->mode_params();
+  s.model.params = with_overrides(ParamValues::defaults(mode_params), mode_params, params);
   for (double cap : {cap_a, cap_b}) {
-    ParamValues t = ParamValues::defaults(info->tenant_params);
+    ParamValues t = ParamValues::defaults(info->tenant_params());
     if (t.has("active_threads")) t.set("active_threads", std::min(1.0, std::max(0.01, cap)));
     s.model.tenants.push_back(t);
   }

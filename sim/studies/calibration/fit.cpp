@@ -63,11 +63,11 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
   // Compute efficiency.
   if (raw.gemm_flops_per_s && ds.fp16_tensor > 0) {
     const RawStats& s = *raw.gemm_flops_per_s;
-    out.push_back({"compute_efficiency", units::Dim::Ratio, s.median / ds.fp16_tensor, median_se(s) / ds.fp16_tensor,
+    out.push_back({"roofline.compute_efficiency", units::Dim::Ratio, s.median / ds.fp16_tensor, median_se(s) / ds.fp16_tensor,
                    0, s.n, "gemm.bf16 over the dense FP16/BF16 tensor peak"});
   } else if (raw.fp32_flops_per_s && ds.fp32 > 0) {
     const RawStats& s = *raw.fp32_flops_per_s;
-    out.push_back({"compute_efficiency", units::Dim::Ratio, s.median / ds.fp32, median_se(s) / ds.fp32, 0, s.n,
+    out.push_back({"roofline.compute_efficiency", units::Dim::Ratio, s.median / ds.fp32, median_se(s) / ds.fp32, 0, s.n,
                    "compute.fp32_fma over the FP32 peak (no GEMM measured)"});
   }
   // Memory efficiency: the better streaming kernel.
@@ -78,7 +78,7 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
     double spread = 0;
     if (raw.copy_bytes_per_s && raw.triad_bytes_per_s)
       spread = std::fabs(raw.copy_bytes_per_s->median - raw.triad_bytes_per_s->median) / 2;
-    out.push_back({"memory_efficiency", units::Dim::Ratio, best->median / ds.memory_bandwidth,
+    out.push_back({"roofline.memory_efficiency", units::Dim::Ratio, best->median / ds.memory_bandwidth,
                    std::max(median_se(*best), spread) / ds.memory_bandwidth, 0, best->n,
                    "the better of bandwidth.copy and bandwidth.triad over the datasheet bandwidth"});
   }
@@ -102,15 +102,15 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
     const double sd = bootstrap_sd(pts.size(), [&](const std::vector<size_t>& pick) {
       return minimize_1d([&](double x) { return sse(x, pick); }, 0.005, 1.0);
     });
-    out.push_back({"bw_saturation_fraction", units::Dim::Ratio, sat, sd,
+    out.push_back({"contention.bw_saturation_fraction", units::Dim::Ratio, sat, sd,
                    std::sqrt(sse(sat, all) / static_cast<double>(pts.size())), static_cast<int>(pts.size()),
                    "bandwidth_sm_scaling.triad: bw(s) = peak min(1, s / (sat SMs)), least squares"});
   }
   if (raw.slice)
-    out.push_back({"slice", units::Dim::Time, raw.slice->median, median_se(*raw.slice), 0, raw.slice->n,
+    out.push_back({"timeslice.slice", units::Dim::Time, raw.slice->median, median_se(*raw.slice), 0, raw.slice->n,
                    "timeslice.probe: median interior run length of two processes"});
   if (raw.switch_cost)
-    out.push_back({"switch_cost", units::Dim::Time, raw.switch_cost->median, median_se(*raw.switch_cost), 0,
+    out.push_back({"timeslice.switch_cost", units::Dim::Time, raw.switch_cost->median, median_se(*raw.switch_cost), 0,
                    raw.switch_cost->n, "timeslice.probe: median time neither process ran"});
   return out;
 }

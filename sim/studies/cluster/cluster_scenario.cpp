@@ -15,6 +15,7 @@
 
 #include "sim/io/openb.hpp"
 #include "models/cluster/placement.hpp"
+#include "sim/io/reference_markdown.hpp"
 
 namespace vgpusim {
 
@@ -68,8 +69,10 @@ const std::vector<Section>& cluster_sections() {
         {"memory_per_gpu", "bytes", false, "16GiB", "host memory per GPU asked"}}},
       {"cluster.sharing_slowdown", "A job on a GPU that holds other jobs progresses at slice / (slice + switch_cost).",
        {{"mode", "string", false, "timeslice", "`timeslice` or `none` (no slowdown)"},
-        {"slice", "time", false, "1024us", sharing_slowdown_params()[0].help + "; " + sharing_slowdown_params()[0].source},
-        {"switch_cost", "time", false, "40us", sharing_slowdown_params()[1].help + "; " + sharing_slowdown_params()[1].source}}},
+        {"slice", "time", false, sharing_slowdown_params()[0].default_text(),
+         sharing_slowdown_params()[0].help + " (`timeslice.slice`); " + sharing_slowdown_params()[0].source},
+        {"switch_cost", "time", false, sharing_slowdown_params()[1].default_text(),
+         sharing_slowdown_params()[1].help + " (`timeslice.switch_cost`); " + sharing_slowdown_params()[1].source}}},
       {"cluster.preemption", "Each preemption takes one eligible node down; its jobs lose work since their last "
                              "checkpoint and go back to the queue.",
        {{"rate", "rate", false, "0/s", "Poisson rate of preemptions across the cluster, e.g. `2/h`"},
@@ -298,15 +301,7 @@ ClusterConfig load_cluster_scenario_text(const std::string& text, const std::str
 }
 
 std::string cluster_reference_markdown() {
-  std::string md;
-  for (const Section& s : cluster_sections()) {
-    md += fmt::format("### `{}`\n\n{}\n\n| key | type | required | default | meaning |\n|---|---|---|---|---|\n",
-                      s.path.empty() ? "(top level)" : s.path, s.help);
-    for (const KeySpec& k : s.keys)
-      md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, k.type, k.required ? "yes" : "no", k.default_text,
-                        k.help);
-    md += "\n";
-  }
+  std::string md = keys_markdown(cluster_sections(), "###", "(top level)");
   md += "### Placement policies (`cluster.policy`)\n\n| name | what it does | citation |\n|---|---|---|\n";
   for (const PlacementPolicyInfo& p : placement_policies())
     md += fmt::format("| `{}` | {} | {} |\n", p.name, p.description, p.citation);

@@ -10,19 +10,20 @@
 #include <stdexcept>
 
 #include "models/cluster/placement.hpp"
-#include "models/sharing/registry_entries.hpp"
+#include "models/sharing/sharing_mode.hpp"
 
 namespace vgpusim {
 
 const std::vector<ParamSpec>& sharing_slowdown_params() {
-  static const std::vector<ParamSpec> params = {
-      {"slice", units::Dim::Time, 1024e-6,
-       "time slice each job on a shared GPU gets before the next one (round-robin time-slicing)",
-       "the timeslice mode's default (models/sharing/timeslice.cpp): NVIDIA open-gpu-kernel-modules default TSG "
-       "timeslice 1024 us (kernel_fifo_gv100.c)",
-       1e-6, 10},
-      {"switch_cost", units::Dim::Time, kContextSwitchCost, "time lost at each switch between jobs on a shared GPU",
-       kContextSwitchCostSource, 0, 1}};
+  // The timeslice mode's own declarations: one default, one source, one set of bounds.
+  static const std::vector<ParamSpec> params = [] {
+    std::vector<ParamSpec> out;
+    const SharingModeInfo* timeslice = find_sharing_mode("timeslice");
+    for (const char* name : {"slice", "switch_cost"})
+      for (const ParamSpec& p : timeslice->params)
+        if (p.name == name) out.push_back(p);
+    return out;
+  }();
   return params;
 }
 

@@ -35,7 +35,8 @@ struct ClusterConfig {
   uint64_t seed = 1;
 };
 
-// The sharing slowdown's parameters (timeslice defaults) and the efficiency they give: slice / (slice + switch).
+// The sharing slowdown's parameters (the timeslice mode's slice and switch_cost) and the efficiency they give:
+// slice / (slice + switch).
 const std::vector<ParamSpec>& sharing_slowdown_params();
 double timeslice_efficiency(double slice_s, double switch_cost_s);
 

@@ -50,7 +50,7 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
   const PlanSharing& sharing = sharing_of(plan, c.sharing);
   const CatalogEntry* gpu = builtin_catalog().find(it.gpu);
   if (!gpu) return "unknown GPU " + it.gpu;
-  const SharingModelInfo* info = find_sharing_model(sharing.config.mode);
+  const SharingModeInfo* info = find_sharing_mode(sharing.config.mode);
   if (info->device_kind != gpu->spec.kind) return fmt::format("{} does not apply to {}", info->name, it.gpu);
   sc.file = plan.file;
   sc.name = fmt::format("{}: {} x {}, {}", plan.name, c.count, c.instance, c.sharing);
@@ -102,7 +102,7 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
     t.target = k;
     t.memory = rep.w->memory;
     t.stream = t.name;
-    t.share = ParamValues::defaults(info->tenant_params);
+    t.share = ParamValues::defaults(info->tenant_params());
     t.workload = rep.w->workload;
     sc.tenants.push_back(t);
   }

@@ -25,16 +25,27 @@ std::string read_text(const std::string& path) {
 }
 
 // A short name for a sharing option: its mode and the values it sets.
-std::string label_of(const SharingConfig& c, const SharingModelInfo& info) {
+std::string label_of(const SharingConfig& c, const SharingModeInfo& info) {
   std::string label = c.mode;
-  const ParamValues defaults = ParamValues::defaults(info.params);
-  for (const ParamSpec& p : info.params) {
-    if (p.is_choice()) {
-      if (c.params.word(p.name) != defaults.word(p.name)) label += " " + c.params.word(p.name);
-    } else if (c.params.get(p.name) != defaults.get(p.name)) {
-      std::string v = units::format(c.params.get(p.name), p.dim);
-      v.erase(std::remove(v.begin(), v.end(), ' '), v.end());
-      label += fmt::format(" {}={}", p.name, v);
+  const std::vector<ParamSpec> specs = info.mode_params();
+  const ParamValues defaults = ParamValues::defaults(specs);
+  for (const ParamSpec& p : specs) {
+    switch (p.type) {
+      case ParamType::Choice:
+      case ParamType::Text:
+        if (c.params.word(p.name) != defaults.word(p.name)) label += " " + c.params.word(p.name);
+        break;
+      case ParamType::Flag:
+        if (c.params.flag(p.name) != defaults.flag(p.name))
+          label += fmt::format(" {}={}", p.name, c.params.flag(p.name) ? "true" : "false");
+        break;
+      case ParamType::Number:
+        if (c.params.get(p.name) != defaults.get(p.name)) {
+          std::string v = units::format(c.params.get(p.name), p.dim);
+          v.erase(std::remove(v.begin(), v.end(), ' '), v.end());
+          label += fmt::format(" {}={}", p.name, v);
+        }
+        break;
     }
   }
   return label;
@@ -125,7 +136,7 @@ PlanSpec load_plan_text(const std::string& text, const std::string& file, const 
   GpuSpec any_gpu;
   any_gpu.kind = "gpu";
   for (size_t i = 0; i < sharing.size(); ++i) {
-    const SharingModelInfo* info = nullptr;
+    const SharingModeInfo* info = nullptr;
     PlanSharing s;
     s.config = loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info, {});
     if (info->partitions)

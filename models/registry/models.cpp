@@ -1,0 +1,64 @@
+// The list of models: sharing modes from their registry, the component models, and registered ones.
+#include "models/registry/models.hpp"
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <set>
+#include <stdexcept>
+
+#include "models/gpu/roofline.hpp"
+#include "models/sharing/contention.hpp"
+#include "models/sharing/sharing_mode.hpp"
+
+namespace vgpusim {
+namespace {
+
+std::deque<ModelDescription>& registered() {
+  static std::deque<ModelDescription> extra;
+  return extra;
+}
+
+std::vector<ModelDescription> component_models() {
+  return {
+      {"roofline", "kernel performance", roofline_description(),
+       "Williams, Waterman and Patterson, Roofline: an insightful visual performance model, CACM 52(4), 2009",
+       "roofline.md", "set per GPU in gpus[]", roofline_params()},
+      {"contention", "contention", contention_description(),
+       "a declared model; its coefficients come from the hwcal co-run experiments (docs/calibration.md)",
+       "contention.md", "set beside the mode of a spatial sharing mode (mps)", contention_params()},
+  };
+}
+
+}  // namespace
+
+std::vector<ModelDescription> model_descriptions() {
+  std::vector<ModelDescription> all;
+  for (const SharingModeInfo& m : sharing_modes())
+    all.push_back({m.name, "sharing mode", m.description, m.citation, m.doc,
+                   fmt::format("tenants per GPU: {}; memory isolation: {}",
+                               m.max_contexts > 0 ? std::to_string(m.max_contexts) : "any",
+                               m.memory_isolation ? "yes" : "no"),
+                   m.params});
+  for (ModelDescription& d : component_models()) all.push_back(std::move(d));
+  for (const ModelDescription& d : registered()) all.push_back(d);
+  return all;
+}
+
+void register_model_description(ModelDescription description) {
+  for (const ModelDescription& d : model_descriptions())
+    if (d.name == description.name)
+      throw std::invalid_argument("model '" + description.name + "' is registered twice");
+  registered().push_back(std::move(description));
+}
+
+std::vector<ParamSpec> calibratable_params() {
+  std::vector<ParamSpec> out;
+  std::set<std::string> seen;
+  for (const ModelDescription& d : model_descriptions())
+    for (const ParamSpec& p : d.params)
+      if (p.type == ParamType::Number && !p.per_tenant && seen.insert(p.qualified()).second) out.push_back(p);
+  return out;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,28 @@
+// Round-robin time-slicing among contexts with work (a slice, then a switch to the next one with work), shared by
+// the `timeslice` mode and the vGPU best-effort scheduler, and the published figures its defaults come from.
+#pragma once
+
+#include <memory>
+
+#include "sim/core/sharing_model.hpp"
+
+namespace vgpusim {
+
+std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, double idle_grace_s,
+                                                   Fidelity fidelity);
+
+// How long a context without work keeps the GPU before a switch, and the one public observation of it.
+inline constexpr double kIdleGrace = 800e-6;
+inline constexpr const char* kIdleGraceSource =
+    "NVIDIA developer forum, 'How does the GPU decide when to switch-out a CUDA context?' (2021): Nsight Systems "
+    "showed an idle context kept on the GPU for ~800 us before being switched out (Jetson); uncertain for other "
+    "GPUs, to be measured";
+
+// The time lost per switch between two CUDA contexts, and where that number comes from.
+inline constexpr double kContextSwitchCost = 40e-6;
+inline constexpr const char* kContextSwitchCostSource =
+    "not published by NVIDIA; estimate: saving and restoring the register files and shared memory of an H100 "
+    "(132 SMs x (256 KiB + 228 KiB) = 65 MB each way) at 3.35 TB/s takes ~39 us. Replace with the hwcal time-slice "
+    "probe";
+
+}  // namespace vgpusim
