@@ -9,13 +9,13 @@ jobs="$(nproc)"
 "$here/tools/setup.sh" --no-build --with-browser
 # Chromium is installed now: the HTML report checks must run, not skip.
 export VGPUSIM_REQUIRE_BROWSER=1
-cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGPUSIM_WERROR=ON
+cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGPUSIM_WERROR=ON -DVGPUSIM_NETWORK=ON
 cmake --build "$here/build" -j "$jobs"
 ctest --test-dir "$here/build" --output-on-failure -j "$jobs"
 
 echo "== ASan + UBSan build of the tests"
 cmake -S "$here" -B "$here/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVGPUSIM_WERROR=ON \
-      -DVGPUSIM_SANITIZE=ON -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF
+      -DVGPUSIM_SANITIZE=ON -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF -DVGPUSIM_NETWORK=ON
 cmake --build "$here/build-asan" -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$here/build-asan" --output-on-failure -j "$jobs"
