@@ -4,7 +4,6 @@
 #include <deque>
 #include <stdexcept>
 
-#include "models/workload/trace_replay.hpp"
 #include "sim/core/rng.hpp"
 #include "models/workload/workload.hpp"
 
@@ -191,40 +190,17 @@ class Inference final : public Workload {
 
 }  // namespace
 
-std::string workload_kind(const WorkloadSpec& spec) {
-  static const char* names[] = {"kernels", "training", "inference", "render", "trace"};
-  return names[spec.index()];
+std::unique_ptr<Workload> KernelsWorkload::play(Fidelity, uint64_t seed) const {
+  return std::make_unique<KernelMix>(*this, seed);
 }
-
-std::string workload_unit(const WorkloadSpec& spec) {
-  static const char* names[] = {"kernels", "iterations", "requests", "frames", "iterations"};
-  return names[spec.index()];
+std::unique_ptr<Workload> TrainingWorkload::play(Fidelity fidelity, uint64_t) const {
+  return std::make_unique<Training>(*this, fidelity);
 }
-
-bool workload_is_bounded(const WorkloadSpec& spec) {
-  return std::visit(
-      [](const auto& w) -> bool {
-        using T = std::decay_t<decltype(w)>;
-        if constexpr (std::is_same_v<T, KernelsWorkload>) return w.count >= 0;
-        if constexpr (std::is_same_v<T, TrainingWorkload>) return w.iterations >= 0;
-        if constexpr (std::is_same_v<T, InferenceWorkload>) return w.requests >= 0;
-        if constexpr (std::is_same_v<T, RenderWorkload>) return w.frames >= 0;
-        if constexpr (std::is_same_v<T, TraceWorkload>) return w.iterations >= 0;
-      },
-      spec);
+std::unique_ptr<Workload> InferenceWorkload::play(Fidelity fidelity, uint64_t seed) const {
+  return std::make_unique<Inference>(*this, fidelity, seed);
 }
-
-std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Fidelity fidelity, uint64_t seed) {
-  return std::visit(
-      [&](const auto& w) -> std::unique_ptr<Workload> {
-        using T = std::decay_t<decltype(w)>;
-        if constexpr (std::is_same_v<T, KernelsWorkload>) return std::make_unique<KernelMix>(w, seed);
-        if constexpr (std::is_same_v<T, TrainingWorkload>) return std::make_unique<Training>(w, fidelity);
-        if constexpr (std::is_same_v<T, InferenceWorkload>) return std::make_unique<Inference>(w, fidelity, seed);
-        if constexpr (std::is_same_v<T, RenderWorkload>) return std::make_unique<Render>(w, fidelity);
-        if constexpr (std::is_same_v<T, TraceWorkload>) return make_trace_workload(w, fidelity);
-      },
-      spec);
+std::unique_ptr<Workload> RenderWorkload::play(Fidelity fidelity, uint64_t) const {
+  return std::make_unique<Render>(*this, fidelity);
 }
 
 }  // namespace vgpusim

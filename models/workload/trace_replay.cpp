@@ -231,13 +231,13 @@ class TraceReplayWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_trace_workload(const TraceWorkload& spec, Fidelity fidelity) {
-  if (!spec.trace) throw std::invalid_argument("trace workload without a trace");
+std::unique_ptr<Workload> TraceWorkload::play(Fidelity fidelity, uint64_t) const {
+  if (!trace) throw std::invalid_argument("trace workload without a trace");
   std::shared_ptr<const std::vector<TraceReplay::Stream>> streams =
       fidelity == Fidelity::Fluid
-          ? std::make_shared<const std::vector<TraceReplay::Stream>>(fluid_phases(spec.trace->streams))
-          : std::shared_ptr<const std::vector<TraceReplay::Stream>>(spec.trace, &spec.trace->streams);
-  return std::make_unique<TraceReplayWorkload>(std::move(streams), spec.iterations);
+          ? std::make_shared<const std::vector<TraceReplay::Stream>>(fluid_phases(trace->streams))
+          : std::shared_ptr<const std::vector<TraceReplay::Stream>>(trace, &trace->streams);
+  return std::make_unique<TraceReplayWorkload>(std::move(streams), iterations);
 }
 
 }  // namespace vgpusim

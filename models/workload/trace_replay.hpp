@@ -104,7 +104,16 @@ struct TraceReplay {
 TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const ParamValues& perf,
                               const TraceWindow& window = {});
 
-// The replay state machine. Fluid fidelity merges runs of a stream's ops into phases (see kineto.cpp).
-std::unique_ptr<Workload> make_trace_workload(const TraceWorkload& spec, Fidelity fidelity);
+// Replay of a recorded trace: its GPU ops per stream, with the host gaps between them. Fluid fidelity merges runs
+// of a stream's ops into phases (see trace_replay.cpp).
+struct TraceWorkload final : WorkloadSpec {
+  std::shared_ptr<const TraceReplay> trace;
+  long long iterations = 1;  // passes through the trace
+
+  std::string kind() const override { return "trace"; }
+  std::string unit() const override { return "iterations"; }
+  bool bounded() const override { return iterations >= 0; }
+  std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
+};
 
 }  // namespace vgpusim

@@ -1,18 +1,47 @@
-// Synthetic workloads: what a tenant runs, as plain specs, and the state machines that play them against the
-// engine through a WorkloadPort. Workloads know nothing of GPUs or sharing: they launch kernels and wait.
+// Workloads: what a tenant runs, as a spec (WorkloadSpec), and the state machine (Workload) that plays it against the
+// engine through a WorkloadPort. Workloads know nothing of GPUs or sharing: they launch kernels and wait. The
+// synthetic kinds are here; a trace replay is models/workload/trace_replay.hpp. The scenario format's kinds and
+// their readers are registered in sim/scenario/workload_kind.hpp.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "models/gpu/roofline.hpp"
 #include "sim/core/sharing_model.hpp"
 
 namespace vgpusim {
+
+struct SloTarget {
+  double percentile;  // e.g. 99
+  double latency;     // s
+};
+
+class Workload;
+
+// What a tenant runs: one kind of workload with its settings. Specs are immutable and shared (a plan copies one
+// per replica; a trace can be large).
+class WorkloadSpec {
+ public:
+  virtual ~WorkloadSpec() = default;
+  // Its scenario key, e.g. "training".
+  virtual std::string kind() const = 0;
+  // What one unit of work is called in results: "iterations", "requests", "frames", "kernels".
+  virtual std::string unit() const = 0;
+  // Whether it stops by itself (a count is given); otherwise it runs until the scenario ends.
+  virtual bool bounded() const = 0;
+  // Whether its units are requests that arrive on their own (open loop): results then report their latency
+  // percentiles, and the vGPU loss compares mean latency rather than throughput.
+  virtual bool open_loop() const { return false; }
+  // Latency targets of an open-loop workload.
+  virtual std::vector<SloTarget> slo() const { return {}; }
+  // A fresh state machine that plays it (random draws from `seed`).
+  virtual std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const = 0;
+};
+using WorkloadRef = std::shared_ptr<const WorkloadSpec>;
 
 struct KernelMixEntry {
   std::string name;
@@ -21,61 +50,60 @@ struct KernelMixEntry {
 };
 
 // A kernel mix with think time: draw a kernel by weight, run it, think, repeat.
-struct KernelsWorkload {
+struct KernelsWorkload final : WorkloadSpec {
   std::vector<KernelMixEntry> mix;
   long long count = -1;           // kernels to run; -1 = until the scenario ends
   double think = 0;               // s between kernels (mean when exponential)
   bool think_exponential = false;
+
+  std::string kind() const override { return "kernels"; }
+  std::string unit() const override { return "kernels"; }
+  bool bounded() const override { return count >= 0; }
+  std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 
 // Training: iterations of one step each, with host time (data loading, optimizer on CPU) before each step.
-struct TrainingWorkload {
+struct TrainingWorkload final : WorkloadSpec {
   long long iterations = -1;
   KernelSpec step;
   int kernels_per_step = 1;  // exact fidelity splits a step into this many equal kernels
   double host_time = 0;      // s per iteration during which the GPU is not used
-};
 
-struct SloTarget {
-  double percentile;  // e.g. 99
-  double latency;     // s
+  std::string kind() const override { return "training"; }
+  std::string unit() const override { return "iterations"; }
+  bool bounded() const override { return iterations >= 0; }
+  std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 
 // Online inference: Poisson arrivals, served one at a time in arrival order.
-struct InferenceWorkload {
+struct InferenceWorkload final : WorkloadSpec {
   double rate = 0;  // requests per second
   KernelSpec request;
   int kernels_per_request = 1;
   long long requests = -1;  // arrivals; -1 = until the scenario ends
-  std::vector<SloTarget> slo;
+  std::vector<SloTarget> targets;
+
+  std::string kind() const override { return "inference"; }
+  std::string unit() const override { return "requests"; }
+  bool bounded() const override { return requests >= 0; }
+  bool open_loop() const override { return true; }
+  std::vector<SloTarget> slo() const override { return targets; }
+  std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 
 // Rendering: frames of CPU time then GPU work, optionally capped at a frame rate.
-struct RenderWorkload {
+struct RenderWorkload final : WorkloadSpec {
   long long frames = -1;
   KernelSpec frame;
   int kernels_per_frame = 1;
   double cpu_time = 0;  // s per frame before its GPU work
   double fps_cap = 0;   // frames per second; 0 = uncapped
+
+  std::string kind() const override { return "render"; }
+  std::string unit() const override { return "frames"; }
+  bool bounded() const override { return frames >= 0; }
+  std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
-
-struct TraceReplay;  // models/workload/kineto.hpp
-
-// Replay of a recorded PyTorch profiler trace: its GPU ops per stream, with the host gaps between them.
-struct TraceWorkload {
-  std::shared_ptr<const TraceReplay> trace;  // shared: a spec is copied per tenant and run, a trace can be large
-  long long iterations = 1;                  // passes through the trace
-};
-
-using WorkloadSpec =
-    std::variant<KernelsWorkload, TrainingWorkload, InferenceWorkload, RenderWorkload, TraceWorkload>;
-
-// "kernels", "training", "inference", "render", "trace".
-std::string workload_kind(const WorkloadSpec& spec);
-// What one unit of work is called in results: "kernels", "iterations", "requests", "frames", "iterations".
-std::string workload_unit(const WorkloadSpec& spec);
-// True when the workload stops by itself (a count is given).
-bool workload_is_bounded(const WorkloadSpec& spec);
 
 class WorkloadPort {
  public:
@@ -96,7 +124,5 @@ class Workload {
   virtual void on_kernel_done(WorkloadPort& port, uint64_t tag) = 0;
   virtual void on_timer(WorkloadPort& port, uint64_t tag) = 0;
 };
-
-std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec, Fidelity fidelity, uint64_t seed);
 
 }  // namespace vgpusim

@@ -4,10 +4,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "models/registry/models.hpp"
+#include "sim/io/files.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
@@ -50,11 +49,7 @@ std::string calibration_yaml(const Calibration& c) {
 }
 
 Calibration read_calibration_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the calibration file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  YAML::Node root = parse_yaml(text.str(), path);
+  YAML::Node root = parse_yaml(read_text_file(path, "calibration file"), path);
   static const Section top{"(calibration)", "",
                            {{"version", "", true, "", ""},
                             {"gpu", "", true, "", ""},

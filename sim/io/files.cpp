@@ -1,4 +1,4 @@
-// Atomic writes through a temporary file in the target directory and a rename.
+// Whole-file reads, and atomic writes through a temporary file in the target directory and a rename.
 #include "sim/io/files.hpp"
 
 #include <fmt/format.h>
@@ -6,9 +6,20 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
+#include "sim/core/errors.hpp"
+
 namespace vgpusim {
+
+std::string read_text_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open the {}", path, what));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 void write_atomically(const std::string& dir, const std::string& name, const std::string& content) {
   namespace fs = std::filesystem;

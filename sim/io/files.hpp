@@ -6,6 +6,9 @@
 
 namespace vgpusim {
 
+// The whole file as text. Throws InputError "PATH: cannot open the WHAT" when it cannot be read.
+std::string read_text_file(const std::string& path, const std::string& what);
+
 // Writes `content` to `dir/name` through a temporary file and a rename, so a reader never sees half a file.
 // Creates `dir` if needed. Throws std::runtime_error on failure.
 void write_atomically(const std::string& dir, const std::string& name, const std::string& content);

@@ -78,12 +78,12 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     const TenantSpec& t = sc.tenants[i];
     const TenantRecord& r = shared.tenants[i];
     const TenantRecord& b = baselines[i].tenants.front();
-    const bool inference = std::holds_alternative<InferenceWorkload>(t.workload);
+    const bool inference = t.workload->open_loop();
     TenantResult tr;
     tr.name = t.name;
     tr.gpu = sc.targets[t.target].id;
-    tr.workload = workload_kind(t.workload);
-    tr.unit = workload_unit(t.workload);
+    tr.workload = t.workload->kind();
+    tr.unit = t.workload->unit();
     tr.start = r.start;
     tr.finished = !std::isnan(r.finish);
     tr.completion = r.finish;
@@ -91,19 +91,15 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.failures = r.failures;
     tr.shared = performance(r, shared.end, inference);
     tr.baseline = performance(b, baselines[i].end, inference);
-    if (inference) {
-      if (const auto* w = std::get_if<InferenceWorkload>(&t.workload)) {
-        for (const SloTarget& s : w->slo) {
-          SloResult sr{s.percentile, s.latency, 0, false};
-          if (!r.unit_times.empty()) {
-            const auto within = std::count_if(r.unit_times.begin(), r.unit_times.end(),
-                                              [&](double x) { return x <= s.latency; });
-            sr.attainment = static_cast<double>(within) / static_cast<double>(r.unit_times.size());
-            sr.met = sr.attainment >= s.percentile / 100.0;
-          }
-          tr.slo.push_back(sr);
-        }
+    for (const SloTarget& s : t.workload->slo()) {
+      SloResult sr{s.percentile, s.latency, 0, false};
+      if (!r.unit_times.empty()) {
+        const auto within =
+            std::count_if(r.unit_times.begin(), r.unit_times.end(), [&](double x) { return x <= s.latency; });
+        sr.attainment = static_cast<double>(within) / static_cast<double>(r.unit_times.size());
+        sr.met = sr.attainment >= s.percentile / 100.0;
       }
+      tr.slo.push_back(sr);
     }
     // Relative performance and its sampling uncertainty (relative errors add in quadrature).
     double rel = kNaN, rel_err = kNaN;

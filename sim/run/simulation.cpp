@@ -47,7 +47,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   TenantDriver(Engine& engine, const TenantSpec& spec, TargetState& target, const ParamValues& performance,
                MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record)
       : engine_(engine), spec_(spec), target_(target), performance_(performance), memory_(memory), record_(record) {
-    workload_ = make_workload(spec.workload, fidelity, stream_seed(seed, spec.stream));
+    workload_ = spec.workload->play(fidelity, stream_seed(seed, spec.stream));
     client_ = engine_.add_client(this);
   }
 
@@ -191,7 +191,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   Engine::GpuIndex gpu_ = 0;
   RunObserver* observer_ = nullptr;
   std::unordered_map<uint64_t, double> launched_at_;  // tag -> launch time, while recording a timeline
-  std::string kernel_label_ = workload_kind(spec_.workload) + " kernel";
+  std::string kernel_label_ = spec_.workload->kind() + " kernel";
 };
 
 void TargetState::set_phase(Phase p) {

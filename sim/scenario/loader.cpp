@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "sim/io/calibration_file.hpp"
 #include "sim/scenario/loader_state.hpp"
@@ -37,9 +35,9 @@ void Loader::gpus(const MapReader& top) {
     const std::string path = fmt::format("gpus[{}]", i);
     MapReader r(file, list[i], path, section_named("gpus[]"));
     r.finish();
-    GpuInstance g;
+    ScenarioGpu g;
     g.id = r.string("id");
-    for (const GpuInstance& other : sc.gpus)
+    for (const ScenarioGpu& other : sc.gpus)
       if (other.id == g.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate GPU id '" + g.id + "'");
     const std::string model = r.string("model");
     const CatalogEntry* e = catalog.find(model);
@@ -75,7 +73,7 @@ double Loader::bounded(const MapReader& r, const ParamSpec& p) {
 
 std::vector<std::string> Loader::gpu_ids() const {
   std::vector<std::string> ids;
-  for (const GpuInstance& g : sc.gpus) ids.push_back(g.id);
+  for (const ScenarioGpu& g : sc.gpus) ids.push_back(g.id);
   return ids;
 }
 
@@ -118,7 +116,7 @@ void Loader::tenants(const MapReader& top) {
       t.share = ParamValues::defaults(tenant_params);
     }
     t.workload = workload(r.get("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
-    if (!workload_is_bounded(t.workload) && !std::isfinite(sc.duration))
+    if (!t.workload->bounded() && !std::isfinite(sc.duration))
       fail_at(file, r.get("workload"), r.child_path("workload"),
               "this workload has no count, so it runs until the scenario ends, but the scenario has no `duration`");
     int on_same = 0;
@@ -278,22 +276,22 @@ Override parse_override(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,
-                            const std::vector<Override>& overrides) {
-  YAML::Node root = parse_yaml(text, file);
-  if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", file));
+Scenario load_scenario(const ScenarioDocument& doc, const Catalog& catalog, const std::vector<Override>& overrides) {
+  YAML::Node root = doc.root;  // the overrides are applied to the document's own tree (a clone would lose marks)
+  if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", doc.file));
   for (const Override& o : overrides) apply_override(root, o);
-  Loader loader{file, catalog, {}, {}, {}};
+  Loader loader{doc.file, catalog, {}, {}, {}};
   loader.load(root);
   return std::move(loader.sc);
 }
 
+Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,
+                            const std::vector<Override>& overrides) {
+  return load_scenario(parse_scenario_document(text, file), catalog, overrides);
+}
+
 Scenario load_scenario_file(const std::string& path, const Catalog& catalog, const std::vector<Override>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the scenario file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_scenario_text(text.str(), path, catalog, overrides);
+  return load_scenario(read_scenario_document(path), catalog, overrides);
 }
 
 }  // namespace vgpusim

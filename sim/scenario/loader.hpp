@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/io/gpu_catalog.hpp"
+#include "sim/scenario/document.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/io/yaml_reader.hpp"
 
@@ -20,13 +21,16 @@ struct Override {
 // Parses "key.path=value" as given to --set. Throws InputError.
 Override parse_override(const std::string& text);
 
+// Applies `overrides` to the document's tree, then loads it.
+Scenario load_scenario(const ScenarioDocument& doc, const Catalog& catalog,
+                       const std::vector<Override>& overrides = {});
 Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,
                             const std::vector<Override>& overrides = {});
 Scenario load_scenario_file(const std::string& path, const Catalog& catalog,
                             const std::vector<Override>& overrides = {});
 
-// The documented sections of the scenario format, in document order.
-const std::vector<Section>& scenario_sections();
+// The documented sections of the scenario format, in document order (the workload kinds' from their registry).
+std::vector<Section> scenario_sections();
 // docs/scenario-reference.md, generated from the sections and the model parameter tables.
 std::string scenario_reference_markdown();
 

@@ -16,7 +16,10 @@
 
 namespace vgpusim {
 
-const Section& section_named(const std::string& path);  // sections.cpp
+// A documented section by its path (the scenario format's or a workload kind's), and the tenants[].workload section
+// with a key per registered kind (sections.cpp).
+const Section& section_named(const std::string& path);
+Section workload_section();
 
 
 struct Loader {
@@ -57,12 +60,11 @@ struct Loader {
   std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
 
   KernelSpec kernel(const YAML::Node& node, const std::string& path, const std::string& default_precision,
-                    const GpuInstance& tenant_gpu);
+                    const ScenarioGpu& tenant_gpu);
   [[noreturn]] void unknown_gpu_model(const YAML::Node& node, const std::string& path, const std::string& name);
   int count(const MapReader& r, const std::string& key);
-  WorkloadSpec workload(const YAML::Node& node, const std::string& path, const GpuInstance& gpu);
-  // A recorded PyTorch profiler trace, its ops' work inferred on the GPU that recorded it (`source`).
-  TraceWorkload trace(const YAML::Node& node, const std::string& path, const GpuInstance& tenant_gpu);
+  // The tenant's workload: exactly one registered kind, read by that kind (sim/scenario/workload_kind.hpp).
+  WorkloadRef workload(const YAML::Node& node, const std::string& path, const ScenarioGpu& gpu);
   double nonnegative(const MapReader& r, const std::string& key, units::Dim dim);
   double positive(const MapReader& r, const std::string& key, units::Dim dim);
   void gpus(const MapReader& top);
@@ -78,7 +80,7 @@ struct Loader {
                           const ParamOverrides& calibrated = {});
   void sharing(const MapReader& top);
   std::vector<LayoutEntry> read_layout(const YAML::Node& list, const std::string& path);
-  std::vector<Partition> place(const GpuInstance& gpu, const SharingModeInfo& info, size_t g,
+  std::vector<Partition> place(const ScenarioGpu& gpu, const SharingModeInfo& info, size_t g,
                                const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path);
   void add_instance(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
                     const std::string& path, bool present);

@@ -14,7 +14,8 @@
 
 namespace vgpusim {
 
-struct GpuInstance {
+// A physical GPU of the scenario: a catalog device with the scenario's overrides and calibration.
+struct ScenarioGpu {
   std::string id;            // the scenario's name for it, e.g. "g0"
   GpuSpec spec;              // catalog values with the scenario's overrides
   ParamValues performance;   // roofline parameters for kernels on this GPU
@@ -62,7 +63,7 @@ struct TenantSpec {
   double start = 0;   // s
   std::string stream;  // name of its random stream (default: its name)
   ParamValues share;  // the target's sharing mode's per-tenant parameters (tenants[].share)
-  WorkloadSpec workload;
+  WorkloadRef workload;
 };
 
 // A figure from an article to print beside the simulation's prediction of it.
@@ -89,7 +90,7 @@ struct Scenario {
   double duration = std::numeric_limits<double>::infinity();  // s; infinite = until every tenant is done
   Fidelity fidelity = Fidelity::Exact;
   double metrics_interval = 0;  // s, utilization bin width
-  std::vector<GpuInstance> gpus;
+  std::vector<ScenarioGpu> gpus;
   std::vector<SharingConfig> sharing;  // one per GPU, same order (for a partitioned GPU: the partitioning mode)
   std::vector<Target> targets;         // whole GPUs and partitions, GPU order
   std::vector<TenantSpec> tenants;

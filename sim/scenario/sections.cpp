@@ -5,10 +5,15 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/reference_markdown.hpp"
 #include "sim/scenario/loader.hpp"
+#include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/workload_kind.hpp"
 
 namespace vgpusim {
 
-const std::vector<Section>& scenario_sections() {
+namespace {
+
+// The sections before the workload kinds' in the reference: the top level, GPUs, sharing, tenants.
+const std::vector<Section>& sections_before_workloads() {
   static const std::vector<Section> sections = [] {
     std::vector<Section> s;
     s.push_back({"", "The top level of a scenario file.",
@@ -72,69 +77,15 @@ const std::vector<Section>& scenario_sections() {
                   {"share", "mapping", false, "the mode's defaults",
                    "the sharing mode's per-tenant parameters (see Sharing modes below)"},
                   {"workload", "workload", true, "", "what it runs: exactly one of the workload kinds"}}});
-    s.push_back({"tenants[].workload", "Exactly one of these keys.",
-                 {{"kernels", "workload.kernels", false, "", "a kernel mix with think time"},
-                  {"training", "workload.training", false, "", "training iterations; reports iterations/s"},
-                  {"inference", "workload.inference", false, "",
-                   "Poisson request arrivals; reports latency percentiles and SLO attainment"},
-                  {"render", "workload.render", false, "", "frames; reports frames/s"},
-                  {"trace", "workload.trace", false, "",
-                   "a recorded PyTorch profiler trace replayed op by op (docs/trace-replay.md); reports "
-                   "iterations/s, one iteration = one pass"}}});
-    s.push_back({"workload.kernels", "Draw a kernel from the mix by weight, run it, think, repeat.",
-                 {{"mix", "list of mix[]", false, "", "the kernels and their weights (or use `kernel`)"},
-                  {"kernel", "kernel", false, "", "a single kernel instead of a mix"},
-                  {"count", "integer", false, "until the scenario ends", "kernels to run"},
-                  {"think", "time", false, "0 s", "time between kernels (mean if exponential)"},
-                  {"think_distribution", "constant | exponential", false, "constant", "how think times vary"}}});
-    s.push_back({"workload.kernels.mix[]", "One kernel of a mix.",
-                 {{"name", "string", false, "", "a label"},
-                  {"weight", "number > 0", false, "1", "relative frequency"},
-                  {"kernel", "kernel", true, "", "the work"}}});
-    s.push_back({"workload.training", "Iterations, each a host-side delay then one step of GPU work.",
-                 {{"iterations", "integer", false, "until the scenario ends", "iterations to run"},
-                  {"step", "kernel (default precision fp16)", true, "", "GPU work of one iteration"},
-                  {"kernels_per_step", "integer", false, "1",
-                   "exact fidelity splits a step into this many equal kernels"},
-                  {"host_time", "time", false, "0 s", "CPU time per iteration during which the GPU is idle"}}});
-    s.push_back({"workload.inference", "Requests arrive as a Poisson process and are served one at a time in order.",
-                 {{"rate", "rate", true, "", "mean arrival rate, e.g. 40/s"},
-                  {"request", "kernel (default precision fp16)", true, "", "GPU work of one request"},
-                  {"kernels_per_request", "integer", false, "1",
-                   "exact fidelity splits a request into this many equal kernels"},
-                  {"requests", "integer", false, "until the scenario ends", "arrivals to generate"},
-                  {"slo", "slo", false, "", "latency targets"}}});
-    s.push_back({"workload.inference.slo", "Latency targets: a request attains a target when its latency is at "
-                                            "most the bound; the target is met when at least that percentile does.",
-                 {{"p50", "time", false, "", "bound for the median"},
-                  {"p90", "time", false, "", "bound for the 90th percentile"},
-                  {"p95", "time", false, "", "bound for the 95th percentile"},
-                  {"p99", "time", false, "", "bound for the 99th percentile"},
-                  {"p999", "time", false, "", "bound for the 99.9th percentile"}}});
-    s.push_back({"workload.render", "Frames, each CPU time then GPU work, optionally capped at a frame rate.",
-                 {{"frames", "integer", false, "until the scenario ends", "frames to render"},
-                  {"frame", "kernel (default precision fp32)", true, "", "GPU work of one frame"},
-                  {"kernels_per_frame", "integer", false, "1",
-                   "exact fidelity splits a frame into this many equal kernels"},
-                  {"cpu_time", "time", false, "0 s", "CPU time per frame before its GPU work"},
-                  {"fps_cap", "number", false, "uncapped", "frame-rate limit (vsync), frames per second"}}});
-    s.push_back({"workload.trace",
-                 "Replays the GPU ops (kernels, memcpys, memsets) of one device of a PyTorch profiler (Kineto) trace: "
-                 "each stream plays its ops in order with the recorded host gaps as think time, streams run "
-                 "concurrently. Each op's work is inferred from its duration on the source GPU (docs/trace-replay.md).",
-                 {{"path", "file", true, "", "the trace, .json or .json.gz, relative to the scenario file"},
-                  {"source", "catalog name", false, "matched from the trace's deviceProperties",
-                   "the GPU the trace was recorded on, e.g. A100-40GB"},
-                  {"device", "integer", false, "the device with the most kernels",
-                   "which CUDA device of the trace to replay (args.device)"},
-                  {"iterations", "integer >= 1", false, "1", "passes through the trace"},
-                  {"window", "workload.trace.window", false, "the whole trace",
-                   "replay only the ops that start in this part of the trace"}}});
-    s.push_back({"workload.trace.window",
-                 "A part of the trace, in time since its first GPU op; kept ops start in [from, to) and are "
-                 "replayed relative to `from`.",
-                 {{"from", "time", false, "0 s", "start of the window"},
-                  {"to", "time", false, "the trace's end", "end of the window"}}});
+    return s;
+  }();
+  return sections;
+}
+
+// The sections after the workload kinds' in the reference: kernels, faults, comparisons, plan files, metrics.
+const std::vector<Section>& sections_after_workloads() {
+  static const std::vector<Section> sections = [] {
+    std::vector<Section> s;
     s.push_back({"kernel",
                  "A unit of GPU work, given either as work (FLOPs by precision, bytes, blocks) or as a measured "
                  "duration on a reference GPU. Its solo time on a GPU comes from the roofline model.",
@@ -205,9 +156,31 @@ const std::vector<Section>& scenario_sections() {
   return sections;
 }
 
+}  // namespace
+
+Section workload_section() {
+  Section s{"tenants[].workload", "Exactly one of these keys.", {}};
+  for (const WorkloadKindInfo& k : workload_kinds())
+    s.keys.push_back({k.name, k.sections.front().path, false, "", k.help});
+  return s;
+}
+
+std::vector<Section> scenario_sections() {
+  std::vector<Section> all = sections_before_workloads();
+  all.push_back(workload_section());
+  for (const WorkloadKindInfo& k : workload_kinds()) all.insert(all.end(), k.sections.begin(), k.sections.end());
+  const std::vector<Section>& after = sections_after_workloads();
+  all.insert(all.end(), after.begin(), after.end());
+  return all;
+}
+
 const Section& section_named(const std::string& path) {
-  for (const Section& s : scenario_sections())
-    if (s.path == path) return s;
+  for (const std::vector<Section>* list : {&sections_before_workloads(), &sections_after_workloads()})
+    for (const Section& s : *list)
+      if (s.path == path) return s;
+  for (const WorkloadKindInfo& k : workload_kinds())
+    for (const Section& s : k.sections)
+      if (s.path == path) return s;
   throw std::logic_error("no scenario section " + path);
 }
 

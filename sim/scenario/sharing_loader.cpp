@@ -78,7 +78,7 @@ void Loader::sharing(const MapReader& top) {
     }
   }
   for (size_t g = 0; g < sc.gpus.size(); ++g) {
-    const GpuInstance& gpu = sc.gpus[g];
+    const ScenarioGpu& gpu = sc.gpus[g];
     const std::string path = "sharing." + gpu.id;
     const SharingModeInfo* info = passthrough;
     if (given[g]) {
@@ -112,7 +112,7 @@ std::vector<Loader::LayoutEntry> Loader::read_layout(const YAML::Node& list, con
   return entries;
 }
 
-std::vector<Partition> Loader::place(const GpuInstance& gpu, const SharingModeInfo& info, size_t g,
+std::vector<Partition> Loader::place(const ScenarioGpu& gpu, const SharingModeInfo& info, size_t g,
                              const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path) {
   std::vector<std::string> profiles;
   for (const LayoutEntry& e : entries) profiles.push_back(e.profile);
@@ -138,7 +138,7 @@ void Loader::add_instance(size_t g, const LayoutEntry& e, const Partition& part,
 }
 
 void Loader::partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModeInfo& info) {
-  const GpuInstance& gpu = sc.gpus[g];
+  const ScenarioGpu& gpu = sc.gpus[g];
   const YAML::Node list = node["instances"];
   const std::vector<LayoutEntry> first = read_layout(list, path + ".instances");
   const std::vector<Partition> parts = place(gpu, info, g, first, list, path + ".instances");
@@ -197,7 +197,7 @@ size_t Loader::target_index(const YAML::Node& node, const std::string& path, con
     if (sc.targets[i].id == id) return i;
     ids.push_back(sc.targets[i].id);
   }
-  for (const GpuInstance& g : sc.gpus)
+  for (const ScenarioGpu& g : sc.gpus)
     if (g.id == id) {
       std::string inside;
       for (const Target& t : sc.targets)

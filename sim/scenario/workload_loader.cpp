@@ -1,4 +1,5 @@
-// Scenario loading, workloads: the workload kinds, kernels (as work or as a measured duration), trace replays.
+// Scenario loading, workloads: which kind a tenant runs (each kind reads itself, sim/scenario/workloads), and
+// kernels given as work or as a measured duration.
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -8,16 +9,15 @@
 #include <map>
 
 #include "models/gpu/roofline.hpp"
-#include "models/gpu/device_names.hpp"
-#include "sim/io/kineto_reader.hpp"
 #include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/workload_kind.hpp"
 
 namespace vgpusim {
 
 using units::Dim;
 
 KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const std::string& default_precision,
-                  const GpuInstance& tenant_gpu) {
+                  const ScenarioGpu& tenant_gpu) {
   MapReader r(file, node, path, section_named("kernel"));
   r.finish();
   const bool by_work = r.has("flops") || r.has("fp16") || r.has("fp32") || r.has("fp64") || r.has("bytes");
@@ -77,143 +77,28 @@ int Loader::count(const MapReader& r, const std::string& key) {
   return static_cast<int>(r.integer_or(key, 1, 1000000, 1));
 }
 
-WorkloadSpec Loader::workload(const YAML::Node& node, const std::string& path, const GpuInstance& gpu) {
-  MapReader w(file, node, path, section_named("tenants[].workload"));
+WorkloadRef Loader::workload(const YAML::Node& node, const std::string& path, const ScenarioGpu& gpu) {
+  // The kinds' keys, as the reference documents them (section tenants[].workload).
+  const Section kinds = workload_section();
+  MapReader w(file, node, path, kinds);
   w.finish();
-  std::vector<std::string> given;
-  for (const char* k : {"kernels", "training", "inference", "render", "trace"})
-    if (w.has(k)) given.push_back(k);
-  if (given.size() != 1)
+  std::vector<std::string> given, names;
+  for (const KeySpec& k : kinds.keys) {
+    names.push_back(k.name);
+    if (w.has(k.name)) given.push_back(k.name);
+  }
+  if (given.size() != 1) {
+    const std::string last = names.back();
+    names.pop_back();
     fail_at(file, node, path,
-            given.empty() ? "expected one workload kind: kernels, training, inference, render or trace"
+            given.empty() ? fmt::format("expected one workload kind: {}{}{}", fmt::join(names, ", "),
+                                        names.empty() ? "" : " or ", last)
                           : fmt::format("expected exactly one workload kind, found {} and {}", given[0], given[1]));
-  const std::string kind = given[0];
-  const std::string p = w.child_path(kind);
-  if (kind == "trace") return trace(w.get(kind), p, gpu);
-  if (kind == "training") {
-    MapReader r(file, w.get(kind), p, section_named("workload.training"));
-    r.finish();
-    TrainingWorkload t;
-    t.iterations = r.integer_or("iterations", 0, 1LL << 50, -1);
-    t.step = kernel(r.get("step"), r.child_path("step"), "fp16", gpu);
-    t.kernels_per_step = count(r, "kernels_per_step");
-    t.host_time = nonnegative(r, "host_time", Dim::Time);
-    return t;
   }
-  if (kind == "inference") {
-    MapReader r(file, w.get(kind), p, section_named("workload.inference"));
-    r.finish();
-    InferenceWorkload t;
-    t.rate = r.quantity("rate", Dim::Rate);
-    if (!(t.rate > 0)) fail_at(file, r.get("rate"), r.child_path("rate"), "expected a positive rate");
-    t.request = kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
-    t.kernels_per_request = count(r, "kernels_per_request");
-    t.requests = r.integer_or("requests", 0, 1LL << 50, -1);
-    if (r.has("slo")) {
-      MapReader s(file, r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
-      s.finish();
-      const std::pair<const char*, double> keys[] = {{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}};
-      for (const auto& [key, pct] : keys)
-        if (s.has(key)) t.slo.push_back({pct, positive(s, key, Dim::Time)});
-    }
-    return t;
-  }
-  if (kind == "render") {
-    MapReader r(file, w.get(kind), p, section_named("workload.render"));
-    r.finish();
-    RenderWorkload t;
-    t.frames = r.integer_or("frames", 0, 1LL << 50, -1);
-    t.frame = kernel(r.get("frame"), r.child_path("frame"), "fp32", gpu);
-    t.kernels_per_frame = count(r, "kernels_per_frame");
-    t.cpu_time = nonnegative(r, "cpu_time", Dim::Time);
-    t.fps_cap = r.has("fps_cap") ? positive(r, "fps_cap", Dim::Count) : 0;
-    return t;
-  }
-  MapReader r(file, w.get(kind), p, section_named("workload.kernels"));
+  const WorkloadKindInfo* kind = find_workload_kind(given[0]);
+  MapReader r(file, w.get(kind->name), w.child_path(kind->name), kind->sections.front());
   r.finish();
-  KernelsWorkload t;
-  if (r.has("mix") == r.has("kernel")) fail_at(file, r.node(), p, "expected either `mix` or `kernel`");
-  if (r.has("kernel")) {
-    t.mix.push_back({"kernel", 1, kernel(r.get("kernel"), r.child_path("kernel"), "fp32", gpu)});
-  } else {
-    const YAML::Node mix = r.get("mix");
-    if (!mix.IsSequence() || mix.size() == 0)
-      fail_at(file, mix, r.child_path("mix"), "expected a non-empty list of kernels");
-    for (size_t i = 0; i < mix.size(); ++i) {
-      const std::string mp = fmt::format("{}[{}]", r.child_path("mix"), i);
-      MapReader m(file, mix[i], mp, section_named("workload.kernels.mix[]"));
-      m.finish();
-      KernelMixEntry e;
-      e.name = m.string_or("name", fmt::format("k{}", i));
-      e.weight = m.has("weight") ? positive(m, "weight", Dim::Count) : 1.0;
-      e.kernel = kernel(m.get("kernel"), m.child_path("kernel"), "fp32", gpu);
-      t.mix.push_back(e);
-    }
-  }
-  t.count = r.integer_or("count", 0, 1LL << 50, -1);
-  t.think = nonnegative(r, "think", Dim::Time);
-  t.think_exponential = r.choice_or("think_distribution", {"constant", "exponential"}, "constant") == "exponential";
-  return t;
-}
-
-// A recorded PyTorch profiler trace, its ops' work inferred on the GPU that recorded it (`source`).
-TraceWorkload Loader::trace(const YAML::Node& node, const std::string& path, const GpuInstance& tenant_gpu) {
-  MapReader r(file, node, path, section_named("workload.trace"));
-  r.finish();
-  std::filesystem::path trace_path = r.string("path");
-  if (trace_path.is_relative()) trace_path = std::filesystem::path(file).parent_path() / trace_path;
-  std::optional<int> device;
-  if (r.has("device")) device = static_cast<int>(r.integer("device", 0, 1 << 20));
-  const std::string key = fmt::format("{}#{}", trace_path.string(), device ? *device : -1);
-  if (!traces.count(key)) {
-    try {
-      traces[key] = std::make_shared<const KinetoTrace>(read_kineto_trace(trace_path.string(), device));
-    } catch (const TraceError& e) {
-      fail_at(file, r.get("path"), r.child_path("path"), e.what());
-    }
-  }
-  const KinetoTrace& recorded = *traces[key];
-  std::string source;
-  if (r.has("source")) {
-    source = r.string("source");
-    if (!catalog.find(source)) unknown_gpu_model(r.get("source"), r.child_path("source"), source);
-  } else {
-    const KinetoDevice* d = recorded.device_properties();
-    if (d) source = catalog_name_for_device(d->name, d->total_memory, catalog.names());
-    if (source.empty()) {
-      std::string names;
-      for (const std::string& n : catalog.names()) names += (names.empty() ? "" : ", ") + n;
-      fail_at(file, node, path,
-              fmt::format("cannot tell which catalog GPU recorded '{}' ({}); give `source`, one of: {}",
-                          trace_path.string(),
-                          d ? fmt::format("deviceProperties names '{}'", d->name)
-                            : fmt::format("it has no deviceProperties for device {}", recorded.device),
-                          names));
-    }
-  }
-  // As for kernels given by duration: the tenant's own GPU (with its overrides) when it is the source.
-  const GpuSpec* ref = &tenant_gpu.spec;
-  ParamValues perf = tenant_gpu.performance;
-  if (source != tenant_gpu.spec.name) {
-    ref = &catalog.find(source)->spec;
-    perf = ParamValues::defaults(roofline_params());
-  }
-  TraceWindow window;
-  if (r.has("window")) {
-    MapReader wr(file, r.get("window"), r.child_path("window"), section_named("workload.trace.window"));
-    wr.finish();
-    window.from = nonnegative(wr, "from", Dim::Time);
-    if (wr.has("to")) window.to = positive(wr, "to", Dim::Time);
-    if (window.to <= window.from) fail_at(file, wr.node(), wr.path(), "expected `to` after `from`");
-  }
-  TraceWorkload t;
-  try {
-    t.trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window));
-  } catch (const TraceError& e) {
-    fail_at(file, r.has("window") ? r.get("window") : node, path, e.what());
-  }
-  t.iterations = r.integer_or("iterations", 1, 1LL << 40, 1);
-  return t;
+  return kind->read(*this, r, gpu);
 }
 
 }  // namespace vgpusim

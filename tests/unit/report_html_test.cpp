@@ -8,7 +8,7 @@
 
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/run/metrics.hpp"
-#include "sim/report/html_report.hpp"
+#include "sim/report/run_formats.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/report/svg.hpp"

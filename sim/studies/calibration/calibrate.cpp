@@ -15,7 +15,6 @@
 #include "sim/core/rng.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/files.hpp"
-#include "sim/report/results_writers.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
@@ -270,6 +269,11 @@ std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, d
                          {"nvml", {{"driver_version", "synthetic"}}}};
   root["experiments"] = ex;
   return root.dump(1) + "\n";
+}
+
+int synth_raw_command(const std::string& gpu, const std::string& out_path, double noise, uint64_t seed) {
+  write_file_atomically(out_path, synthetic_raw(gpu, SyntheticTruth{}, noise, seed));
+  return 0;
 }
 
 }  // namespace vgpusim

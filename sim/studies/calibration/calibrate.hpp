@@ -28,5 +28,7 @@ struct SyntheticTruth {
   double slice = 2e-3, switch_cost = 30e-6;
 };
 std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, double noise, uint64_t seed);
+// `vgpusim synth-raw`: writes synthetic_raw(gpu, SyntheticTruth{}, noise, seed) to `out_path`.
+int synth_raw_command(const std::string& gpu, const std::string& out_path, double noise, uint64_t seed);
 
 }  // namespace vgpusim

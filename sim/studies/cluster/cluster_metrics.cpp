@@ -8,6 +8,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/text_format.hpp"
+
 namespace vgpusim {
 namespace {
 
@@ -19,8 +21,6 @@ ordered_json dist_json(const Distribution& d) {
   return {{"mean_s", num(d.mean)}, {"p50_s", num(d.p50)}, {"p90_s", num(d.p90)}, {"p99_s", num(d.p99)},
           {"max_s", num(d.max)}};
 }
-
-std::string fixed(double v, int digits) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "-"; }
 
 }  // namespace
 
@@ -110,6 +110,17 @@ std::string cluster_results_table(const ClusterResults& r) {
   row("cost (USD)", fixed(r.cost_usd, 2));
   row("cost per completed job (USD)", fixed(r.cost_per_completed_job_usd, 4));
   return o;
+}
+
+const std::vector<ClusterFormat>& cluster_formats() {
+  static const std::vector<ClusterFormat> formats = {
+      {"table", "", "the table printed on stdout", false, cluster_results_table},
+      {"json", "results.json", "every result, machine-readable (schema vgpusim.cluster-results/1)", false,
+       cluster_results_json},
+      {"csv", "results.csv", "the samples of allocation and fragmentation, one row per sample time", false,
+       cluster_results_csv},
+  };
+  return formats;
 }
 
 }  // namespace vgpusim

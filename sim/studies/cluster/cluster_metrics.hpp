@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/output_format.hpp"
+
 namespace vgpusim {
 
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
@@ -55,5 +57,9 @@ struct ClusterResults {
 std::string cluster_results_json(const ClusterResults& r);  // schema vgpusim.cluster-results/1
 std::string cluster_results_csv(const ClusterResults& r);   // the samples, one row per sample time
 std::string cluster_results_table(const ClusterResults& r); // for people; fixed precision (golden tests)
+
+// The outputs of a cluster run: table (stdout), json (results.json), csv (results.csv).
+using ClusterFormat = OutputFormat<ClusterResults>;
+const std::vector<ClusterFormat>& cluster_formats();
 
 }  // namespace vgpusim

@@ -8,10 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <random>
-#include <sstream>
 
 #include "sim/io/openb.hpp"
 #include "models/cluster/placement.hpp"
@@ -257,26 +255,17 @@ std::vector<ClusterJob> sample_jobs(const std::vector<ClusterJob>& population, s
   return jobs;
 }
 
-bool is_cluster_scenario_file(const std::string& path) {
-  try {
-    const YAML::Node root = YAML::LoadFile(path);
-    return root.IsMap() && root["kind"] && root["kind"].IsScalar() && root["kind"].Scalar() == "cluster";
-  } catch (const YAML::Exception&) {
-    return false;
-  }
-}
-
 ClusterConfig load_cluster_scenario_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open the scenario", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_cluster_scenario_text(text.str(), path);
+  return load_cluster_scenario(read_scenario_document(path));
 }
 
 ClusterConfig load_cluster_scenario_text(const std::string& text, const std::string& file) {
-  YAML::Node root = parse_yaml(text, file);
-  MapReader top(file, root, "", section(""));
+  return load_cluster_scenario(parse_scenario_document(text, file));
+}
+
+ClusterConfig load_cluster_scenario(const ScenarioDocument& doc) {
+  const std::string& file = doc.file;
+  MapReader top(file, doc.root, "", section(""));
   top.finish();
   top.integer("version", 1, 1);
   if (top.string("kind") != "cluster") fail_at(file, top.get("kind"), "kind", "expected `cluster`");

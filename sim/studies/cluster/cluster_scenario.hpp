@@ -8,6 +8,7 @@
 
 #include "sim/studies/cluster/cluster_sim.hpp"
 #include "sim/io/yaml_reader.hpp"
+#include "sim/scenario/document.hpp"
 
 namespace vgpusim {
 
@@ -28,11 +29,8 @@ std::vector<ClusterJob> synthetic_cluster_jobs(const SyntheticJobsSpec& spec, ui
 // as in the FGD paper's experiments).
 std::vector<ClusterJob> sample_jobs(const std::vector<ClusterJob>& population, size_t count, uint64_t seed);
 
-// True when `path` is a YAML mapping with top-level `kind: cluster` (unreadable files: false; the regular loader
-// reports them).
-bool is_cluster_scenario_file(const std::string& path);
-
 // Reads and validates a cluster scenario. Throws InputError ("FILE:LINE:COL: key.path: ...") on bad input.
+ClusterConfig load_cluster_scenario(const ScenarioDocument& doc);
 ClusterConfig load_cluster_scenario_file(const std::string& path);
 ClusterConfig load_cluster_scenario_text(const std::string& text, const std::string& file);
 

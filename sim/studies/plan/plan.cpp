@@ -60,7 +60,7 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
   sc.metrics_interval = plan.duration / 100;
   for (int i = 0; i < c.count; ++i)
     for (int g = 0; g < it.gpus; ++g) {
-      GpuInstance inst;
+      ScenarioGpu inst;
       inst.id = fmt::format("i{}g{}", i, g);
       inst.spec = gpu->spec;
       inst.performance = ParamValues::defaults(roofline_params());
@@ -181,15 +181,14 @@ PlanOutcome summarize_plan(std::vector<Candidate> candidates) {
       out.best = static_cast<long>(i);
   }
   // Pareto: no other candidate is at most as costly and attains strictly more (or as much for strictly less).
-  auto attainment = [](const Candidate& c) { return c.slos ? static_cast<double>(c.slos_met) / c.slos : 1.0; };
   for (size_t i = 0; i < out.candidates.size(); ++i) {
     const Candidate& a = out.candidates[i];
     if (!a.feasible) continue;
     bool dominated = false;
     for (const Candidate& b : out.candidates) {
       if (!b.feasible || &a == &b) continue;
-      const bool no_worse = b.cost_per_hour <= a.cost_per_hour && attainment(b) >= attainment(a);
-      const bool better = b.cost_per_hour < a.cost_per_hour || attainment(b) > attainment(a);
+      const bool no_worse = b.cost_per_hour <= a.cost_per_hour && b.attainment() >= a.attainment();
+      const bool better = b.cost_per_hour < a.cost_per_hour || b.attainment() > a.attainment();
       if (no_worse && better) dominated = true;
     }
     if (!dominated) out.pareto.push_back(i);
@@ -202,7 +201,7 @@ PlanOutcome summarize_plan(std::vector<Candidate> candidates) {
   std::vector<size_t> unique;
   for (size_t i : out.pareto)
     if (unique.empty() || out.candidates[unique.back()].cost_per_hour != out.candidates[i].cost_per_hour ||
-        attainment(out.candidates[unique.back()]) != attainment(out.candidates[i]))
+        out.candidates[unique.back()].attainment() != out.candidates[i].attainment())
       unique.push_back(i);
   out.pareto = unique;
   return out;

@@ -22,7 +22,7 @@ struct PlanWorkload {
   std::string name;
   int replicas = 1;
   double memory = 0;  // bytes per replica
-  WorkloadSpec workload;
+  WorkloadRef workload;
   PlanSlo slo;        // latency SLOs live in the inference workload itself
 };
 
@@ -59,6 +59,9 @@ struct Candidate {
   std::string note;           // why not feasible, or which SLOs failed
   int slos_met = 0, slos = 0;  // replicas meeting all their SLOs, replicas with SLOs
   bool meets_all = false;
+
+  // The fraction of replicas with SLOs that meet them (1 when none has one).
+  double attainment() const { return slos ? static_cast<double>(slos_met) / slos : 1.0; }
 };
 
 // Every candidate of the plan, in a fixed order (instance, count, sharing).

@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "sim/io/files.hpp"
-#include "sim/report/results_writers.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
@@ -28,8 +27,6 @@ unsigned parse_unsigned(const std::string& text, const std::string& what) {
   }
   throw InputError(fmt::format("{}: expected a non-negative integer, found '{}'", what, text));
 }
-
-double attainment(const Candidate& c) { return c.slos ? static_cast<double>(c.slos_met) / c.slos : 1.0; }
 
 }  // namespace
 
@@ -80,7 +77,7 @@ std::string plan_table(const std::string& name, const PlanOutcome& o, size_t tot
   out += "Pareto frontier (cost per hour vs fraction of replicas meeting their SLOs):\n";
   for (size_t i : o.pareto) {
     const Candidate& c = o.candidates[i];
-    out += fmt::format("  ${:>9.3f}/h  {:>6.1f}%  #{}: {} x {}, {}\n", c.cost_per_hour, 100 * attainment(c), c.index,
+    out += fmt::format("  ${:>9.3f}/h  {:>6.1f}%  #{}: {} x {}, {}\n", c.cost_per_hour, 100 * c.attainment(), c.index,
                        c.count, c.instance, c.sharing);
   }
   return out;
@@ -126,22 +123,47 @@ std::string plan_csv(const PlanOutcome& o) {
   return out;
 }
 
-int plan_command(const std::string& path, const std::string& out_dir, const std::string& shard_flag, unsigned shards,
-                 unsigned threads, const InstanceLookup& lookup, bool quiet, bool as_results) {
-  const PlanSpec plan = load_plan_file(path, lookup);
-  const auto [shard, count] = resolve_shard(shard_flag, shards);
-  const size_t total = enumerate_candidates(plan).size();
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  const PlanOutcome outcome = summarize_plan(evaluate_plan(plan, shard, count, threads));
-  const std::string json = plan_json(plan.name, path, outcome, total, shard, count);
-  if (!out_dir.empty() && as_results) {
-    const std::string csv = plan_csv(outcome);
-    write_atomically(out_dir, "results.json", json);
-    write_atomically(out_dir, "results.csv", csv);
-  } else if (!out_dir.empty()) {
-    write_atomically(out_dir, count > 1 ? fmt::format("plan-shard-{}-of-{}.json", shard, count) : "plan.json", json);
+const std::vector<PlanFormat>& plan_formats() {
+  static const std::vector<PlanFormat> formats = {
+      {"table", "", "the candidates, the cheapest meeting every SLO and the Pareto frontier, on stdout", false,
+       [](const PlanReport& r) { return plan_table(r.name, r.outcome, r.total); }},
+      {"json", "results.json", "every candidate and the decision (schema vgpusim.plan/1)", false,
+       [](const PlanReport& r) { return plan_json(r.name, r.file, r.outcome, r.total, r.shard, r.shards); }},
+      {"csv", "results.csv", "one row per candidate", false, [](const PlanReport& r) { return plan_csv(r.outcome); }},
+  };
+  return formats;
+}
+
+namespace {
+
+PlanReport evaluate(const ScenarioDocument& doc, const PlanRun& run) {
+  const PlanSpec plan = load_plan(doc, builtin_instance_lookup());
+  const auto [shard, count] = resolve_shard(run.shard_flag, run.shards);
+  const unsigned threads = run.threads > 0 ? run.threads : std::max(1u, std::thread::hardware_concurrency());
+  return {plan.name, doc.file, summarize_plan(evaluate_plan(plan, shard, count, threads)),
+          enumerate_candidates(plan).size(), shard, count};
+}
+
+}  // namespace
+
+int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::string& out_dir, bool quiet) {
+  const PlanReport report = evaluate(doc, run);
+  if (!out_dir.empty()) {
+    const std::string name =
+        report.shards > 1 ? fmt::format("plan-shard-{}-of-{}.json", report.shard, report.shards) : "plan.json";
+    const PlanFormat* json = &plan_formats()[1];
+    write_outputs<PlanReport>({{json, out_dir + "/" + name}}, report);
   }
-  if (!quiet) std::cout << plan_table(plan.name, outcome, total);
+  if (!quiet) std::cout << plan_table(report.name, report.outcome, report.total);
+  return 0;
+}
+
+int run_plan_command(const ScenarioDocument& doc, const RunOptions& options) {
+  if (!options.overrides.empty())
+    throw InputError(doc.file + ": --set, --seed and --fidelity do not apply to plan files");
+  const PlanReport report = evaluate(doc, PlanRun{});
+  write_outputs(select_outputs<PlanReport>(plan_formats(), options), report);
+  if (!options.quiet) std::cout << plan_table(report.name, report.outcome, report.total);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/run_command.hpp"
 #include "sim/studies/plan/plan_loader.hpp"
 
 namespace vgpusim {
@@ -13,9 +14,28 @@ namespace vgpusim {
 // (with `shards`); {0, 1} when none.
 std::pair<unsigned, unsigned> resolve_shard(const std::string& shard_flag, unsigned shards);
 
-// `as_results`: invoked by `vgpusim run`: --out gets results.json and results.csv like any run.
-int plan_command(const std::string& path, const std::string& out_dir, const std::string& shard_flag, unsigned shards,
-                 unsigned threads, const InstanceLookup& lookup, bool quiet, bool as_results = false);
+// How `vgpusim plan` divides the work: --shard I/N (or a job array's index with --shards N), --threads.
+struct PlanRun {
+  std::string shard_flag;
+  unsigned shards = 1;
+  unsigned threads = 0;  // 0: every core
+};
+
+// What a plan's outputs are made from.
+struct PlanReport {
+  std::string name, file;
+  PlanOutcome outcome;
+  size_t total = 0;  // candidates of the whole plan
+  unsigned shard = 0, shards = 1;
+};
+using PlanFormat = OutputFormat<PlanReport>;
+// table (stdout), json (results.json), csv (results.csv).
+const std::vector<PlanFormat>& plan_formats();
+
+// `vgpusim plan`: --out gets plan.json (or plan-shard-I-of-N.json, which `vgpusim merge` joins).
+int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::string& out_dir, bool quiet);
+// `vgpusim run` on a plan file: --out gets results.json and results.csv like any run.
+int run_plan_command(const ScenarioDocument& doc, const RunOptions& options);
 int merge_command(const std::vector<std::string>& parts, const std::string& out_dir);
 
 std::string plan_csv(const PlanOutcome& outcome);

@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "sim/io/instance_catalog.hpp"
 #include "sim/scenario/loader_state.hpp"
 
 namespace vgpusim {
@@ -15,14 +13,6 @@ namespace vgpusim {
 using units::Dim;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open the plan file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A short name for a sharing option: its mode and the values it sets.
 std::string label_of(const SharingConfig& c, const SharingModeInfo& info) {
@@ -53,17 +43,9 @@ std::string label_of(const SharingConfig& c, const SharingModeInfo& info) {
 
 }  // namespace
 
-bool is_plan_file(const std::string& path) {
-  try {
-    const YAML::Node root = YAML::LoadFile(path);
-    return root.IsMap() && root["kind"] && root["kind"].IsScalar() && root["kind"].Scalar() == "plan";
-  } catch (const YAML::Exception&) {
-    return false;
-  }
-}
-
-PlanSpec load_plan_text(const std::string& text, const std::string& file, const InstanceLookup& lookup) {
-  YAML::Node root = parse_yaml(text, file);
+PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
+  const std::string& file = doc.file;
+  const YAML::Node& root = doc.root;
   Loader loader{file, builtin_catalog(), {}, {}, {}};
   MapReader top(file, root, "", section_named("plan"));
   top.finish();
@@ -105,7 +87,7 @@ PlanSpec load_plan_text(const std::string& text, const std::string& file, const 
   }
 
   // Workloads, as in scenarios; a kernel given by duration without `on` refers to the first instance's GPU.
-  GpuInstance reference;
+  ScenarioGpu reference;
   reference.spec = builtin_catalog().find(plan.instances.front().gpu)->spec;
   reference.performance = ParamValues::defaults(roofline_params());
   const YAML::Node workloads = top.get("workloads");
@@ -149,8 +131,23 @@ PlanSpec load_plan_text(const std::string& text, const std::string& file, const 
   return plan;
 }
 
+PlanSpec load_plan_text(const std::string& text, const std::string& file, const InstanceLookup& lookup) {
+  return load_plan(parse_scenario_document(text, file), lookup);
+}
+
 PlanSpec load_plan_file(const std::string& path, const InstanceLookup& lookup) {
-  return load_plan_text(read_text(path), path, lookup);
+  return load_plan(read_scenario_document(path), lookup);
+}
+
+InstanceLookup builtin_instance_lookup() {
+  return [](const std::string& name) -> std::optional<PlanInstanceType> {
+    const Instance* i = builtin_instance_catalog().find(name);
+    if (!i) return std::nullopt;
+    // Fractional GPUs (SR-IOV slices) have no whole GPU to place tenants on: gpus 0 tells the plan so.
+    const int gpus =
+        i->gpu_count >= 1 && i->gpu_count == static_cast<int>(i->gpu_count) ? static_cast<int>(i->gpu_count) : 0;
+    return PlanInstanceType{i->name, i->gpu_model, gpus, i->on_demand * 3600};
+  };
 }
 
 }  // namespace vgpusim

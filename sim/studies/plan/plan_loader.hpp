@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "sim/scenario/document.hpp"
 #include "sim/studies/plan/plan.hpp"
 
 namespace vgpusim {
@@ -13,10 +14,11 @@ namespace vgpusim {
 // Resolves an instance type by name (the instance catalog), or nullopt.
 using InstanceLookup = std::function<std::optional<PlanInstanceType>(const std::string&)>;
 
+PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup);
 PlanSpec load_plan_file(const std::string& path, const InstanceLookup& lookup);
 PlanSpec load_plan_text(const std::string& text, const std::string& file, const InstanceLookup& lookup);
 
-// True when a YAML file says `kind: plan` at its top level.
-bool is_plan_file(const std::string& path);
+// The instance types of the built-in instance catalog (models/catalog/instances.yaml) that plans can use.
+InstanceLookup builtin_instance_lookup();
 
 }  // namespace vgpusim

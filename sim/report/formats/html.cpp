@@ -1,6 +1,6 @@
-// The HTML report: one file with inline CSS and SVG, readable offline and in a headless browser. Layout only:
+// Run format `html`: the report, one file with inline CSS and SVG, readable offline and in a headless browser. Layout only:
 // every number shown comes from Results; charts at most resample a utilization series for drawing.
-#include "sim/report/html_report.hpp"
+#include "sim/report/run_formats.hpp"
 
 #include <fmt/format.h>
 
@@ -9,6 +9,7 @@
 #include <map>
 
 #include "sim/report/svg.hpp"
+#include "sim/report/text_format.hpp"
 #include "sim/core/units.hpp"
 
 namespace vgpusim {
@@ -47,15 +48,16 @@ svg .legend-line{stroke-width:3}svg .legend-line.baseline{stroke-width:1.5;strok
 .s5{stroke:#edc948}.s6{stroke:#b07aa1}.s7{stroke:#ff9da7}.s8{stroke:#9c755f}.s9{stroke:#3b3b3b}
 )";
 
-std::string fixed(double v, int digits) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, digits) : "\u2013"; }
-std::string ms(double seconds) { return fixed(1e3 * seconds, 3); }
-std::string percent(double fraction, int digits) { return fixed(100 * fraction, digits) + "%"; }
+constexpr const char* kMissing = "\u2013";  // an en dash where a value is not a number
+std::string number(double v, int digits) { return fixed(v, digits, kMissing); }
+std::string ms(double seconds) { return number(1e3 * seconds, 3); }
+std::string percent(double fraction, int digits) { return number(100 * fraction, digits) + "%"; }
 std::string series_class(size_t i) { return fmt::format("s{}", i % kPalette); }
 
 std::string loss_text(const TenantResult& t) {
   if (!std::isfinite(t.vgpu_loss)) return "\u2013";
   std::string s = percent(t.vgpu_loss, 1);
-  if (std::isfinite(t.vgpu_loss_ci95)) s += " \u00b1 " + fixed(100 * t.vgpu_loss_ci95, 1);
+  if (std::isfinite(t.vgpu_loss_ci95)) s += " \u00b1 " + number(100 * t.vgpu_loss_ci95, 1);
   return s;
 }
 
@@ -107,7 +109,7 @@ std::string header(const Results& r) {
   item("seed", std::to_string(r.seed));
   item("fidelity", escape(r.fidelity));
   item("simulated time",
-       fixed(r.end, 3) + " s" + (std::isfinite(r.duration) ? " (duration " + fixed(r.duration, 3) + " s)" : ""));
+       number(r.end, 3) + " s" + (std::isfinite(r.duration) ? " (duration " + number(r.duration, 3) + " s)" : ""));
   item("events", std::to_string(r.events));
   item("tenants / GPU targets", fmt::format("{} / {}", r.tenants.size(), r.gpus.size()));
   return out + "</dl>\n</header>\n";
@@ -119,7 +121,7 @@ std::string warnings(const Results& r) {
     for (const Failure& f : t.failures)
       items += fmt::format("<li><span class=\"kind\">{}</span>: tenant <b>{}</b> at {} s: {}</li>\n",
                            f.kind == "out_of_memory" ? "out of memory" : escape(f.kind), escape(t.name),
-                           fixed(f.time, 3), escape(f.message));
+                           number(f.time, 3), escape(f.message));
     for (const SloResult& s : t.slo)
       if (!s.met)
         items += fmt::format("<li><span class=\"kind\">missed SLO</span>: tenant <b>{}</b>: {} (needs {})</li>\n",
@@ -154,7 +156,7 @@ std::string loss_chart(const Results& r) {
     if (std::isfinite(t.relative_performance)) {
       const double rel = std::max(0.0, t.relative_performance);
       out += svg::rect(a.left, y + 5, x(rel) - a.left, row - 10, failed ? "bar failed" : "bar",
-                       t.name + ": " + fixed(t.relative_performance, 3));
+                       t.name + ": " + number(t.relative_performance, 3));
       label_x = x(rel) + 6;
       if (std::isfinite(t.vgpu_loss_ci95) && t.vgpu_loss_ci95 > 0) {
         const double lo = x(std::max(0.0, rel - t.vgpu_loss_ci95)), hi = x(rel + t.vgpu_loss_ci95);
@@ -164,7 +166,7 @@ std::string loss_chart(const Results& r) {
       }
     }
     const std::string value = std::isfinite(t.relative_performance)
-                                  ? fixed(t.relative_performance, 3) + "  (loss " + loss_text(t) + ")"
+                                  ? number(t.relative_performance, 3) + "  (loss " + loss_text(t) + ")"
                                   : "no result";
     out += svg::text(label_x, mid + 4, value, "value");
     if (failed)
@@ -191,8 +193,8 @@ std::string tenant_table(const Results& r) {
         "<tr{}><td class=\"l\">{}{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{} {}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l wrap\">{}</td></tr>\n",
         failed ? " class=\"failed\"" : "", escape(t.name), failed ? " <span class=\"badge\">failed</span>" : "",
-        escape(t.gpu), escape(t.workload), t.shared.units, escape(t.unit), fixed(t.shared.throughput, 3),
-        fixed(t.baseline.throughput, 3), fixed(t.relative_performance, 3), loss_text(t), lat ? ms(lat->p50) : "\u2013",
+        escape(t.gpu), escape(t.workload), t.shared.units, escape(t.unit), number(t.shared.throughput, 3),
+        number(t.baseline.throughput, 3), number(t.relative_performance, 3), loss_text(t), lat ? ms(lat->p50) : "\u2013",
         lat ? ms(lat->p95) : "\u2013", lat ? ms(lat->p99) : "\u2013", slo.empty() ? "\u2013" : slo);
   }
   return out + "</table>\n";
@@ -310,7 +312,7 @@ std::string utilization_charts(const Results& r) {
         "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
         escape(g.id), escape(g.model), escape(g.mode), percent(g.utilization, 2), percent(g.busy_fraction, 2),
-        fixed(g.interval, 3));
+        number(g.interval, 3));
   return out + "</table>\n";
 }
 
@@ -324,7 +326,7 @@ std::string comparisons(const Results& r) {
     out += fmt::format(
         "<tr><td class=\"l wrap\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"l wrap\">{}</td></tr>\n",
-        escape(c.name), escape(c.metric), fixed(c.predicted, 4), fixed(c.article, 4),
+        escape(c.name), escape(c.metric), number(c.predicted, 4), number(c.article, 4),
         std::isfinite(c.difference) ? fmt::format("{:+.1f}%", 100 * c.difference) : "\u2013", escape(c.source));
   return out + "</table>\n</section>\n";
 }
@@ -357,6 +359,11 @@ std::string results_html(const Results& r) {
       "<footer><p class=\"note\">Generated by vgpusim. Numbers as in results.json (docs/results-schema.md); this "
       "page is described in docs/report.md.</p></footer>\n</body>\n</html>\n";
   return out;
+}
+
+RunFormat html_run_format() {
+  return {"html", "", "a self-contained HTML report (--report FILE)", false,
+          [](const RunReport& r) { return results_html(r.results); }};
 }
 
 }  // namespace vgpusim

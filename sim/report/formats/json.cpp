@@ -1,0 +1,95 @@
+// Run format `json`: results.json (schema vgpusim.results/1, docs/results-schema.md).
+#include <nlohmann/json.hpp>
+
+#include "sim/report/run_formats.hpp"
+
+namespace vgpusim {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
+
+ordered_json perf_json(const Performance& p) {
+  ordered_json j;
+  j["units"] = p.units;
+  j["throughput_per_s"] = num(p.throughput);
+  j["unit_time_mean_s"] = num(p.unit_time_mean);
+  j["unit_time_ci95_s"] = num(p.unit_time_ci95);
+  if (p.latency) {
+    j["latency_s"] = {{"mean", num(p.latency->mean)},
+                      {"p50", num(p.latency->p50)},
+                      {"p95", num(p.latency->p95)},
+                      {"p99", num(p.latency->p99)},
+                      {"max", num(p.latency->max)}};
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string results_json(const Results& r) {
+  ordered_json j;
+  j["schema"] = "vgpusim.results/1";
+  j["scenario"] = {{"name", r.scenario_name},
+                   {"file", r.scenario_file},
+                   {"seed", r.seed},
+                   {"fidelity", r.fidelity},
+                   {"duration_s", num(r.duration)}};
+  j["simulated_end_s"] = num(r.end);
+  j["events"] = r.events;
+  ordered_json tenants = ordered_json::array();
+  for (const TenantResult& t : r.tenants) {
+    ordered_json tj;
+    tj["name"] = t.name;
+    tj["gpu"] = t.gpu;
+    tj["workload"] = t.workload;
+    tj["unit"] = t.unit;
+    tj["start_s"] = num(t.start);
+    tj["finished"] = t.finished;
+    tj["completion_s"] = num(t.completion);
+    tj["gpu_work_s"] = num(t.gpu_work);
+    tj["performance"] = perf_json(t.shared);
+    tj["baseline"] = perf_json(t.baseline);
+    tj["relative_performance"] = num(t.relative_performance);
+    tj["slowdown"] = num(t.slowdown);
+    tj["vgpu_loss"] = num(t.vgpu_loss);
+    tj["vgpu_loss_ci95"] = num(t.vgpu_loss_ci95);
+    ordered_json slo = ordered_json::array();
+    for (const SloResult& s : t.slo)
+      slo.push_back({{"percentile", s.percentile}, {"bound_s", s.bound}, {"attainment", s.attainment}, {"met", s.met}});
+    tj["slo"] = slo;
+    ordered_json failures = ordered_json::array();
+    for (const Failure& f : t.failures) failures.push_back({{"kind", f.kind}, {"time_s", f.time}, {"message", f.message}});
+    tj["failures"] = failures;
+    tenants.push_back(tj);
+  }
+  j["tenants"] = tenants;
+  ordered_json gpus = ordered_json::array();
+  for (const GpuResult& g : r.gpus) {
+    gpus.push_back({{"id", g.id},
+                    {"model", g.model},
+                    {"mode", g.mode},
+                    {"utilization", num(g.utilization)},
+                    {"busy_fraction", num(g.busy_fraction)},
+                    {"utilization_series", {{"interval_s", g.interval}, {"values", g.series}}}});
+  }
+  j["gpus"] = gpus;
+  ordered_json comparisons = ordered_json::array();
+  for (const ComparisonResult& c : r.comparisons)
+    comparisons.push_back({{"name", c.name},
+                           {"metric", c.metric},
+                           {"predicted", num(c.predicted)},
+                           {"article", num(c.article)},
+                           {"difference", num(c.difference)},
+                           {"source", c.source}});
+  j["comparisons"] = comparisons;
+  return j.dump(2) + "\n";
+}
+
+RunFormat json_run_format() {
+  return {"json", "results.json", "every result, machine-readable (schema vgpusim.results/1)", false,
+          [](const RunReport& r) { return results_json(r.results); }};
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,70 @@
+// Run format `table`: the text table for people (stdout), at fixed precision so that golden tests catch any change
+// in a model's predictions.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/units.hpp"
+#include "sim/report/run_formats.hpp"
+#include "sim/report/text_format.hpp"
+
+namespace vgpusim {
+
+std::string results_table(const Results& r) {
+  std::string out = fmt::format("scenario: {}\nfidelity: {}  seed: {}  simulated: {} s\n\n", r.scenario_name,
+                                r.fidelity, r.seed, fixed(r.end, 6));
+  size_t name_w = 6, gpu_w = 3;
+  for (const TenantResult& t : r.tenants) {
+    name_w = std::max(name_w, t.name.size());
+    gpu_w = std::max(gpu_w, t.gpu.size());
+  }
+  out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", "tenant", name_w, "gpu", gpu_w,
+                     "workload", "units", "per s", "alone per s", "relative", "vGPU loss", "p99 ms");
+  for (const TenantResult& t : r.tenants) {
+    const std::string loss = std::isfinite(t.vgpu_loss_ci95)
+                                 ? fmt::format("{}% ±{}", fixed(100 * t.vgpu_loss, 2), fixed(100 * t.vgpu_loss_ci95, 2))
+                                 : fmt::format("{}%", fixed(100 * t.vgpu_loss, 2));
+    out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", t.name, name_w, t.gpu, gpu_w,
+                       t.workload, t.shared.units, fixed(t.shared.throughput, 4), fixed(t.baseline.throughput, 4),
+                       fixed(t.relative_performance, 4), loss,
+                       t.shared.latency ? fixed(1e3 * t.shared.latency->p99, 3) : "-");
+  }
+  bool notes = false;
+  for (const TenantResult& t : r.tenants) {
+    for (const SloResult& s : t.slo) {
+      out += fmt::format("{}SLO {}: p{:g} <= {}: {:.2f}% of requests within, {}\n", notes ? "" : "\n", t.name,
+                         s.percentile, units::format(s.bound, units::Dim::Time), 100 * s.attainment,
+                         s.met ? "met" : "MISSED");
+      notes = true;
+    }
+    for (const Failure& f : t.failures) {
+      out += fmt::format("{}FAILED {} at {} s: {}\n", notes ? "" : "\n", t.name, fixed(f.time, 6), f.message);
+      notes = true;
+    }
+  }
+  out += "\n";
+  size_t id_w = 3, model_w = 5;
+  for (const GpuResult& g : r.gpus) {
+    id_w = std::max(id_w, g.id.size());
+    model_w = std::max(model_w, g.model.size());
+  }
+  out += fmt::format("{:<{}} {:<{}} {:<12} {:>12} {:>8}\n", "gpu", id_w, "model", model_w, "mode", "utilization", "busy");
+  for (const GpuResult& g : r.gpus)
+    out += fmt::format("{:<{}} {:<{}} {:<12} {:>11}% {:>7}%\n", g.id, id_w, g.model, model_w, g.mode,
+                       fixed(100 * g.utilization, 2), fixed(100 * g.busy_fraction, 2));
+  if (!r.comparisons.empty()) {
+    out += "\nprediction vs article\n";
+    for (const ComparisonResult& c : r.comparisons)
+      out += fmt::format("  {}: {} predicted {}, article {}{}\n      source: {}\n", c.name, c.metric,
+                         fixed(c.predicted, 4), fixed(c.article, 4),
+                         std::isfinite(c.difference) ? fmt::format(" ({:+.1f}%)", 100 * c.difference) : "", c.source);
+  }
+  return out;
+}
+
+RunFormat table_run_format() {
+  return {"table", "", "the table printed on stdout", false, [](const RunReport& r) { return results_table(r.results); }};
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,49 @@
+// The scenario run command, with its progress bar.
+#include "sim/report/run_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "sim/core/units.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/report/run_formats.hpp"
+
+namespace vgpusim {
+namespace {
+
+std::chrono::steady_clock::time_point g_run_started;
+
+void draw_progress(double now, double end, uint64_t events) {
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - g_run_started).count();
+  if (wall < 1.0) return;  // quick runs stay silent
+  const int width = 30;
+  const int filled = static_cast<int>(width * now / end);
+  std::fprintf(stderr, "\r[%s%s] %5.1f%% simulated %s  %.3g events/s ",
+               std::string(static_cast<size_t>(filled), '#').c_str(),
+               std::string(static_cast<size_t>(width - filled), ' ').c_str(), 100 * now / end,
+               units::format(now, units::Dim::Time).c_str(), static_cast<double>(events) / wall);
+  if (now >= end) std::fprintf(stderr, "\n");
+}
+
+}  // namespace
+
+int run_scenario_command(const ScenarioDocument& doc, const RunOptions& options) {
+  const Scenario sc = load_scenario(doc, builtin_catalog(), options.overrides);
+  const auto outputs = select_outputs<RunReport>(run_formats(), options);
+  bool record = false;
+  for (const auto& [format, path] : outputs) record = record || format->needs_recording;
+  g_run_started = std::chrono::steady_clock::now();
+  const bool bar = options.progress && !options.quiet && ::isatty(STDERR_FILENO);
+  Timeline timeline;
+  const Results results = run_scenario(sc, bar ? draw_progress : nullptr, record ? &timeline : nullptr);
+  const RunReport report{results, record ? &timeline : nullptr};
+  write_outputs(outputs, report);
+  if (!options.quiet) std::cout << results_table(results);
+  return 0;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,53 @@
+// `vgpusim run` on a scenario: load it, simulate it with every tenant's baseline, write the outputs asked for (all
+// rendered before any is written) and print the table. The options are shared with the cluster and plan commands.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/core/errors.hpp"
+#include "sim/core/names.hpp"
+#include "sim/report/output_format.hpp"
+#include "sim/scenario/document.hpp"
+#include "sim/scenario/loader.hpp"
+
+namespace vgpusim {
+
+struct RunOptions {
+  std::string out_dir;  // --out: every format that has a file there
+  // --write FORMAT=FILE, --timeline FILE, --report FILE: these formats to these files, in this order.
+  std::vector<std::pair<std::string, std::string>> writes;
+  std::vector<Override> overrides;  // --set, --seed, --fidelity; scenarios only
+  bool quiet = false;               // print nothing on success
+  bool progress = true;             // a progress bar on stderr when it is a terminal and the run is slow
+};
+
+// The outputs `options` asks for among `formats`: the --out ones, then the --write ones. Throws InputError for an
+// unknown format name.
+template <typename Result, typename Formats>
+std::vector<std::pair<const OutputFormat<Result>*, std::string>> select_outputs(const Formats& formats,
+                                                                               const RunOptions& options) {
+  std::vector<std::pair<const OutputFormat<Result>*, std::string>> outputs;
+  if (!options.out_dir.empty()) outputs = out_dir_outputs<Result>(formats, options.out_dir);
+  for (const auto& [name, path] : options.writes) {
+    const OutputFormat<Result>* found = nullptr;
+    std::vector<std::string> names;
+    for (const OutputFormat<Result>& f : formats) {
+      names.push_back(f.name);
+      if (f.name == name) found = &f;
+    }
+    if (!found) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("--write " + name + "=" + path + ": no output format '" + name + "'" +
+                       did_you_mean_suffix(name, names) + " (formats: " + known + ")");
+    }
+    outputs.emplace_back(found, path);
+  }
+  return outputs;
+}
+
+int run_scenario_command(const ScenarioDocument& doc, const RunOptions& options);
+
+}  // namespace vgpusim

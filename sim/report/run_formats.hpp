@@ -1,0 +1,37 @@
+// The outputs of a scenario run. A built-in format is one file, sim/report/formats/<name>.cpp, defining
+// `RunFormat <name>_run_format()`, and its name in VGPUSIM_RUN_FORMATS (CMakeLists.txt), which generates the list;
+// other formats (a plug-in, a test) call register_run_format.
+#pragma once
+
+#include <deque>
+#include <string>
+
+#include "sim/report/output_format.hpp"
+#include "sim/report/timeline.hpp"
+#include "sim/run/metrics.hpp"
+
+namespace vgpusim {
+
+// What a run's outputs are made from.
+struct RunReport {
+  const Results& results;
+  const Timeline* timeline = nullptr;  // the recording, when a format that needs one was asked for
+};
+using RunFormat = OutputFormat<RunReport>;
+
+// Every run format: the built-in ones in the order of VGPUSIM_RUN_FORMATS, then registered ones.
+const std::deque<RunFormat>& run_formats();
+// nullptr when unknown.
+const RunFormat* find_run_format(const std::string& name);
+// Adds a format. Throws std::invalid_argument when its name is taken or it cannot render.
+void register_run_format(RunFormat format);
+
+// The built-in renderings, also for direct use.
+std::string results_table(const Results& r);  // for people; fixed precision, so golden tests catch any change
+std::string results_json(const Results& r);   // schema vgpusim.results/1 (docs/results-schema.md)
+std::string results_csv(const Results& r);    // one row per tenant
+// One UTF-8 HTML document with inline CSS and inline SVG charts: no script, no external reference. Every text
+// that comes from the scenario is escaped. docs/report.md describes it.
+std::string results_html(const Results& r);
+
+}  // namespace vgpusim

@@ -1,0 +1,22 @@
+// A file given to `vgpusim run`, read and parsed once: a GPU-level scenario, a plan (top-level `kind: plan`) or a
+// cluster study (`kind: cluster`). The loaders of all three take it, so that a file is parsed once however it is
+// dispatched.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+namespace vgpusim {
+
+struct ScenarioDocument {
+  std::string file;
+  YAML::Node root;
+  std::string kind;  // "scenario", "plan" or "cluster"
+};
+
+// Throws InputError when the file cannot be read or is not YAML ("FILE:LINE:COL: YAML syntax error: ...").
+ScenarioDocument read_scenario_document(const std::string& path);
+ScenarioDocument parse_scenario_document(const std::string& text, const std::string& file);
+
+}  // namespace vgpusim

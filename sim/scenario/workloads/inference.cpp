@@ -1,0 +1,49 @@
+// Workload kind `inference`: Poisson request arrivals served one at a time, with latency SLOs (models/workload).
+#include <fmt/format.h>
+
+#include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/workload_kind.hpp"
+
+namespace vgpusim {
+
+WorkloadKindInfo inference_workload_kind() {
+  WorkloadKindInfo kind;
+  kind.name = "inference";
+  kind.help = "Poisson request arrivals; reports latency percentiles and SLO attainment";
+  kind.sections = {
+      {"workload.inference", "Requests arrive as a Poisson process and are served one at a time in order.",
+       {{"rate", "rate", true, "", "mean arrival rate, e.g. 40/s"},
+        {"request", "kernel (default precision fp16)", true, "", "GPU work of one request"},
+        {"kernels_per_request", "integer", false, "1",
+         "exact fidelity splits a request into this many equal kernels"},
+        {"requests", "integer", false, "until the scenario ends", "arrivals to generate"},
+        {"slo", "slo", false, "", "latency targets"}}},
+      {"workload.inference.slo",
+       "Latency targets: a request attains a target when its latency is at most the bound; the target is met when "
+       "at least that percentile does.",
+       {{"p50", "time", false, "", "bound for the median"},
+        {"p90", "time", false, "", "bound for the 90th percentile"},
+        {"p95", "time", false, "", "bound for the 95th percentile"},
+        {"p99", "time", false, "", "bound for the 99th percentile"},
+        {"p999", "time", false, "", "bound for the 99.9th percentile"}}},
+  };
+  kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
+    auto t = std::make_shared<InferenceWorkload>();
+    t->rate = r.quantity("rate", units::Dim::Rate);
+    if (!(t->rate > 0)) fail_at(r.file(), r.get("rate"), r.child_path("rate"), "expected a positive rate");
+    t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
+    t->kernels_per_request = loader.count(r, "kernels_per_request");
+    t->requests = r.integer_or("requests", 0, 1LL << 50, -1);
+    if (r.has("slo")) {
+      MapReader s(r.file(), r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
+      s.finish();
+      const std::pair<const char*, double> keys[] = {{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}};
+      for (const auto& [key, pct] : keys)
+        if (s.has(key)) t->targets.push_back({pct, loader.positive(s, key, units::Dim::Time)});
+    }
+    return t;
+  };
+  return kind;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,54 @@
+// Workload kind `kernels`: a kernel mix with think time (models/workload).
+#include <fmt/format.h>
+
+#include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/workload_kind.hpp"
+
+namespace vgpusim {
+
+WorkloadKindInfo kernels_workload_kind() {
+  WorkloadKindInfo kind;
+  kind.name = "kernels";
+  kind.help = "a kernel mix with think time";
+  kind.sections = {
+      {"workload.kernels", "Draw a kernel from the mix by weight, run it, think, repeat.",
+       {{"mix", "list of mix[]", false, "", "the kernels and their weights (or use `kernel`)"},
+        {"kernel", "kernel", false, "", "a single kernel instead of a mix"},
+        {"count", "integer", false, "until the scenario ends", "kernels to run"},
+        {"think", "time", false, "0 s", "time between kernels (mean if exponential)"},
+        {"think_distribution", "constant | exponential", false, "constant", "how think times vary"}}},
+      {"workload.kernels.mix[]", "One kernel of a mix.",
+       {{"name", "string", false, "", "a label"},
+        {"weight", "number > 0", false, "1", "relative frequency"},
+        {"kernel", "kernel", true, "", "the work"}}},
+  };
+  kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
+    auto t = std::make_shared<KernelsWorkload>();
+    if (r.has("mix") == r.has("kernel")) fail_at(r.file(), r.node(), r.path(), "expected either `mix` or `kernel`");
+    if (r.has("kernel")) {
+      t->mix.push_back({"kernel", 1, loader.kernel(r.get("kernel"), r.child_path("kernel"), "fp32", gpu)});
+    } else {
+      const YAML::Node mix = r.get("mix");
+      if (!mix.IsSequence() || mix.size() == 0)
+        fail_at(r.file(), mix, r.child_path("mix"), "expected a non-empty list of kernels");
+      for (size_t i = 0; i < mix.size(); ++i) {
+        MapReader m(r.file(), mix[i], fmt::format("{}[{}]", r.child_path("mix"), i),
+                    section_named("workload.kernels.mix[]"));
+        m.finish();
+        KernelMixEntry e;
+        e.name = m.string_or("name", fmt::format("k{}", i));
+        e.weight = m.has("weight") ? loader.positive(m, "weight", units::Dim::Count) : 1.0;
+        e.kernel = loader.kernel(m.get("kernel"), m.child_path("kernel"), "fp32", gpu);
+        t->mix.push_back(e);
+      }
+    }
+    t->count = r.integer_or("count", 0, 1LL << 50, -1);
+    t->think = loader.nonnegative(r, "think", units::Dim::Time);
+    t->think_exponential =
+        r.choice_or("think_distribution", {"constant", "exponential"}, "constant") == "exponential";
+    return t;
+  };
+  return kind;
+}
+
+}  // namespace vgpusim

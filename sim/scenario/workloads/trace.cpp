@@ -1,0 +1,105 @@
+// Workload kind `trace`: a recorded PyTorch profiler (Kineto) trace, its ops' work inferred on the GPU that recorded
+// it (`source`), replayed op by op (models/workload/trace_replay.hpp; the file is read by sim/io/kineto_reader).
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "models/gpu/device_names.hpp"
+#include "sim/io/kineto_reader.hpp"
+#include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/workload_kind.hpp"
+
+namespace vgpusim {
+namespace {
+
+WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& tenant_gpu) {
+  const std::string& file = r.file();
+  std::filesystem::path trace_path = r.string("path");
+  if (trace_path.is_relative()) trace_path = std::filesystem::path(file).parent_path() / trace_path;
+  std::optional<int> device;
+  if (r.has("device")) device = static_cast<int>(r.integer("device", 0, 1 << 20));
+  // A trace is read once per file and device, however many tenants replay it.
+  const std::string key = fmt::format("{}#{}", trace_path.string(), device ? *device : -1);
+  if (!loader.traces.count(key)) {
+    try {
+      loader.traces[key] = std::make_shared<const KinetoTrace>(read_kineto_trace(trace_path.string(), device));
+    } catch (const TraceError& e) {
+      fail_at(file, r.get("path"), r.child_path("path"), e.what());
+    }
+  }
+  const KinetoTrace& recorded = *loader.traces[key];
+  const Catalog& catalog = loader.catalog;
+  std::string source;
+  if (r.has("source")) {
+    source = r.string("source");
+    if (!catalog.find(source)) loader.unknown_gpu_model(r.get("source"), r.child_path("source"), source);
+  } else {
+    const KinetoDevice* d = recorded.device_properties();
+    if (d) source = catalog_name_for_device(d->name, d->total_memory, catalog.names());
+    if (source.empty()) {
+      std::string names;
+      for (const std::string& n : catalog.names()) names += (names.empty() ? "" : ", ") + n;
+      fail_at(file, r.node(), r.path(),
+              fmt::format("cannot tell which catalog GPU recorded '{}' ({}); give `source`, one of: {}",
+                          trace_path.string(),
+                          d ? fmt::format("deviceProperties names '{}'", d->name)
+                            : fmt::format("it has no deviceProperties for device {}", recorded.device),
+                          names));
+    }
+  }
+  // As for kernels given by duration: the tenant's own GPU (with its overrides) when it is the source.
+  const GpuSpec* ref = &tenant_gpu.spec;
+  ParamValues perf = tenant_gpu.performance;
+  if (source != tenant_gpu.spec.name) {
+    ref = &catalog.find(source)->spec;
+    perf = ParamValues::defaults(roofline_params());
+  }
+  TraceWindow window;
+  if (r.has("window")) {
+    MapReader wr(file, r.get("window"), r.child_path("window"), section_named("workload.trace.window"));
+    wr.finish();
+    window.from = loader.nonnegative(wr, "from", units::Dim::Time);
+    if (wr.has("to")) window.to = loader.positive(wr, "to", units::Dim::Time);
+    if (window.to <= window.from) fail_at(file, wr.node(), wr.path(), "expected `to` after `from`");
+  }
+  auto t = std::make_shared<TraceWorkload>();
+  try {
+    t->trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window));
+  } catch (const TraceError& e) {
+    fail_at(file, r.has("window") ? r.get("window") : r.node(), r.path(), e.what());
+  }
+  t->iterations = r.integer_or("iterations", 1, 1LL << 40, 1);
+  return t;
+}
+
+}  // namespace
+
+WorkloadKindInfo trace_workload_kind() {
+  WorkloadKindInfo kind;
+  kind.name = "trace";
+  kind.help =
+      "a recorded PyTorch profiler trace replayed op by op (docs/trace-replay.md); reports iterations/s, one "
+      "iteration = one pass";
+  kind.sections = {
+      {"workload.trace",
+       "Replays the GPU ops (kernels, memcpys, memsets) of one device of a PyTorch profiler (Kineto) trace: each "
+       "stream plays its ops in order with the recorded host gaps as think time, streams run concurrently. Each "
+       "op's work is inferred from its duration on the source GPU (docs/trace-replay.md).",
+       {{"path", "file", true, "", "the trace, .json or .json.gz, relative to the scenario file"},
+        {"source", "catalog name", false, "matched from the trace's deviceProperties",
+         "the GPU the trace was recorded on, e.g. A100-40GB"},
+        {"device", "integer", false, "the device with the most kernels",
+         "which CUDA device of the trace to replay (args.device)"},
+        {"iterations", "integer >= 1", false, "1", "passes through the trace"},
+        {"window", "workload.trace.window", false, "the whole trace",
+         "replay only the ops that start in this part of the trace"}}},
+      {"workload.trace.window",
+       "A part of the trace, in time since its first GPU op; kept ops start in [from, to) and are replayed "
+       "relative to `from`.",
+       {{"from", "time", false, "0 s", "start of the window"}, {"to", "time", false, "the trace's end", "end of the window"}}},
+  };
+  kind.read = read_trace;
+  return kind;
+}
+
+}  // namespace vgpusim

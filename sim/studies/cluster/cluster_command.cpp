@@ -1,0 +1,20 @@
+// The cluster run command. Cluster scenarios take no --set, --seed or --fidelity: they are not GPU-level scenarios.
+#include "sim/studies/cluster/cluster_command.hpp"
+
+#include <iostream>
+
+#include "sim/studies/cluster/cluster_metrics.hpp"
+#include "sim/studies/cluster/cluster_scenario.hpp"
+
+namespace vgpusim {
+
+int run_cluster_command(const ScenarioDocument& doc, const RunOptions& options) {
+  if (!options.overrides.empty())
+    throw InputError(doc.file + ": --set, --seed and --fidelity do not apply to cluster scenarios");
+  const ClusterResults results = run_cluster(load_cluster_scenario(doc));
+  write_outputs(select_outputs<ClusterResults>(cluster_formats(), options), results);
+  if (!options.quiet) std::cout << cluster_results_table(results);
+  return 0;
+}
+
+}  // namespace vgpusim
