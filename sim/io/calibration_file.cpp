@@ -74,10 +74,9 @@ Calibration read_calibration_file(const std::string& path) {
   if (r.has("measured")) {
     MapReader m(path, r.get("measured"), "measured", measured);
     m.finish();
-    c.device = m.string_or("device", "");
-    c.driver = m.string_or("driver", "");
-    c.date = m.string_or("date", "");
-    c.raw = m.string_or("raw", "");
+    for (const auto& [key, field] : {std::pair{"device", &c.device}, {"driver", &c.driver}, {"date", &c.date},
+                                     {"raw", &c.raw}})
+      if (m.has(key)) *field = m.string(key);
   }
   // Parameters by their qualified name (timeslice.slice, roofline.memory_efficiency): a bare name would be
   // ambiguous (timeslice, vgpu and sriov each have a slice).
@@ -112,10 +111,10 @@ Calibration read_calibration_file(const std::string& path) {
       fail_at(path, v.get("value"), v.child_path("value"),
               fmt::format("expected a value from {} to {}, found {}", units::format(k.min, k.dim),
                           units::format(k.max, k.dim), units::format(f.value, k.dim)));
-    f.uncertainty = v.quantity_or("uncertainty", k.dim, 0);
-    f.residual = v.quantity_or("residual", units::Dim::Count, 0);
-    f.points = static_cast<int>(v.integer_or("points", 0, 1 << 30, 0));
-    f.from = v.string_or("from", "");
+    f.uncertainty = v.has("uncertainty") ? v.quantity("uncertainty", k.dim) : 0;
+    f.residual = v.has("residual") ? v.quantity("residual", units::Dim::Count) : 0;
+    f.points = v.has("points") ? static_cast<int>(v.integer("points", 0, 1 << 30)) : 0;
+    f.from = v.has("from") ? v.string("from") : "";
     c.values.push_back(f);
   }
   return c;

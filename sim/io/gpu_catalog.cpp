@@ -88,9 +88,9 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     e.spec.name = g.string("name");
     if (cat.find(e.spec.name)) fail_at(file, g.get("name"), path + ".name", "duplicate device '" + e.spec.name + "'");
     e.spec.vendor = g.string("vendor");
-    e.spec.kind = g.choice_or("kind", {"gpu", "cpu"}, "gpu");
+    e.spec.kind = g.choice("kind", {"gpu", "cpu"});
     e.spec.architecture = g.string("architecture");
-    e.notes = g.string_or("notes", "");
+    e.notes = g.has("notes") ? g.string("notes") : "";
     auto read_sourced = [&](const std::string& key) -> MapReader {
       MapReader v(file, g.get(key), g.child_path(key), sourced_value());
       v.finish();
@@ -106,7 +106,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
       e.spec.*f.member = v.quantity("value", static_cast<units::Dim>(f.dim));
       if (!(e.spec.*f.member > 0)) fail_at(file, v.get("value"), v.child_path("value"), "expected a positive value");
     }
-    e.spec.mig = read_sourced("mig").boolean_or("value", false);
+    e.spec.mig = read_sourced("mig").boolean("value");
     cat.gpus.push_back(std::move(e));
   }
   return cat;

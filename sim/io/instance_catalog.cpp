@@ -81,8 +81,8 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
     Instance inst;
     inst.name = r.string("name");
     if (cat.find(inst.name)) fail_at(file, r.get("name"), path + ".name", "duplicate instance '" + inst.name + "'");
-    inst.provider = r.choice_or("provider", {"aws", "gcp", "azure"}, "aws");
-    inst.notes = r.string_or("notes", "");
+    inst.provider = r.choice("provider", {"aws", "gcp", "azure"});
+    inst.notes = r.has("notes") ? r.string("notes") : "";
     auto note_source = [&](const MapReader& v, const std::string& key) {
       const std::string src = v.string("source");
       if (!cat.sources.count(src))

@@ -19,7 +19,7 @@ std::string keys_markdown(const std::vector<Section>& sections, const std::strin
                       heading, s.path.empty() ? top_level : s.path, s.help);
     for (const KeySpec& k : s.keys)
       md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.name, markdown_cell(k.type), k.required ? "yes" : "no",
-                        markdown_cell(k.default_text), markdown_cell(k.help));
+                        markdown_cell(k.documented_default()), markdown_cell(k.help));
     md += "\n";
   }
   return md;

@@ -90,52 +90,59 @@ YAML::Node MapReader::get(const std::string& key) const {
   return node_[key];
 }
 
-std::string MapReader::string(const std::string& key) const { return read_string(file_, get(key), child_path(key)); }
-
-std::string MapReader::string_or(const std::string& key, const std::string& fallback) const {
-  return has(key) ? string(key) : fallback;
+YAML::Node MapReader::value(const std::string& key) const {
+  if (has(key)) return node_[key];
+  const std::string& fallback = spec(key).default_value;
+  if (fallback.empty()) return get(key);  // fails: missing required key
+  return YAML::Node(fallback);
 }
 
-std::string MapReader::choice_or(const std::string& key, const std::vector<std::string>& choices,
-                                 const std::string& fallback) const {
-  if (!has(key)) return fallback;
-  const YAML::Node n = get(key);
-  const std::string value = read_string(file_, n, child_path(key));
-  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+void MapReader::bad_default(const std::string& key, const std::string& why) const {
+  throw std::logic_error(fmt::format("section {}: the default of '{}' ('{}') is not usable: {}", section_.path, key,
+                                     spec(key).default_value, why));
+}
+
+std::string MapReader::string(const std::string& key) const {
+  return read_string(file_, value(key), child_path(key));
+}
+
+std::string MapReader::choice(const std::string& key, const std::vector<std::string>& choices) const {
+  const YAML::Node n = value(key);
+  const std::string text = read_string(file_, n, child_path(key));
+  if (std::find(choices.begin(), choices.end(), text) != choices.end()) return text;
+  if (!has(key)) bad_default(key, "not one of " + join(choices));
   fail_at(file_, n, child_path(key),
-          fmt::format("expected one of {}, found '{}'{}", join(choices), value, did_you_mean_suffix(value, choices)));
+          fmt::format("expected one of {}, found '{}'{}", join(choices), text, did_you_mean_suffix(text, choices)));
 }
 
 double MapReader::quantity(const std::string& key, units::Dim dim) const {
+  if (!has(key) && !spec(key).default_value.empty()) {
+    const units::ParseResult r = units::parse(spec(key).default_value, dim);
+    if (!r.ok) bad_default(key, r.error);
+    return r.value;
+  }
   return read_quantity(file_, get(key), child_path(key), dim);
 }
 
-double MapReader::quantity_or(const std::string& key, units::Dim dim, double fallback) const {
-  return has(key) ? quantity(key, dim) : fallback;
-}
-
 long long MapReader::integer(const std::string& key, long long min, long long max) const {
-  const YAML::Node n = get(key);
+  const YAML::Node n = value(key);
   long long v = 0;
   const std::string s = n.IsScalar() ? n.Scalar() : "";
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (!n.IsScalar() || ec != std::errc() || end != s.data() + s.size())
-    fail_at(file_, n, child_path(key), fmt::format("expected an integer, found {}", describe(n)));
+  const bool ok = n.IsScalar() && ec == std::errc() && end == s.data() + s.size();
+  if (!has(key) && (!ok || v < min || v > max)) bad_default(key, fmt::format("not an integer from {} to {}", min, max));
+  if (!ok) fail_at(file_, n, child_path(key), fmt::format("expected an integer, found {}", describe(n)));
   if (v < min || v > max)
     fail_at(file_, n, child_path(key), fmt::format("expected an integer from {} to {}, found {}", min, max, v));
   return v;
 }
 
-long long MapReader::integer_or(const std::string& key, long long min, long long max, long long fallback) const {
-  return has(key) ? integer(key, min, max) : fallback;
-}
-
-bool MapReader::boolean_or(const std::string& key, bool fallback) const {
-  if (!has(key)) return fallback;
-  const YAML::Node n = get(key);
+bool MapReader::boolean(const std::string& key) const {
+  const YAML::Node n = value(key);
   const std::string s = n.IsScalar() ? n.Scalar() : "";
   if (s == "true") return true;
   if (s == "false") return false;
+  if (!has(key)) bad_default(key, "not true or false");
   fail_at(file_, n, child_path(key), fmt::format("expected true or false, found {}", describe(n)));
 }
 

@@ -17,13 +17,20 @@
 
 namespace vgpusim {
 
-// One key a section accepts, as documented.
+// One key a section accepts, as documented. Its default lives here and nowhere else: the reader uses
+// `default_value` when the key is absent, and the reference prints it.
 struct KeySpec {
   std::string name;
   std::string type;  // for docs: "time", "string", "list of tenants", ...
   bool required = false;
-  std::string default_text;  // for docs; empty when required or none
+  // The value used when the key is absent, written as a file would write it ("1", "0 s", "exact"); "" when there is
+  // none: the key is required, optional without a value, or its default is computed (then see default_text).
+  std::string default_value;
   std::string help;
+  std::string default_text = {};  // for docs: a default computed by the reader, e.g. "until every tenant is done"
+
+  // What the reference prints as its default.
+  const std::string& documented_default() const { return default_value.empty() ? default_text : default_value; }
 };
 
 // A YAML mapping's accepted keys. `path` is the documented location, e.g. "tenants[].workload.training".
@@ -53,22 +60,22 @@ class MapReader {
   const YAML::Node& node() const { return node_; }
   const std::string& file() const { return file_; }
 
+  // Typed values. An absent key takes its KeySpec's default_value; without one it is an error naming the key. A
+  // default the reader cannot use (not of the type asked for) is a bug: std::logic_error.
   std::string string(const std::string& key) const;
-  std::string string_or(const std::string& key, const std::string& fallback) const;
-  // One of `choices`.
-  std::string choice_or(const std::string& key, const std::vector<std::string>& choices,
-                        const std::string& fallback) const;
+  std::string choice(const std::string& key, const std::vector<std::string>& choices) const;  // one of `choices`
   double quantity(const std::string& key, units::Dim dim) const;
-  double quantity_or(const std::string& key, units::Dim dim, double fallback) const;
   long long integer(const std::string& key, long long min, long long max) const;
-  long long integer_or(const std::string& key, long long min, long long max, long long fallback) const;
-  bool boolean_or(const std::string& key, bool fallback) const;
+  bool boolean(const std::string& key) const;
 
   // Fails on the first key (in file order) that the section does not declare.
   void finish() const;
 
  private:
   const KeySpec& spec(const std::string& key) const;
+  // The node for `key`: the file's, or one made of the key's default value; fails when there is neither.
+  YAML::Node value(const std::string& key) const;
+  [[noreturn]] void bad_default(const std::string& key, const std::string& why) const;
 
   std::string file_;
   YAML::Node node_;

@@ -17,7 +17,7 @@ namespace vgpusim {
 using units::Dim;
 
 double Loader::nonnegative(const MapReader& r, const std::string& key, Dim dim) {
-  const double v = r.quantity_or(key, dim, 0);
+  const double v = r.quantity(key, dim);
   if (v < 0) fail_at(file, r.get(key), r.child_path(key), "expected a value >= 0");
   return v;
 }
@@ -100,7 +100,7 @@ void Loader::tenants(const MapReader& top) {
     t.gpu = target.gpu;
     t.memory = nonnegative(r, "memory", Dim::Bytes);
     t.start = nonnegative(r, "start", Dim::Time);
-    t.stream = r.string_or("stream", t.name);
+    t.stream = r.has("stream") ? r.string("stream") : t.name;
     const SharingModeInfo* info = find_sharing_mode(target.sharing.mode);
     const std::vector<ParamSpec> tenant_params = info->tenant_params();
     Section share{"tenants[].share (" + info->name + ")", "", {}};
@@ -174,11 +174,8 @@ void Loader::comparisons(const MapReader& top) {
     Comparison c;
     c.name = r.string("name");
     c.tenant = tenant_named(r, "tenant");
-    c.metric = r.choice_or("metric",
-                           {"throughput_ratio", "time_ratio", "latency_ratio", "p99_ratio", "relative_performance",
-                            "slowdown", "vgpu_loss", "throughput", "failed"},
-                           "");
-    if (c.metric.empty()) r.get("metric");  // names the missing key
+    c.metric = r.choice("metric", {"throughput_ratio", "time_ratio", "latency_ratio", "p99_ratio",
+                                   "relative_performance", "slowdown", "vgpu_loss", "throughput", "failed"});
     const bool pair = c.metric == "throughput_ratio" || c.metric == "time_ratio" || c.metric == "latency_ratio" ||
                       c.metric == "p99_ratio";
     if (pair != r.has("versus"))
@@ -198,9 +195,9 @@ void Loader::load(const YAML::Node& root) {
   top.finish();
   sc.version = static_cast<int>(top.integer("version", 1, 1));
   sc.name = top.string("name");
-  sc.seed = static_cast<uint64_t>(top.integer_or("seed", 0, 1LL << 62, 1));
+  sc.seed = static_cast<uint64_t>(top.integer("seed", 0, 1LL << 62));
   if (top.has("duration")) sc.duration = positive(top, "duration", Dim::Time);
-  sc.fidelity = top.choice_or("fidelity", {"exact", "fluid"}, "exact") == "fluid" ? Fidelity::Fluid : Fidelity::Exact;
+  sc.fidelity = top.choice("fidelity", {"exact", "fluid"}) == "fluid" ? Fidelity::Fluid : Fidelity::Exact;
   gpus(top);
   sharing(top);
   tenants(top);

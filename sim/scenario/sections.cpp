@@ -36,14 +36,14 @@ const std::vector<Section>& sections_before_workloads() {
     gpu.keys = {{"id", "string", true, "", "the scenario's name for this GPU, used by `sharing` and `tenants[].on`"},
                 {"model", "catalog name", true, "", "a device of the GPU catalog, e.g. H100-SXM"}};
     for (const GpuField& f : gpu_fields())
-      gpu.keys.push_back({f.name, std::string(units::dim_noun(static_cast<units::Dim>(f.dim))), false,
-                          "catalog value", std::string("override: ") + f.help});
+      gpu.keys.push_back({f.name, std::string(units::dim_noun(static_cast<units::Dim>(f.dim))), false, "",
+                          std::string("override: ") + f.help, "catalog value"});
     gpu.keys.push_back({"calibration", "path", false, "",
                         "a calibration file written by `vgpusim fit` for this GPU model (relative to the scenario); "
                         "its values replace the models' defaults for this GPU, the scenario's own values still win"});
     for (const ParamSpec& p : roofline_params())
-      gpu.keys.push_back({p.name, "fraction", false, units::format(p.default_value, p.dim),
-                          p.help + " (roofline model; source: " + p.source + ")"});
+      gpu.keys.push_back({p.name, "fraction", false, "", p.help + " (`" + p.qualified() + "`; source: " + p.source + ")",
+                          p.default_text()});  // read as its ParamSpec declares it
     s.push_back(gpu);
     s.push_back({"sharing.<gpu>",
                  "How one GPU is shared. `mode` names a sharing model; its parameters (below, under Sharing modes) "
@@ -89,15 +89,15 @@ const std::vector<Section>& sections_after_workloads() {
     s.push_back({"kernel",
                  "A unit of GPU work, given either as work (FLOPs by precision, bytes, blocks) or as a measured "
                  "duration on a reference GPU. Its solo time on a GPU comes from the roofline model.",
-                 {{"flops", "FLOP", false, "0", "floating-point work at `precision`"},
-                  {"precision", "fp16 | fp32 | fp64", false, "per workload", "precision of `flops` (fp16 = tensor)"},
-                  {"fp16", "FLOP", false, "0", "FP16/BF16 tensor work"},
-                  {"fp32", "FLOP", false, "0", "FP32 work"},
-                  {"fp64", "FLOP", false, "0", "FP64 work"},
-                  {"bytes", "size", false, "0", "bytes moved to and from device memory"},
-                  {"blocks", "integer", false, "fills every SM", "thread blocks; fewer than SMs leave SMs idle"},
+                 {{"flops", "FLOP", false, "0 FLOP", "floating-point work at `precision`"},
+                  {"precision", "fp16 | fp32 | fp64", false, "", "precision of `flops` (fp16 = tensor)", "per workload"},
+                  {"fp16", "FLOP", false, "0 FLOP", "FP16/BF16 tensor work"},
+                  {"fp32", "FLOP", false, "0 FLOP", "FP32 work"},
+                  {"fp64", "FLOP", false, "0 FLOP", "FP64 work"},
+                  {"bytes", "size", false, "0 B", "bytes moved to and from device memory"},
+                  {"blocks", "integer", false, "", "thread blocks; fewer than SMs leave SMs idle", "fills every SM"},
                   {"duration", "time", false, "", "measured solo time on `on` (instead of flops and bytes)"},
-                  {"on", "catalog name", false, "the tenant's GPU", "the GPU `duration` was measured on"},
+                  {"on", "catalog name", false, "", "the GPU `duration` was measured on", "the tenant's GPU"},
                   {"bound", "memory | fp16 | fp32 | fp64", false, "memory",
                    "what limited the kernel on `on`; decides how `duration` scales to another GPU"}}});
     s.push_back({"faults[]",
@@ -150,7 +150,7 @@ const std::vector<Section>& sections_after_workloads() {
                  {{"throughput", "rate", false, "", "units (iterations, frames, ...) per second at least"},
                   {"deadline", "time", false, "", "the workload must finish within this"}}});
     s.push_back({"metrics", "What is recorded.",
-                 {{"interval", "time", false, "duration / 100, or 1 s", "width of the utilization time bins"}}});
+                 {{"interval", "time", false, "", "width of the utilization time bins", "duration / 100, or 1 s"}}});
     return s;
   }();
   return sections;

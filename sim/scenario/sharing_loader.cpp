@@ -53,9 +53,9 @@ ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>
     if (!r.has(p.name)) continue;
     switch (p.type) {
       case ParamType::Number: values.set(p.name, bounded(r, p)); break;
-      case ParamType::Choice: values.set_word(p.name, r.choice_or(p.name, p.words, p.default_word)); break;
+      case ParamType::Choice: values.set_word(p.name, r.choice(p.name, p.words)); break;
       case ParamType::Text: values.set_word(p.name, r.string(p.name)); break;
-      case ParamType::Flag: values.set_flag(p.name, r.boolean_or(p.name, p.default_flag)); break;
+      case ParamType::Flag: values.set_flag(p.name, r.boolean(p.name)); break;
     }
   }
   return values;

@@ -21,7 +21,7 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
   MapReader r(file, node, path, section_named("kernel"));
   r.finish();
   const bool by_work = r.has("flops") || r.has("fp16") || r.has("fp32") || r.has("fp64") || r.has("bytes");
-  const double blocks = static_cast<double>(r.integer_or("blocks", 1, 1LL << 40, 0));
+  const double blocks = r.has("blocks") ? static_cast<double>(r.integer("blocks", 1, 1LL << 40)) : 0.0;
   if (r.has("duration")) {
     if (by_work)
       fail_at(file, node, path, "give either `duration` (with `on` and `bound`) or work (flops, bytes), not both");
@@ -38,7 +38,7 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
         perf = ParamValues::defaults(roofline_params());
       }
     }
-    const std::string b = r.choice_or("bound", {"memory", "fp16", "fp32", "fp64"}, "memory");
+    const std::string b = r.choice("bound", {"memory", "fp16", "fp32", "fp64"});
     const KernelBound bound = b == "memory" ? KernelBound::Memory
                               : b == "fp16" ? KernelBound::FP16
                               : b == "fp32" ? KernelBound::FP32
@@ -49,13 +49,13 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
     if (r.has(key)) fail_at(file, r.get(key), r.child_path(key), fmt::format("`{}` goes with `duration`", key));
   KernelSpec k;
   k.blocks = blocks;
-  k.flops_fp16 = r.quantity_or("fp16", Dim::Flops, 0);
-  k.flops_fp32 = r.quantity_or("fp32", Dim::Flops, 0);
-  k.flops_fp64 = r.quantity_or("fp64", Dim::Flops, 0);
-  k.bytes = r.quantity_or("bytes", Dim::Bytes, 0);
+  k.flops_fp16 = r.quantity("fp16", Dim::Flops);
+  k.flops_fp32 = r.quantity("fp32", Dim::Flops);
+  k.flops_fp64 = r.quantity("fp64", Dim::Flops);
+  k.bytes = r.quantity("bytes", Dim::Bytes);
   if (r.has("flops")) {
     const double f = r.quantity("flops", Dim::Flops);
-    const std::string p = r.choice_or("precision", {"fp16", "fp32", "fp64"}, default_precision);
+    const std::string p = r.has("precision") ? r.choice("precision", {"fp16", "fp32", "fp64"}) : default_precision;
     (p == "fp16" ? k.flops_fp16 : p == "fp32" ? k.flops_fp32 : k.flops_fp64) += f;
   } else if (r.has("precision")) {
     fail_at(file, r.get("precision"), r.child_path("precision"), "`precision` goes with `flops`");
@@ -74,7 +74,7 @@ void Loader::unknown_gpu_model(const YAML::Node& node, const std::string& path, 
 }
 
 int Loader::count(const MapReader& r, const std::string& key) {
-  return static_cast<int>(r.integer_or(key, 1, 1000000, 1));
+  return static_cast<int>(r.integer(key, 1, 1000000));
 }
 
 WorkloadRef Loader::workload(const YAML::Node& node, const std::string& path, const ScenarioGpu& gpu) {

@@ -94,6 +94,10 @@ void synthetic() {
   c.sample_interval_s = 3600;
   SyntheticJobsSpec spec;
   spec.mean_duration_s = 3600;
+  spec.fractional = 0.5;
+  spec.multi_gpu = 0.1;
+  spec.cpu_per_gpu_milli = 4000;
+  spec.memory_per_gpu_mib = 16384;
   // Offered load ~90% of 10k GPUs: mean GPUs per job = 0.5 x 0.5 + 0.1 x 14/3 + 0.4 = 1.117.
   spec.rate_per_s = 0.9 * 10000 / (1.117 * spec.mean_duration_s);
   for (const int64_t n : {100000, 300000, 1000000}) {

@@ -100,7 +100,7 @@ WorkloadKindInfo toy_kind() {
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
     auto w = std::make_shared<BurstsWorkload>();
     w->count = r.integer("count", 1, 1000);
-    w->kernels = static_cast<int>(r.integer_or("kernels", 1, 100, 1));
+    w->kernels = static_cast<int>(r.integer("kernels", 1, 100));  // its default, "1", is its KeySpec's
     w->kernel = loader.kernel(r.get("kernel"), r.child_path("kernel"), "fp32", gpu);
     return w;
   };

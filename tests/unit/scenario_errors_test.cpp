@@ -159,3 +159,50 @@ TEST(ScenarioErrors, OverridesApplyAndTheirErrorsSayso) {
   EXPECT_EQ(error_of(kGood, {parse_override("tenants.zed.memory=1GiB")}), "--set tenants.zed.memory: no list element 'zed'");
   EXPECT_THROW(parse_override("novalue"), InputError);
 }
+
+// Key defaults live in the key tables: an absent key takes its KeySpec's default_value, which the reference prints.
+TEST(KeyDefaults, AnAbsentKeyTakesItsDeclaredDefault) {
+  const Section s{"test",
+                  "",
+                  {{"n", "integer", false, "3", ""},
+                   {"t", "time", false, "2 ms", ""},
+                   {"c", "a | b", false, "b", ""},
+                   {"f", "boolean", false, "true", ""},
+                   {"bad", "time", false, "soon", ""},
+                   {"need", "time", true, "", ""},
+                   {"computed", "time", false, "", "", "something the reader works out"}}};
+  const YAML::Node empty(YAML::NodeType::Map);
+  const MapReader r("f.yaml", empty, "x", s);
+  EXPECT_EQ(r.integer("n", 0, 10), 3);
+  EXPECT_DOUBLE_EQ(r.quantity("t", units::Dim::Time), 2e-3);
+  EXPECT_EQ(r.choice("c", {"a", "b"}), "b");
+  EXPECT_TRUE(r.boolean("f"));
+  EXPECT_THROW(r.quantity("bad", units::Dim::Time), std::logic_error);  // a default that is not a time: a bug
+  EXPECT_THROW(r.integer("n", 5, 10), std::logic_error);                // a default out of the reader's bounds
+  EXPECT_THROW(r.quantity("need", units::Dim::Time), InputError);       // required: "missing required key"
+  EXPECT_THROW(r.quantity("computed", units::Dim::Time), InputError);   // no value: the reader computes it
+  EXPECT_EQ(s.keys.back().documented_default(), "something the reader works out");
+}
+
+TEST(KeyDefaults, AMinimalScenarioGetsTheDefaultsTheReferencePrints) {
+  const Scenario sc = load_scenario_text(
+      "version: 1\nname: d\ngpus: [{id: g0, model: H100-SXM}]\n"
+      "tenants: [{name: a, on: g0, workload: {training: {iterations: 1, step: {flops: 1TFLOP}}}}]\n",
+      "d.yaml", builtin_catalog());
+  const std::vector<Section> sections = scenario_sections();
+  const auto default_of = [&](const std::string& section, const std::string& key) {
+    for (const Section& s : sections)
+      if (s.path == section)
+        for (const KeySpec& k : s.keys)
+          if (k.name == key) return k.default_value;
+    ADD_FAILURE() << section << "." << key;
+    return std::string();
+  };
+  EXPECT_EQ(std::to_string(sc.seed), default_of("", "seed"));
+  EXPECT_EQ(sc.fidelity == Fidelity::Exact ? "exact" : "fluid", default_of("", "fidelity"));
+  EXPECT_EQ(units::format(sc.tenants[0].memory, units::Dim::Bytes), default_of("tenants[]", "memory"));
+  EXPECT_EQ(units::format(sc.tenants[0].start, units::Dim::Time), default_of("tenants[]", "start"));
+  const auto& training = dynamic_cast<const TrainingWorkload&>(*sc.tenants[0].workload);
+  EXPECT_EQ(std::to_string(training.kernels_per_step), default_of("workload.training", "kernels_per_step"));
+  EXPECT_EQ(units::format(training.host_time, units::Dim::Time), default_of("workload.training", "host_time"));
+}

@@ -16,7 +16,7 @@ WorkloadKindInfo inference_workload_kind() {
         {"request", "kernel (default precision fp16)", true, "", "GPU work of one request"},
         {"kernels_per_request", "integer", false, "1",
          "exact fidelity splits a request into this many equal kernels"},
-        {"requests", "integer", false, "until the scenario ends", "arrivals to generate"},
+        {"requests", "integer", false, "", "arrivals to generate", "until the scenario ends"},
         {"slo", "slo", false, "", "latency targets"}}},
       {"workload.inference.slo",
        "Latency targets: a request attains a target when its latency is at most the bound; the target is met when "
@@ -33,7 +33,7 @@ WorkloadKindInfo inference_workload_kind() {
     if (!(t->rate > 0)) fail_at(r.file(), r.get("rate"), r.child_path("rate"), "expected a positive rate");
     t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
     t->kernels_per_request = loader.count(r, "kernels_per_request");
-    t->requests = r.integer_or("requests", 0, 1LL << 50, -1);
+    t->requests = r.has("requests") ? r.integer("requests", 0, 1LL << 50) : -1;
     if (r.has("slo")) {
       MapReader s(r.file(), r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
       s.finish();

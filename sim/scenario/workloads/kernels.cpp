@@ -14,7 +14,7 @@ WorkloadKindInfo kernels_workload_kind() {
       {"workload.kernels", "Draw a kernel from the mix by weight, run it, think, repeat.",
        {{"mix", "list of mix[]", false, "", "the kernels and their weights (or use `kernel`)"},
         {"kernel", "kernel", false, "", "a single kernel instead of a mix"},
-        {"count", "integer", false, "until the scenario ends", "kernels to run"},
+        {"count", "integer", false, "", "kernels to run", "until the scenario ends"},
         {"think", "time", false, "0 s", "time between kernels (mean if exponential)"},
         {"think_distribution", "constant | exponential", false, "constant", "how think times vary"}}},
       {"workload.kernels.mix[]", "One kernel of a mix.",
@@ -36,16 +36,15 @@ WorkloadKindInfo kernels_workload_kind() {
                     section_named("workload.kernels.mix[]"));
         m.finish();
         KernelMixEntry e;
-        e.name = m.string_or("name", fmt::format("k{}", i));
-        e.weight = m.has("weight") ? loader.positive(m, "weight", units::Dim::Count) : 1.0;
+        e.name = m.has("name") ? m.string("name") : fmt::format("k{}", i);
+        e.weight = loader.positive(m, "weight", units::Dim::Count);
         e.kernel = loader.kernel(m.get("kernel"), m.child_path("kernel"), "fp32", gpu);
         t->mix.push_back(e);
       }
     }
-    t->count = r.integer_or("count", 0, 1LL << 50, -1);
+    t->count = r.has("count") ? r.integer("count", 0, 1LL << 50) : -1;
     t->think = loader.nonnegative(r, "think", units::Dim::Time);
-    t->think_exponential =
-        r.choice_or("think_distribution", {"constant", "exponential"}, "constant") == "exponential";
+    t->think_exponential = r.choice("think_distribution", {"constant", "exponential"}) == "exponential";
     return t;
   };
   return kind;

@@ -10,15 +10,15 @@ WorkloadKindInfo render_workload_kind() {
   kind.help = "frames; reports frames/s";
   kind.sections = {
       {"workload.render", "Frames, each CPU time then GPU work, optionally capped at a frame rate.",
-       {{"frames", "integer", false, "until the scenario ends", "frames to render"},
+       {{"frames", "integer", false, "", "frames to render", "until the scenario ends"},
         {"frame", "kernel (default precision fp32)", true, "", "GPU work of one frame"},
         {"kernels_per_frame", "integer", false, "1", "exact fidelity splits a frame into this many equal kernels"},
         {"cpu_time", "time", false, "0 s", "CPU time per frame before its GPU work"},
-        {"fps_cap", "number", false, "uncapped", "frame-rate limit (vsync), frames per second"}}},
+        {"fps_cap", "number", false, "", "frame-rate limit (vsync), frames per second", "uncapped"}}},
   };
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
     auto t = std::make_shared<RenderWorkload>();
-    t->frames = r.integer_or("frames", 0, 1LL << 50, -1);
+    t->frames = r.has("frames") ? r.integer("frames", 0, 1LL << 50) : -1;
     t->frame = loader.kernel(r.get("frame"), r.child_path("frame"), "fp32", gpu);
     t->kernels_per_frame = loader.count(r, "kernels_per_frame");
     t->cpu_time = loader.nonnegative(r, "cpu_time", units::Dim::Time);

@@ -68,7 +68,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
   } catch (const TraceError& e) {
     fail_at(file, r.has("window") ? r.get("window") : r.node(), r.path(), e.what());
   }
-  t->iterations = r.integer_or("iterations", 1, 1LL << 40, 1);
+  t->iterations = r.integer("iterations", 1, 1LL << 40);
   return t;
 }
 
@@ -96,7 +96,7 @@ WorkloadKindInfo trace_workload_kind() {
       {"workload.trace.window",
        "A part of the trace, in time since its first GPU op; kept ops start in [from, to) and are replayed "
        "relative to `from`.",
-       {{"from", "time", false, "0 s", "start of the window"}, {"to", "time", false, "the trace's end", "end of the window"}}},
+       {{"from", "time", false, "0 s", "start of the window"}, {"to", "time", false, "", "end of the window", "the trace's end"}}},
   };
   kind.read = read_trace;
   return kind;

@@ -10,14 +10,14 @@ WorkloadKindInfo training_workload_kind() {
   kind.help = "training iterations; reports iterations/s";
   kind.sections = {
       {"workload.training", "Iterations, each a host-side delay then one step of GPU work.",
-       {{"iterations", "integer", false, "until the scenario ends", "iterations to run"},
+       {{"iterations", "integer", false, "", "iterations to run", "until the scenario ends"},
         {"step", "kernel (default precision fp16)", true, "", "GPU work of one iteration"},
         {"kernels_per_step", "integer", false, "1", "exact fidelity splits a step into this many equal kernels"},
         {"host_time", "time", false, "0 s", "CPU time per iteration during which the GPU is idle"}}},
   };
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
     auto t = std::make_shared<TrainingWorkload>();
-    t->iterations = r.integer_or("iterations", 0, 1LL << 50, -1);
+    t->iterations = r.has("iterations") ? r.integer("iterations", 0, 1LL << 50) : -1;
     t->step = loader.kernel(r.get("step"), r.child_path("step"), "fp16", gpu);
     t->kernels_per_step = loader.count(r, "kernels_per_step");
     t->host_time = loader.nonnegative(r, "host_time", units::Dim::Time);

@@ -23,7 +23,7 @@ const std::vector<Section>& cluster_sections() {
   static const std::vector<Section> sections = {
       {"", "A cluster scenario: a job-level study of many nodes.",
        {{"version", "integer", true, "", "format version; must be 1"},
-        {"name", "string", false, "file name", "shown in the output"},
+        {"name", "string", false, "", "shown in the output", "file name"},
         {"kind", "string", true, "", "must be `cluster` (other scenarios are GPU-level, see scenario-reference.md)"},
         {"seed", "integer", false, "1", "seed of synthetic jobs and preemptions"},
         {"cluster", "mapping", true, "", "nodes, jobs and policy"}}},
@@ -31,8 +31,8 @@ const std::vector<Section>& cluster_sections() {
        {{"nodes", "mapping or list", true, "", "`{openb: PATH}` or a list of node groups (`cluster.nodes[]`)"},
         {"jobs", "mapping", true, "", "`{openb: PATH}` or `{synthetic: {...}}`"},
         {"policy", "string", false, "first_fit", "placement policy: first_fit, best_fit, spread, fgd, mig_aware"},
-        {"sharing_slowdown", "mapping", false, "timeslice defaults", "progress rate of jobs on a shared GPU"},
-        {"preemption", "mapping", false, "none", "spot capacity reclaimed"},
+        {"sharing_slowdown", "mapping", false, "", "progress rate of jobs on a shared GPU", "timeslice defaults"},
+        {"preemption", "mapping", false, "", "spot capacity reclaimed", "none"},
         {"sample_interval", "time", false, "1h", "time between samples of allocation and fragmentation"}}},
       {"cluster.nodes", "Nodes from an openb node list.",
        {{"openb", "path", true, "", "openb_node_list_*.csv, relative to the scenario file"},
@@ -50,10 +50,11 @@ const std::vector<Section>& cluster_sections() {
         {"count", "integer", false, "1", "identical nodes in this group"}}},
       {"cluster.jobs", "The jobs.",
        {{"openb", "path", false, "", "openb_pod_list_*.csv, relative to the scenario file"},
-        {"limit", "integer", false, "all", "with openb: keep the first N pods"},
-        {"sample", "integer", false, "none",
+        {"limit", "integer", false, "", "with openb: keep the first N pods", "all"},
+        {"sample", "integer", false, "",
          "with openb: draw N pods with replacement (seeded), arriving 1 s apart and never leaving: the FGD paper's "
-         "workload inflation"},
+         "workload inflation",
+         "none"},
         {"synthetic", "mapping", false, "", "generated jobs (`cluster.jobs.synthetic`)"},
         {"no_departures", "boolean", false, "false",
          "jobs never finish: the cluster fills up as in the FGD paper's experiments"}}},
@@ -67,15 +68,18 @@ const std::vector<Section>& cluster_sections() {
         {"memory_per_gpu", "bytes", false, "16GiB", "host memory per GPU asked"}}},
       {"cluster.sharing_slowdown", "A job on a GPU that holds other jobs progresses at slice / (slice + switch_cost).",
        {{"mode", "string", false, "timeslice", "`timeslice` or `none` (no slowdown)"},
-        {"slice", "time", false, sharing_slowdown_params()[0].default_text(),
-         sharing_slowdown_params()[0].help + " (`timeslice.slice`); " + sharing_slowdown_params()[0].source},
-        {"switch_cost", "time", false, sharing_slowdown_params()[1].default_text(),
-         sharing_slowdown_params()[1].help + " (`timeslice.switch_cost`); " + sharing_slowdown_params()[1].source}}},
+        // The timeslice mode's parameters: their defaults are its declarations' (ParamSpec), used as declared.
+        {"slice", "time", false, "",
+         sharing_slowdown_params()[0].help + " (`timeslice.slice`); " + sharing_slowdown_params()[0].source,
+         sharing_slowdown_params()[0].default_text()},
+        {"switch_cost", "time", false, "",
+         sharing_slowdown_params()[1].help + " (`timeslice.switch_cost`); " + sharing_slowdown_params()[1].source,
+         sharing_slowdown_params()[1].default_text()}}},
       {"cluster.preemption", "Each preemption takes one eligible node down; its jobs lose work since their last "
                              "checkpoint and go back to the queue.",
        {{"rate", "rate", false, "0/s", "Poisson rate of preemptions across the cluster, e.g. `2/h`"},
-        {"times", "list of times", false, "[]", "preemptions at fixed times"},
-        {"checkpoint_interval", "time", false, "0s (none)", "work between checkpoints"},
+        {"times", "list of times", false, "", "preemptions at fixed times", "[]"},
+        {"checkpoint_interval", "time", false, "0s", "work between checkpoints; 0: none"},
         {"restart_cost", "time", false, "0s", "extra work when a preempted job starts again"},
         {"downtime", "time", false, "0s", "how long a preempted node stays away"},
         {"nodes", "string", false, "spot", "`spot` (nodes marked spot) or `all`"}}},
@@ -97,15 +101,15 @@ std::string relative_to(const std::string& file, const std::string& path) {
   return p.string();
 }
 
-double at_least(const MapReader& r, const std::string& key, Dim dim, double fallback, double min) {
-  const double v = r.quantity_or(key, dim, fallback);
+double at_least(const MapReader& r, const std::string& key, Dim dim, double min) {
+  const double v = r.quantity(key, dim);
   if (v < min || !std::isfinite(v))
     fail_at(r.file(), r.get(key), r.child_path(key), fmt::format("expected a value >= {}", units::format(min, dim)));
   return v;
 }
 
-double fraction(const MapReader& r, const std::string& key, double fallback) {
-  const double v = r.quantity_or(key, Dim::Ratio, fallback);
+double fraction(const MapReader& r, const std::string& key) {
+  const double v = r.quantity(key, Dim::Ratio);
   if (v < 0 || v > 1) fail_at(r.file(), r.get(key), r.child_path(key), "expected a fraction from 0 to 1");
   return v;
 }
@@ -115,9 +119,9 @@ std::vector<ClusterNode> read_nodes(const std::string& file, const YAML::Node& n
   if (node.IsMap()) {
     MapReader r(file, node, "cluster.nodes", section("cluster.nodes"));
     r.finish();
-    nodes = read_openb_nodes(relative_to(file, r.string("openb")), !r.boolean_or("cpu_nodes", false));
-    const double price = at_least(r, "gpu_price", Dim::MoneyRate, 0, 0);
-    const bool spot = r.boolean_or("spot", false);
+    nodes = read_openb_nodes(relative_to(file, r.string("openb")), !r.boolean("cpu_nodes"));
+    const double price = at_least(r, "gpu_price", Dim::MoneyRate, 0);
+    const bool spot = r.boolean("spot");
     for (ClusterNode& n : nodes) {
       n.price_per_s = price * n.gpus;
       n.spot = spot;
@@ -131,13 +135,13 @@ std::vector<ClusterNode> read_nodes(const std::string& file, const YAML::Node& n
     r.finish();
     ClusterNode n;
     n.name = r.string("name");
-    n.gpu_model = r.string_or("gpu_model", "GPU");
+    n.gpu_model = r.string("gpu_model");
     n.gpus = static_cast<int>(r.integer("gpus", 0, 64));
-    n.cpu_milli = at_least(r, "cpu_milli", Dim::Count, 64000, 0);
-    n.memory_mib = at_least(r, "memory", Dim::Bytes, 256.0 * 1024 * 1024 * 1024, 0) / (1024.0 * 1024.0);
-    n.price_per_s = at_least(r, "price", Dim::MoneyRate, 0, 0);
-    n.spot = r.boolean_or("spot", false);
-    const long long count = r.integer_or("count", 1, 1000000, 1);
+    n.cpu_milli = at_least(r, "cpu_milli", Dim::Count, 0);
+    n.memory_mib = at_least(r, "memory", Dim::Bytes, 0) / (1024.0 * 1024.0);
+    n.price_per_s = at_least(r, "price", Dim::MoneyRate, 0);
+    n.spot = r.boolean("spot");
+    const long long count = r.integer("count", 1, 1000000);
     for (long long k = 0; k < count; ++k) {
       nodes.push_back(n);
       if (count > 1) nodes.back().name = fmt::format("{}-{}", n.name, k);
@@ -149,12 +153,12 @@ std::vector<ClusterNode> read_nodes(const std::string& file, const YAML::Node& n
 std::vector<ClusterJob> read_jobs(const std::string& file, const YAML::Node& node, uint64_t seed, bool& no_departures) {
   MapReader r(file, node, "cluster.jobs", section("cluster.jobs"));
   r.finish();
-  no_departures = r.boolean_or("no_departures", false);
+  no_departures = r.boolean("no_departures");
   if (r.has("openb") == r.has("synthetic"))
     fail_at(file, node, "cluster.jobs", "expected exactly one of `openb` and `synthetic`");
   if (r.has("openb")) {
     std::vector<ClusterJob> pods = read_openb_pods(relative_to(file, r.string("openb")),
-                                                   static_cast<size_t>(r.integer_or("limit", 1, 100000000, 0)));
+                                                   r.has("limit") ? static_cast<size_t>(r.integer("limit", 1, 100000000)) : 0);
     if (!r.has("sample")) return pods;
     return sample_jobs(pods, static_cast<size_t>(r.integer("sample", 1, 100000000)), seed);
   }
@@ -166,40 +170,40 @@ std::vector<ClusterJob> read_jobs(const std::string& file, const YAML::Node& nod
   spec.count = s.integer("count", 1, 100000000);
   spec.rate_per_s = s.quantity("rate", Dim::Rate);
   if (!(spec.rate_per_s > 0)) fail_at(file, s.get("rate"), s.child_path("rate"), "expected a rate > 0");
-  spec.mean_duration_s = at_least(s, "duration", Dim::Time, spec.mean_duration_s, 0);
-  spec.fractional = fraction(s, "fractional", spec.fractional);
-  spec.multi_gpu = fraction(s, "multi_gpu", spec.multi_gpu);
+  spec.mean_duration_s = at_least(s, "duration", Dim::Time, 0);
+  spec.fractional = fraction(s, "fractional");
+  spec.multi_gpu = fraction(s, "multi_gpu");
   if (spec.fractional + spec.multi_gpu > 1)
     fail_at(file, s.node(), s.path(), "fractional + multi_gpu must not exceed 1");
-  spec.cpu_per_gpu_milli = at_least(s, "cpu_per_gpu", Dim::Count, spec.cpu_per_gpu_milli, 0);
-  spec.memory_per_gpu_mib = at_least(s, "memory_per_gpu", Dim::Bytes, spec.memory_per_gpu_mib * 1048576.0, 0) / 1048576.0;
+  spec.cpu_per_gpu_milli = at_least(s, "cpu_per_gpu", Dim::Count, 0);
+  spec.memory_per_gpu_mib = at_least(s, "memory_per_gpu", Dim::Bytes, 0) / 1048576.0;
   return synthetic_cluster_jobs(spec, seed);
 }
 
 void read_preemption(const std::string& file, const YAML::Node& node, PreemptionSpec& p) {
   MapReader r(file, node, "cluster.preemption", section("cluster.preemption"));
   r.finish();
-  p.rate_per_s = at_least(r, "rate", Dim::Rate, 0, 0);
+  p.rate_per_s = at_least(r, "rate", Dim::Rate, 0);
   if (r.has("times")) {
     const YAML::Node list = r.get("times");
     if (!list.IsSequence()) fail_at(file, list, r.child_path("times"), "expected a list of times");
     for (size_t i = 0; i < list.size(); ++i)
       p.times_s.push_back(read_quantity(file, list[i], fmt::format("{}[{}]", r.child_path("times"), i), Dim::Time));
   }
-  p.checkpoint_interval_s = at_least(r, "checkpoint_interval", Dim::Time, 0, 0);
-  p.restart_cost_s = at_least(r, "restart_cost", Dim::Time, 0, 0);
-  p.downtime_s = at_least(r, "downtime", Dim::Time, 0, 0);
-  p.all_nodes = r.choice_or("nodes", {"spot", "all"}, "spot") == "all";
+  p.checkpoint_interval_s = at_least(r, "checkpoint_interval", Dim::Time, 0);
+  p.restart_cost_s = at_least(r, "restart_cost", Dim::Time, 0);
+  p.downtime_s = at_least(r, "downtime", Dim::Time, 0);
+  p.all_nodes = r.choice("nodes", {"spot", "all"}) == "all";
 }
 
 double read_sharing_efficiency(const std::string& file, const YAML::Node& node) {
   MapReader r(file, node, "cluster.sharing_slowdown", section("cluster.sharing_slowdown"));
   r.finish();
-  if (r.choice_or("mode", {"timeslice", "none"}, "timeslice") == "none") return 1;
+  if (r.choice("mode", {"timeslice", "none"}) == "none") return 1;
   const std::vector<ParamSpec>& ps = sharing_slowdown_params();
   double v[2];
   for (size_t i = 0; i < 2; ++i) {
-    v[i] = r.quantity_or(ps[i].name, ps[i].dim, ps[i].default_value);
+    v[i] = r.has(ps[i].name) ? r.quantity(ps[i].name, ps[i].dim) : ps[i].default_value;
     if (v[i] < ps[i].min || v[i] > ps[i].max)
       fail_at(file, r.get(ps[i].name), r.child_path(ps[i].name),
               fmt::format("expected a value from {} to {}", units::format(ps[i].min, ps[i].dim),
@@ -270,20 +274,20 @@ ClusterConfig load_cluster_scenario(const ScenarioDocument& doc) {
   top.integer("version", 1, 1);
   if (top.string("kind") != "cluster") fail_at(file, top.get("kind"), "kind", "expected `cluster`");
   ClusterConfig c;
-  c.name = top.string_or("name", std::filesystem::path(file).filename().string());
-  c.seed = static_cast<uint64_t>(top.integer_or("seed", 0, 1LL << 62, 1));
+  c.name = top.has("name") ? top.string("name") : std::filesystem::path(file).filename().string();
+  c.seed = static_cast<uint64_t>(top.integer("seed", 0, 1LL << 62));
   MapReader cl(file, top.get("cluster"), "cluster", section("cluster"));
   cl.finish();
   c.nodes = read_nodes(file, cl.get("nodes"));
   c.jobs = read_jobs(file, cl.get("jobs"), c.seed, c.no_departures);
   std::vector<std::string> names;
   for (const PlacementPolicyInfo& p : placement_policies()) names.push_back(p.name);
-  c.policy = cl.choice_or("policy", names, "first_fit");
-  c.sharing_efficiency = cl.has("sharing_slowdown") ? read_sharing_efficiency(file, cl.get("sharing_slowdown"))
-                                                    : timeslice_efficiency(sharing_slowdown_params()[0].default_value,
-                                                                           sharing_slowdown_params()[1].default_value);
+  c.policy = cl.choice("policy", names);
+  // Without a sharing_slowdown mapping, its keys' defaults (the timeslice mode's).
+  c.sharing_efficiency = read_sharing_efficiency(file, cl.has("sharing_slowdown") ? cl.get("sharing_slowdown")
+                                                                                  : YAML::Node(YAML::NodeType::Map));
   if (cl.has("preemption")) read_preemption(file, cl.get("preemption"), c.preemption);
-  c.sample_interval_s = cl.quantity_or("sample_interval", Dim::Time, 3600);
+  c.sample_interval_s = cl.quantity("sample_interval", Dim::Time);
   if (!(c.sample_interval_s > 0))
     fail_at(file, cl.get("sample_interval"), cl.child_path("sample_interval"), "expected a time > 0");
   return c;

@@ -13,15 +13,15 @@
 namespace vgpusim {
 
 // A synthetic job stream: Poisson arrivals, exponential durations, a mix of fractional, whole and multi-GPU
-// requests.
+// requests. A scenario's defaults are those of the keys of cluster.jobs.synthetic (cluster_sections()).
 struct SyntheticJobsSpec {
-  int64_t count = 1000;
-  double rate_per_s = 1;          // arrivals per second
-  double mean_duration_s = 3600;  // exponential
-  double fractional = 0.5;        // share of jobs asking for a fraction of one GPU (0.1 .. 0.9, uniform)
-  double multi_gpu = 0.1;         // share of jobs asking for 2, 4 or 8 whole GPUs
-  double cpu_per_gpu_milli = 4000;
-  double memory_per_gpu_mib = 16384;
+  int64_t count = 0;
+  double rate_per_s = 0;          // arrivals per second
+  double mean_duration_s = 0;     // s, exponential
+  double fractional = 0;          // share of jobs asking for a fraction of one GPU (0.1 .. 0.9, uniform)
+  double multi_gpu = 0;           // share of jobs asking for 2, 4 or 8 whole GPUs
+  double cpu_per_gpu_milli = 0;
+  double memory_per_gpu_mib = 0;
 };
 std::vector<ClusterJob> synthetic_cluster_jobs(const SyntheticJobsSpec& spec, uint64_t seed);
 

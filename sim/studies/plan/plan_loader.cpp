@@ -50,14 +50,14 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   MapReader top(file, root, "", section_named("plan"));
   top.finish();
   top.integer("version", 1, 1);
-  if (top.choice_or("kind", {"plan"}, "") != "plan") top.get("kind");
+  top.choice("kind", {"plan"});
   PlanSpec plan;
   plan.file = file;
   plan.name = top.string("name");
-  plan.seed = static_cast<uint64_t>(top.integer_or("seed", 0, 1LL << 62, 1));
-  plan.duration = top.has("duration") ? loader.positive(top, "duration", Dim::Time) : 60.0;
-  plan.fidelity = top.choice_or("fidelity", {"exact", "fluid"}, "fluid") == "exact" ? Fidelity::Exact : Fidelity::Fluid;
-  plan.max_instances = static_cast<int>(top.integer_or("max_instances", 1, 64, 4));
+  plan.seed = static_cast<uint64_t>(top.integer("seed", 0, 1LL << 62));
+  plan.duration = loader.positive(top, "duration", Dim::Time);
+  plan.fidelity = top.choice("fidelity", {"exact", "fluid"}) == "exact" ? Fidelity::Exact : Fidelity::Fluid;
+  plan.max_instances = static_cast<int>(top.integer("max_instances", 1, 64));
 
   // Instance types: catalog names, or {name, gpu, gpus, price_per_hour} of the user's own.
   const YAML::Node instances = top.get("instances");
@@ -81,7 +81,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
     it.name = r.string("name");
     it.gpu = r.string("gpu");
     if (!builtin_catalog().find(it.gpu)) loader.unknown_gpu_model(r.get("gpu"), r.child_path("gpu"), it.gpu);
-    it.gpus = static_cast<int>(r.integer_or("gpus", 1, 64, 1));
+    it.gpus = static_cast<int>(r.integer("gpus", 1, 64));
     it.price_per_hour = loader.positive(r, "price", Dim::MoneyRate) * 3600;
     plan.instances.push_back(it);
   }
@@ -99,7 +99,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
     r.finish();
     PlanWorkload w;
     w.name = r.string("name");
-    w.replicas = static_cast<int>(r.integer_or("replicas", 1, 1000, 1));
+    w.replicas = static_cast<int>(r.integer("replicas", 1, 1000));
     w.memory = loader.nonnegative(r, "memory", Dim::Bytes);
     w.workload = loader.workload(r.get("workload"), r.child_path("workload"), reference);
     if (r.has("slo")) {
