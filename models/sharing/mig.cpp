@@ -1,6 +1,7 @@
-// `mig`: Multi-Instance GPU. The GPU is split into isolated instances, each with its own SMs, memory, L2 slices and
-// memory controllers (so DRAM bandwidth); tenants are placed on instances, and each instance is shared by a mode of
-// its own (timeslice by default; mps nests too). Load on one instance never slows another.
+// `mig`: Multi-Instance GPU. The GPU is split into isolated partitions (NVIDIA's GPU instances), each with its own SMs,
+// memory, L2 slices and memory controllers (so DRAM bandwidth); tenants are placed on partitions, and each is shared
+// by a mode of
+// its own (timeslice by default; mps nests too). Load on one partition never slows another.
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -11,9 +12,9 @@
 namespace vgpusim {
 namespace {
 
-// An instance's share of the whole GPU: SM-bound rates scale with its SMs, memory-side resources with its memory
-// slices (eighths), as MIG dedicates L2 slices and memory controllers to each instance.
-GpuSpec instance_spec(const GpuSpec& gpu, const MigGpuTable& table, const MigProfile& profile) {
+// A partition's share of the whole GPU: SM-bound rates scale with its SMs, memory-side resources with its memory
+// slices (eighths), as MIG dedicates L2 slices and memory controllers to each partition.
+GpuSpec partition_spec(const GpuSpec& gpu, const MigGpuTable& table, const MigProfile& profile) {
   GpuSpec s = gpu;
   const double sm_share = profile.sms / table.total_sms;
   const double memory_share = profile.memory_slices / 8.0;
@@ -43,7 +44,7 @@ std::variant<std::vector<Partition>, std::string> make_partitions(const GpuSpec&
   std::vector<Partition> parts;
   for (const MigPlacement& p : std::get<std::vector<MigPlacement>>(placed)) {
     for (const MigProfile& profile : table->profiles)
-      if (profile.name == p.profile) parts.push_back({p.profile, p.start, instance_spec(gpu, *table, profile)});
+      if (profile.name == p.profile) parts.push_back({p.profile, p.start, partition_spec(gpu, *table, profile)});
   }
   return parts;
 }
@@ -54,8 +55,8 @@ SharingModeInfo mig_sharing_mode() {
   SharingModeInfo info;
   info.name = "mig";
   info.description =
-      "Multi-Instance GPU: isolated instances with their own SMs, memory, L2 and bandwidth slices; tenants go on "
-      "instances, each shared by a mode of its own (timeslice by default, or mps)";
+      "Multi-Instance GPU: isolated partitions with their own SMs, memory, L2 and bandwidth slices; tenants go on "
+      "partitions, each shared by a mode of its own (timeslice by default, or mps)";
   info.citation = "NVIDIA Multi-Instance GPU User Guide (supported profiles, placements)";
   info.doc = "mig.md";
   info.params = {
@@ -69,7 +70,7 @@ SharingModeInfo mig_sharing_mode() {
   info.memory_isolation = true;
   info.make_partitions = make_partitions;
   info.create = [](const ModelSetup&) -> std::unique_ptr<SharingModel> {
-    throw std::logic_error("mig partitions a GPU; its instances are shared by their own modes");
+    throw std::logic_error("mig partitions a GPU; its partitions are shared by their own modes");
   };
   return info;
 }

@@ -90,8 +90,6 @@ std::vector<MigGpuTable> build_tables() {
   MigGpuTable a100_40;
   a100_40.gpu = "A100-40GB";
   a100_40.total_sms = 108;
-  a100_40.reconfiguration_time = 6.0;
-  a100_40.mode_change_needs_reset = true;
   a100_40.profiles = seven_slice_profiles({{
       {"1g.5gb", 14, 4.75, "nvidia-smi mig -lgip on A100-40GB: profile 19, 14 SMs, 4.75 GiB, 7 instances"},
       {"1g.5gb+me", 14, 4.75,
@@ -112,8 +110,6 @@ std::vector<MigGpuTable> build_tables() {
   MigGpuTable a100_80;
   a100_80.gpu = "A100-80GB";
   a100_80.total_sms = 108;
-  a100_80.reconfiguration_time = 6.0;
-  a100_80.mode_change_needs_reset = true;
   a100_80.profiles = seven_slice_profiles({{
       {"1g.10gb", 14, 9.5,
        "nvidia-smi mig -lgip on A100 80GB (driver 515.86): profile 19, 14 SMs, 9.50 GiB, 7 instances"},
@@ -142,8 +138,6 @@ std::vector<MigGpuTable> build_tables() {
   MigGpuTable h100;
   h100.gpu = "H100-SXM";
   h100.total_sms = 132;
-  h100.reconfiguration_time = 6.0;
-  h100.mode_change_needs_reset = false;
   h100.profiles = seven_slice_profiles({{
       {"1g.10gb", 16, 9.75, "nvidia-smi mig -lgip on H100 80GB HBM3: profile 19, 16 SMs, 9.75 GiB, 7 instances"},
       {"1g.10gb+me", 16, 9.75, "nvidia-smi mig -lgip on H100 80GB HBM3: profile 20, 16 SMs, 9.75 GiB, 1 instance"},
@@ -162,8 +156,6 @@ std::vector<MigGpuTable> build_tables() {
   MigGpuTable h200;
   h200.gpu = "H200";
   h200.total_sms = 132;
-  h200.reconfiguration_time = 6.0;
-  h200.mode_change_needs_reset = false;
   h200.profiles = seven_slice_profiles({{
       {"1g.18gb", 16, 16.0,
        "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 19, 16 SMs, 16.00 GiB, 7 instances"},
@@ -193,7 +185,7 @@ std::vector<MigGpuTable> build_tables() {
 
 // ---- layout check ----
 
-// Instance counts per profile, indexed like table.profiles.
+// Partition counts per profile, indexed like table.profiles.
 using Counts = std::vector<int>;
 
 int compute_slices(const MigGpuTable& table, const Counts& counts) {
@@ -202,13 +194,13 @@ int compute_slices(const MigGpuTable& table, const Counts& counts) {
   return total;
 }
 
-// Depth-first search over start slots. `order` lists profile indices (one per instance, identical ones adjacent);
+// Depth-first search over start slots. `order` lists profile indices (one per partition, identical ones adjacent);
 // on success fills `starts` (parallel to `order`) and returns true; `used` is the bitmask of occupied memory slots.
 bool search(const MigGpuTable& table, const std::vector<int>& order, size_t k, uint32_t used,
             std::vector<int>& starts) {
   if (k == order.size()) return true;
   const MigProfile& p = table.profiles[static_cast<size_t>(order[k])];
-  // Identical instances are interchangeable: keep their starts increasing so each arrangement is tried once.
+  // Identical partitions are interchangeable: keep their starts increasing so each arrangement is tried once.
   const int min_start = (k > 0 && order[k - 1] == order[k]) ? starts[k - 1] + 1 : 0;
   for (int s : p.starts) {
     if (s < min_start || s + p.slot_width > kMemorySlots) continue;
@@ -232,12 +224,12 @@ bool placed_before(const MigGpuTable& table, int a, int b) {
 
 bool fits(const MigGpuTable& table, const Counts& counts) {
   if (compute_slices(table, counts) > kComputeSlices) return false;
-  std::vector<int> instances;
+  std::vector<int> partitions;
   for (size_t p = 0; p < counts.size(); ++p)
-    for (int i = 0; i < counts[p]; ++i) instances.push_back(static_cast<int>(p));
-  std::sort(instances.begin(), instances.end(), [&](int a, int b) { return placed_before(table, a, b); });
-  std::vector<int> starts(instances.size(), 0);
-  return search(table, instances, 0, 0, starts);
+    for (int i = 0; i < counts[p]; ++i) partitions.push_back(static_cast<int>(p));
+  std::sort(partitions.begin(), partitions.end(), [&](int a, int b) { return placed_before(table, a, b); });
+  std::vector<int> starts(partitions.size(), 0);
+  return search(table, partitions, 0, 0, starts);
 }
 
 // "3g.20gb + 3g.20gb + 1g.5gb": profiles in `first_seen` order, each repeated by its count.
@@ -251,12 +243,12 @@ std::string layout_text(const MigGpuTable& table, const Counts& counts, const st
   return out;
 }
 
-// Up to 3 layouts made only of requested instances that fit and to which no further requested instance can be
-// added; most instances first, then most compute slices, then by text.
+// Up to 3 layouts made only of requested partitions that fit and to which no further requested partition can be
+// added; most partitions first, then most compute slices, then by text.
 std::vector<std::string> maximal_layouts(const MigGpuTable& table, const Counts& requested,
                                          const std::vector<int>& first_seen) {
   struct Candidate {
-    int instances;
+    int partitions;
     int compute;
     std::string text;
   };
@@ -282,7 +274,7 @@ std::vector<std::string> maximal_layouts(const MigGpuTable& table, const Counts&
     found.push_back({n, compute_slices(table, c), layout_text(table, c, first_seen)});
   }
   std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.instances != b.instances) return a.instances > b.instances;
+    if (a.partitions != b.partitions) return a.partitions > b.partitions;
     if (a.compute != b.compute) return a.compute > b.compute;
     return a.text < b.text;
   });
@@ -361,7 +353,7 @@ std::variant<std::vector<MigPlacement>, std::string> place_mig_layout(const MigG
     const int asked = counts[static_cast<size_t>(p)];
     if (asked > prof.max_count)
       return fmt::format("at most {} {} of {} {} on {}, asked for {}", prof.max_count,
-                         prof.max_count == 1 ? "instance" : "instances", prof.name,
+                         prof.max_count == 1 ? "partition" : "partitions", prof.name,
                          prof.max_count == 1 ? "fits" : "fit", table.gpu, asked);
   }
 

@@ -23,8 +23,6 @@ struct MigProfile {
 struct MigGpuTable {
   std::string gpu;  // catalog name: A100-40GB, A100-80GB, H100-SXM, H200
   double total_sms = 0;
-  double reconfiguration_time = 0;  // s to change the layout (A100 toggling MIG mode needs a GPU reset)
-  bool mode_change_needs_reset = false;
   std::vector<MigProfile> profiles;
   std::string source;
 };

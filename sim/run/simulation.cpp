@@ -199,7 +199,7 @@ void TargetState::set_phase(Phase p) {
   for (TenantDriver* d : drivers) d->on_target_phase();
 }
 
-// Plays the scenario's layout changes: drain the affected instances, reconfigure, bring them back.
+// Plays the scenario's layout changes: drain the affected partitions, reconfigure, bring them back.
 class LayoutController final : public EngineClient {
  public:
   LayoutController(Engine& engine, const std::vector<LayoutChange>& changes, std::vector<TargetState>& states)
@@ -240,7 +240,7 @@ class LayoutController final : public EngineClient {
       t.set_phase(c.removed ? TargetState::Phase::Absent : TargetState::Phase::Down);
       if (c.removed)
         for (TenantDriver* d : t.drivers)
-          d->abort("instance_removed", fmt::format("its MIG instance was removed by the layout change at {} s",
+          d->abort("partition_removed", fmt::format("its MIG partition was removed by the layout change at {} s",
                                                    changes_[i].at));
     }
     engine_.set_timer(client_, engine_.now() + changes_[i].reconfiguration_time, 2 * i + 1);
@@ -262,8 +262,8 @@ class LayoutController final : public EngineClient {
   long draining_ = -1;
 };
 
-// What one run simulates: targets with their models, which tenants run on which target, memory partitions.
-struct RunPlan {
+// What one run simulates (the scenario itself, or one tenant's baseline): targets with their models, which tenants run on which target, memory partitions.
+struct RunSetup {
   std::vector<Target> targets;
   std::vector<std::unique_ptr<SharingModel>> models;  // one per target
   std::vector<size_t> tenants;                        // scenario tenant indices
@@ -273,7 +273,7 @@ struct RunPlan {
   bool layout_changes = false;
 };
 
-RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress, RunObserver* observer) {
+RunRecord run(const Scenario& sc, RunSetup plan, ProgressFn progress, RunObserver* observer) {
   const std::vector<Target>& targets = plan.targets;
   const std::vector<size_t>& tenant_ids = plan.tenants;
   Engine engine(sc.metrics_interval);
@@ -368,7 +368,7 @@ RunRecord run(const Scenario& sc, RunPlan plan, ProgressFn progress, RunObserver
 }  // namespace
 
 RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
-  RunPlan plan;
+  RunSetup plan;
   plan.targets = sc.targets;
   for (size_t k = 0; k < sc.targets.size(); ++k) {
     const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
@@ -388,7 +388,7 @@ RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observe
 RunRecord simulate_baseline(const Scenario& sc, size_t t) {
   // Alone on the whole physical GPU, bare metal, with the tenant's memory in the GPU's full pool.
   const size_t g = sc.tenants[t].gpu;
-  RunPlan plan;
+  RunSetup plan;
   plan.targets.push_back(Target{sc.gpus[g].id, g, "", -1, sc.gpus[g].spec, {"bare-metal", {}}});
   plan.models.push_back(make_bare_metal_model());
   plan.partitions.emplace_back();

@@ -72,7 +72,8 @@ struct Loader {
   std::vector<std::string> gpu_ids() const;
   size_t gpu_index(const YAML::Node& node, const std::string& path, const std::string& id);
   [[noreturn]] void unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode);
-  // Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
+  // Reads `mode` and its parameters from a sharing mapping; a partitioning mode's `partitions` and `reconfigure`
+  // are allowed beside.
   // `calibrated` (the GPU's calibration) sets defaults that the mapping's own values override.
   SharingConfig sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
                                const SharingModeInfo*& info, const ParamOverrides& calibrated);
@@ -82,7 +83,7 @@ struct Loader {
   std::vector<LayoutEntry> read_layout(const YAML::Node& list, const std::string& path);
   std::vector<Partition> place(const ScenarioGpu& gpu, const SharingModeInfo& info, size_t g,
                                const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path);
-  void add_instance(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
+  void add_partition(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
                     const std::string& path, bool present);
   void partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModeInfo& info);
   size_t target_index(const YAML::Node& node, const std::string& path, const std::string& id);

@@ -27,19 +27,19 @@ struct SharingConfig {
   ParamValues params;
 };
 
-// Where tenants run: a whole GPU, or one partition of it (a MIG instance). Each target is one engine GPU with
+// Where tenants run: a whole GPU, or one partition of it (MIG). Each target is one engine GPU with
 // its own sharing model.
 struct Target {
-  std::string id;         // "g0", or "g0/<instance id>"
+  std::string id;         // "g0", or "g0/<partition id>"
   size_t gpu = 0;         // index into Scenario::gpus
   std::string partition;  // "" for a whole GPU, else the profile, e.g. "1g.10gb"
   int slot = -1;          // placement start slot of a partition
   GpuSpec spec;           // the whole GPU's, or the partition's share of it
   SharingConfig sharing;  // how the target is shared among its tenants
-  bool present_at_start = true;  // false: an instance that a later layout change creates
+  bool present_at_start = true;  // false: a partition that a later layout change creates
 };
 
-// A partitioned GPU's layout change during the run: the affected instances drain (their running kernels finish,
+// A partitioned GPU's layout change during the run: the affected partitions drain (their running kernels finish,
 // no new ones start), the GPU is reconfigured, then they come back with their new resources or are gone.
 struct LayoutChange {
   size_t gpu = 0;

@@ -50,24 +50,25 @@ const std::vector<Section>& sections_before_workloads() {
                  "sit beside it.",
                  {{"mode", "sharing model name", true, "", "one of the models listed by `vgpusim list models`"}},
                  true});
-    s.push_back({"sharing.<gpu>.instances[]",
-                 "One partition of a GPU whose mode partitions it (`mode: mig`). Tenants are placed on it with "
-                 "`on: <gpu>/<id>`.",
-                 {{"id", "string", true, "", "the instance's name within its GPU"},
+    s.push_back({"sharing.<gpu>.partitions[]",
+                 "One partition of a GPU whose mode partitions it (`mode: mig`; NVIDIA calls them GPU instances). "
+                 "Tenants are placed on it with `on: <gpu>/<id>`.",
+                 {{"id", "string", true, "", "the partition's name within its GPU"},
                   {"profile", "profile name", true, "", "e.g. 1g.10gb (see docs/models/mig.md)"},
-                  {"sharing", "sharing.<gpu>", false, "mode: timeslice",
-                   "how the instance is shared among its tenants (any mode that does not partition)"}}});
+                  {"sharing", "sharing.<gpu>", false, "",
+                   "how the partition is shared among its tenants (any mode that does not partition)",
+                   "mode: timeslice"}}});
     s.push_back({"sharing.<gpu>.reconfigure[]",
-                 "A layout change of a partitioned GPU during the run. Instances whose profile or placement changes, "
+                 "A layout change of a partitioned GPU during the run. Partitions whose profile or placement changes, "
                  "or that disappear, drain (running kernels finish, no new ones start); then the GPU is reconfigured "
-                 "for the mode's `reconfiguration_time`; then changed and new instances come up. Instances that "
-                 "disappear end their tenants (failure `instance_removed`). Unchanged instances run on.",
+                 "for the mode's `reconfiguration_time`; then changed and new partitions come up. Partitions that "
+                 "disappear end their tenants (failure `partition_removed`). Unchanged partitions run on.",
                  {{"at", "time", true, "", "when the change is asked for"},
-                  {"instances", "list of instances[]", true, "", "the whole new layout, by instance id"}}});
+                  {"partitions", "list of partitions[]", true, "", "the whole new layout, by partition id"}}});
     s.push_back({"tenants[]", "A tenant: one process (or VM) with one workload on one GPU.",
                  {{"name", "string", true, "", "unique name; results are keyed by it"},
-                  {"on", "GPU id or GPU id/instance id", true, "",
-                   "which GPU (an id from `gpus`), or which instance of a partitioned GPU"},
+                  {"on", "GPU id or GPU id/partition id", true, "",
+                   "which GPU (an id from `gpus`), or which partition of a partitioned GPU"},
                   {"memory", "size", false, "0 B",
                    "device memory allocated at start; when it does not fit, the tenant fails with out-of-memory"},
                   {"start", "time", false, "0 s", "when the tenant starts"},

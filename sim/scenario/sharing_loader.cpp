@@ -1,4 +1,4 @@
-// Scenario loading, sharing: each GPU's mode and parameters, partitions (MIG instances) and layout changes,
+// Scenario loading, sharing: each GPU's mode and parameters, partitions (MIG) and layout changes,
 // and where tenants can be placed.
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -23,7 +23,8 @@ void Loader::unknown_mode(const YAML::Node& node, const std::string& path, const
                       did_you_mean_suffix(mode, names)));
 }
 
-// Reads `mode` and its parameters from a sharing mapping; `extra` keys (e.g. `instances`) are allowed beside.
+// Reads `mode` and its parameters from a sharing mapping; a partitioning mode's `partitions` and `reconfigure`
+// are allowed beside.
 SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
                              const SharingModeInfo*& info, const ParamOverrides& calibrated) {
   MapReader head(file, node, path, section_named("sharing.<gpu>"));
@@ -38,8 +39,12 @@ SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& 
   const std::vector<ParamSpec> specs = info->mode_params();
   for (const ParamSpec& p : specs) params.keys.push_back({p.name, "", false, "", p.help});
   if (info->partitions) {
-    params.keys.push_back({"instances", "list", true, "", "the partitions"});
+    params.keys.push_back({"partitions", "list", true, "", "the partitions"});
     params.keys.push_back({"reconfigure", "list", false, "", "layout changes during the run"});
+    // The key was `instances` before "instance" was kept for cloud instance types.
+    if (node.IsMap() && node["instances"])
+      fail_at(file, node["instances"], path + ".instances",
+              "MIG partitions are listed under `partitions` (they used to be `instances`)");
   }
   MapReader r(file, node, path, params);
   r.finish();
@@ -98,14 +103,14 @@ void Loader::sharing(const MapReader& top) {
 }
 
 std::vector<Loader::LayoutEntry> Loader::read_layout(const YAML::Node& list, const std::string& path) {
-  if (!list.IsSequence() || list.size() == 0) fail_at(file, list, path, "expected a non-empty list of instances");
+  if (!list.IsSequence() || list.size() == 0) fail_at(file, list, path, "expected a non-empty list of partitions");
   std::vector<LayoutEntry> entries;
   for (size_t i = 0; i < list.size(); ++i) {
-    MapReader r(file, list[i], fmt::format("{}[{}]", path, i), section_named("sharing.<gpu>.instances[]"));
+    MapReader r(file, list[i], fmt::format("{}[{}]", path, i), section_named("sharing.<gpu>.partitions[]"));
     r.finish();
     LayoutEntry e{r.string("id"), r.string("profile"), YAML::Node(), r.has("sharing")};
     for (const LayoutEntry& other : entries)
-      if (other.id == e.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate instance id '" + e.id + "'");
+      if (other.id == e.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate partition id '" + e.id + "'");
     if (e.has_sharing) e.sharing.reset(r.get("sharing"));
     entries.push_back(e);
   }
@@ -121,13 +126,13 @@ std::vector<Partition> Loader::place(const ScenarioGpu& gpu, const SharingModeIn
   return std::get<std::vector<Partition>>(made);
 }
 
-void Loader::add_instance(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
+void Loader::add_partition(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
                   const std::string& path, bool present) {
   Target t{sc.gpus[g].id + "/" + e.id, g, part.profile, part.slot, part.spec, {}, present};
   if (e.has_sharing) {
     const SharingModeInfo* inner = nullptr;
     t.sharing = sharing_config(e.sharing, path + ".sharing", t.spec, inner, sc.gpus[g].calibrated);
-    if (inner->partitions) fail_at(file, e.sharing, path + ".sharing", "an instance cannot be partitioned again");
+    if (inner->partitions) fail_at(file, e.sharing, path + ".sharing", "a partition cannot be partitioned again");
   } else {
     const SharingModeInfo* ts = find_sharing_mode("timeslice");
     const std::vector<ParamSpec> specs = ts->mode_params();
@@ -139,15 +144,15 @@ void Loader::add_instance(size_t g, const LayoutEntry& e, const Partition& part,
 
 void Loader::partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModeInfo& info) {
   const ScenarioGpu& gpu = sc.gpus[g];
-  const YAML::Node list = node["instances"];
-  const std::vector<LayoutEntry> first = read_layout(list, path + ".instances");
-  const std::vector<Partition> parts = place(gpu, info, g, first, list, path + ".instances");
-  std::map<std::string, size_t> target_of;  // instance id -> target index
+  const YAML::Node list = node["partitions"];
+  const std::vector<LayoutEntry> first = read_layout(list, path + ".partitions");
+  const std::vector<Partition> parts = place(gpu, info, g, first, list, path + ".partitions");
+  std::map<std::string, size_t> target_of;  // partition id -> target index
   std::map<std::string, std::pair<std::string, int>> current;  // id -> (profile, slot) in the layout now
   for (size_t i = 0; i < parts.size(); ++i) {
     target_of[first[i].id] = sc.targets.size();
     current[first[i].id] = {parts[i].profile, parts[i].slot};
-    add_instance(g, first[i], parts[i], list[i], fmt::format("{}.instances[{}]", path, i), true);
+    add_partition(g, first[i], parts[i], list[i], fmt::format("{}.partitions[{}]", path, i), true);
   }
   if (!node["reconfigure"]) return;
   const YAML::Node changes = node["reconfigure"];
@@ -163,23 +168,23 @@ void Loader::partitions(size_t g, const YAML::Node& node, const std::string& pat
     if (change.at <= last) fail_at(file, r.get("at"), r.child_path("at"), "layout changes must come in time order");
     last = change.at;
     change.reconfiguration_time = sc.sharing[g].params.get("reconfiguration_time");
-    const YAML::Node layout = r.get("instances");
-    const std::vector<LayoutEntry> entries = read_layout(layout, r.child_path("instances"));
-    const std::vector<Partition> placed = place(gpu, info, g, entries, layout, r.child_path("instances"));
+    const YAML::Node layout = r.get("partitions");
+    const std::vector<LayoutEntry> entries = read_layout(layout, r.child_path("partitions"));
+    const std::vector<Partition> placed = place(gpu, info, g, entries, layout, r.child_path("partitions"));
     std::map<std::string, std::pair<std::string, int>> next;
     for (size_t i = 0; i < entries.size(); ++i) {
       const LayoutEntry& e = entries[i];
       next[e.id] = {placed[i].profile, placed[i].slot};
       auto known = target_of.find(e.id);
-      if (known == target_of.end()) {  // a new instance: absent until this change completes
+      if (known == target_of.end()) {  // a new partition: absent until this change completes
         target_of[e.id] = sc.targets.size();
-        add_instance(g, e, placed[i], layout[i], fmt::format("{}.instances[{}]", r.path(), i), false);
+        add_partition(g, e, placed[i], layout[i], fmt::format("{}.partitions[{}]", r.path(), i), false);
         change.changes.push_back({target_of[e.id], false, placed[i].profile, placed[i].slot, placed[i].spec});
         continue;
       }
       if (e.has_sharing)
-        fail_at(file, e.sharing, fmt::format("{}.instances[{}].sharing", r.path(), i),
-                "an instance keeps its sharing across layout changes; give `sharing` where it first appears");
+        fail_at(file, e.sharing, fmt::format("{}.partitions[{}].sharing", r.path(), i),
+                "a partition keeps its sharing across layout changes; give `sharing` where it first appears");
       const auto was = current.find(e.id);
       if (was == current.end() || was->second != next[e.id])
         change.changes.push_back({known->second, false, placed[i].profile, placed[i].slot, placed[i].spec});
@@ -202,10 +207,10 @@ size_t Loader::target_index(const YAML::Node& node, const std::string& path, con
       std::string inside;
       for (const Target& t : sc.targets)
         if (sc.gpus[t.gpu].id == id) inside += (inside.empty() ? "" : ", ") + t.id;
-      fail_at(file, node, path, fmt::format("GPU '{}' is split into instances; put the tenant on one of: {}", id, inside));
+      fail_at(file, node, path, fmt::format("GPU '{}' is split into partitions; put the tenant on one of: {}", id, inside));
     }
   fail_at(file, node, path,
-          fmt::format("no GPU or instance with id '{}'{}", id,
+          fmt::format("no GPU or partition with id '{}'{}", id,
                       did_you_mean_suffix(id, ids)));
 }
 

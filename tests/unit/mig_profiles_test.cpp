@@ -130,14 +130,6 @@ TEST(MigTables, PlacementsFollowLgipp) {
   EXPECT_EQ(profile("H100-SXM", "7g.80gb").slot_width, 8);
 }
 
-TEST(MigTables, OnlyA100NeedsResetForModeChange) {
-  EXPECT_TRUE(table("A100-40GB").mode_change_needs_reset);
-  EXPECT_TRUE(table("A100-80GB").mode_change_needs_reset);
-  EXPECT_FALSE(table("H100-SXM").mode_change_needs_reset);
-  EXPECT_FALSE(table("H200").mode_change_needs_reset);
-  for (const MigGpuTable& t : mig_tables()) EXPECT_GT(t.reconfiguration_time, 0) << t.gpu;
-}
-
 TEST(MigTables, SevenOneSliceInstancesOnA100Reach98Of108Sms) {
   const std::vector<MigPlacement> p = placed("A100-40GB", repeat("1g.5gb", 7));
   ASSERT_EQ(p.size(), 7u);
@@ -154,7 +146,7 @@ TEST(MigLayout, SevenOneSliceInstancesFitAnEighthIsRefused) {
     ASSERT_EQ(p.size(), 7u) << t.gpu;
     for (size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i].start, static_cast<int>(i)) << t.gpu;
   }
-  EXPECT_EQ(refused("A100-40GB", repeat("1g.5gb", 8)), "at most 7 instances of 1g.5gb fit on A100-40GB, asked for 8");
+  EXPECT_EQ(refused("A100-40GB", repeat("1g.5gb", 8)), "at most 7 partitions of 1g.5gb fit on A100-40GB, asked for 8");
 }
 
 TEST(MigLayout, TwoThreeSliceInstancesFit) {
@@ -177,7 +169,7 @@ TEST(MigLayout, FourSliceAndThreeSliceFitSideBySide) {
 
 TEST(MigLayout, TwoFourSliceInstancesAreRefusedByMaxCount) {
   EXPECT_EQ(refused("A100-40GB", {"4g.20gb", "4g.20gb"}),
-            "at most 1 instance of 4g.20gb fits on A100-40GB, asked for 2");
+            "at most 1 partition of 4g.20gb fits on A100-40GB, asked for 2");
 }
 
 TEST(MigLayout, SevenSliceAloneFitsButNotWithAnything) {

@@ -113,7 +113,7 @@ TEST(Plan, ShardComesFromTheFlagOrTheJobArray) {
 
 TEST(Plan, FileErrorsNameTheirPlace) {
   std::string bad = kPlan;
-  bad.replace(bad.find("  - {mode: mps}"), 15, "  - {mode: mig, instances: [{id: a, profile: 1g.5gb}]}");
+  bad.replace(bad.find("  - {mode: mps}"), 15, "  - {mode: mig, partitions: [{id: a, profile: 1g.5gb}]}");
   EXPECT_EQ(error_of(bad), "p.yaml:12:5: sharing[2]: plans do not search partition layouts yet");
   std::string unknown = kPlan;
   unknown.replace(unknown.find("  - {name: small-t4, gpu: T4, price: $0.53/h}"), 45, "  - p9.mega");

@@ -114,7 +114,7 @@ TEST(Mps, AtMost48Clients) {
 
 TEST(Mig, InstanceThroughputIsUnchangedByLoadOnOtherInstances) {
   const std::string layout =
-      "{mode: mig, instances: [{id: a, profile: 1g.5gb}, {id: b, profile: 2g.10gb}, {id: c, profile: 3g.20gb}]}";
+      "{mode: mig, partitions: [{id: a, profile: 1g.5gb}, {id: b, profile: 2g.10gb}, {id: c, profile: 3g.20gb}]}";
   const Results alone = run_text(scenario(layout, trainer("x", "g0/a", kCompute)));
   const Results noisy = run_text(scenario(layout, trainer("x", "g0/a", kCompute) + trainer("n1", "g0/b", kMemory) +
                                                       trainer("n2", "g0/b", kCompute) + trainer("n3", "g0/c", kMemory)));
@@ -128,18 +128,18 @@ TEST(Mig, InstanceThroughputIsUnchangedByLoadOnOtherInstances) {
 }
 
 TEST(Mig, MpsInsideAnInstanceComposes) {
-  const std::string layout = "{mode: mig, instances: [{id: a, profile: 3g.20gb, sharing: {mode: mps}}]}";
+  const std::string layout = "{mode: mig, partitions: [{id: a, profile: 3g.20gb, sharing: {mode: mps}}]}";
   const Results r = run_text(scenario(layout, trainer("p", "g0/a", kCompute) + trainer("q", "g0/a", kCompute)));
   EXPECT_NEAR(tenant(r, "p").relative_performance, 0.5 * 42 / 108, 0.002);
   EXPECT_NEAR(tenant(r, "q").relative_performance, 0.5 * 42 / 108, 0.002);
   const Results ts = run_text(scenario(
-      "{mode: mig, instances: [{id: a, profile: 3g.20gb, sharing: {mode: timeslice, switch_cost: 0us}}]}",
+      "{mode: mig, partitions: [{id: a, profile: 3g.20gb, sharing: {mode: timeslice, switch_cost: 0us}}]}",
       trainer("p", "g0/a", kCompute) + trainer("q", "g0/a", kCompute)));
   EXPECT_NEAR(tenant(ts, "p").relative_performance, 0.5 * 42 / 108, 0.002);
 }
 
 TEST(Mig, InstanceMemoryIsIsolated) {
-  const std::string layout = "{mode: mig, instances: [{id: a, profile: 1g.5gb}, {id: b, profile: 1g.5gb}]}";
+  const std::string layout = "{mode: mig, partitions: [{id: a, profile: 1g.5gb}, {id: b, profile: 1g.5gb}]}";
   const Results r =
       run_text(scenario(layout, trainer("fits", "g0/a", kCompute, ", memory: 4GiB") +
                                     trainer("big", "g0/b", kCompute, ", memory: 6GiB")));
@@ -149,32 +149,36 @@ TEST(Mig, InstanceMemoryIsIsolated) {
 }
 
 TEST(Mig, LayoutAndPlacementErrors) {
-  EXPECT_EQ(error_of(scenario("{mode: mig, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 3g.20gb}, "
+  EXPECT_EQ(error_of(scenario("{mode: mig, partitions: [{id: a, profile: 3g.20gb}, {id: b, profile: 3g.20gb}, "
                               "{id: c, profile: 1g.5gb}]}",
                               trainer("x", "g0/a", kCompute))),
-            "m.yaml:6:38: sharing.g0.instances: the layout 3g.20gb + 3g.20gb + 1g.5gb does not fit on A100-40GB "
+            "m.yaml:6:39: sharing.g0.partitions: the layout 3g.20gb + 3g.20gb + 1g.5gb does not fit on A100-40GB "
             "(uses 7 of 7 compute slices, no free placement); valid layouts with these profiles include: 3g.20gb + "
             "3g.20gb; 3g.20gb + 1g.5gb");
-  EXPECT_EQ(error_of(scenario("{mode: mig, instances: [{id: a, profile: 1g.5gb}]}", trainer("x", "g0", kCompute))),
-            "m.yaml:8:19: tenants[0].on: GPU 'g0' is split into instances; put the tenant on one of: g0/a");
+  EXPECT_EQ(error_of(scenario("{mode: mig, partitions: [{id: a, profile: 1g.5gb}]}", trainer("x", "g0", kCompute))),
+            "m.yaml:8:19: tenants[0].on: GPU 'g0' is split into partitions; put the tenant on one of: g0/a");
   EXPECT_EQ(error_of(fmt::format("version: 1\nname: t\nduration: 1s\ngpus: [{{id: g0, model: T4}}]\n"
-                                 "sharing: {{g0: {{mode: mig, instances: [{{id: a, profile: 1g.5gb}}]}}}}\ntenants:\n{}",
+                                 "sharing: {{g0: {{mode: mig, partitions: [{{id: a, profile: 1g.5gb}}]}}}}\ntenants:\n{}",
                                  trainer("x", "g0/a", kCompute))),
-            "m.yaml:5:38: sharing.g0.instances: T4 does not support MIG (MIG GPUs: A100-40GB, A100-80GB, H100-SXM, "
+            "m.yaml:5:39: sharing.g0.partitions: T4 does not support MIG (MIG GPUs: A100-40GB, A100-80GB, H100-SXM, "
             "H200)");
+  // The key's old name is refused with its new one.
+  EXPECT_EQ(error_of(scenario("{mode: mig, instances: [{id: a, profile: 1g.5gb}]}", trainer("x", "g0/a", kCompute))),
+            "m.yaml:6:38: sharing.g0.instances: MIG partitions are listed under `partitions` (they used to be "
+            "`instances`)");
 }
 
 TEST(MigLayoutChange, AffectedInstancesDrainAndComeBackUnaffectedOnesRunOn) {
   // Layout 3g (a) + 1g (b); at 1 s: a stays, b grows to a 2g, c (1g) is added. Reconfiguration takes 2 s.
   const std::string sharing =
-      "{mode: mig, reconfiguration_time: 2s, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}], "
-      "reconfigure: [{at: 1s, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 2g.10gb}, "
+      "{mode: mig, reconfiguration_time: 2s, partitions: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}], "
+      "reconfigure: [{at: 1s, partitions: [{id: a, profile: 3g.20gb}, {id: b, profile: 2g.10gb}, "
       "{id: c, profile: 1g.5gb}]}]}";
   const std::string tenants = trainer("on-a", "g0/a", kCompute) + trainer("on-b", "g0/b", kCompute) +
                               trainer("on-c", "g0/c", kCompute);
   const Results r = run_text(scenario(sharing, tenants, "exact", "5s"));
   const Results fixed = run_text(scenario(
-      "{mode: mig, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}, {id: c, profile: 1g.5gb}]}", tenants,
+      "{mode: mig, partitions: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}, {id: c, profile: 1g.5gb}]}", tenants,
       "exact", "5s"));
   // a never notices.
   EXPECT_EQ(tenant(r, "on-a").shared.units, tenant(fixed, "on-a").shared.units);
@@ -188,11 +192,11 @@ TEST(MigLayoutChange, AffectedInstancesDrainAndComeBackUnaffectedOnesRunOn) {
 
 TEST(MigLayoutChange, RemovedInstanceEndsItsTenants) {
   const std::string sharing =
-      "{mode: mig, instances: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}], "
-      "reconfigure: [{at: 1s, instances: [{id: a, profile: 3g.20gb}]}]}";
+      "{mode: mig, partitions: [{id: a, profile: 3g.20gb}, {id: b, profile: 1g.5gb}], "
+      "reconfigure: [{at: 1s, partitions: [{id: a, profile: 3g.20gb}]}]}";
   const Results r = run_text(scenario(sharing, trainer("on-a", "g0/a", kCompute) + trainer("on-b", "g0/b", kCompute)));
   ASSERT_EQ(tenant(r, "on-b").failures.size(), 1u);
-  EXPECT_EQ(tenant(r, "on-b").failures[0].kind, "instance_removed");
+  EXPECT_EQ(tenant(r, "on-b").failures[0].kind, "partition_removed");
   EXPECT_NEAR(tenant(r, "on-b").failures[0].time, 1.0, 0.01);  // after its running kernel drained
   EXPECT_TRUE(tenant(r, "on-a").failures.empty());
 }

@@ -264,7 +264,7 @@ std::pair<std::vector<double>, double> drawable(const GpuResult& g) {
   return {out, g.interval * static_cast<double>(stride)};
 }
 
-// One chart per physical GPU; a MIG GPU's instances ("gpu/instance") share their GPU's chart.
+// One chart per physical GPU; a MIG GPU's partitions ("gpu/partition") share their GPU's chart.
 std::string utilization_charts(const Results& r) {
   std::map<std::string, std::vector<const GpuResult*>> by_gpu;
   std::vector<std::string> order;
