@@ -1,6 +1,6 @@
 // Replay benchmark: the A100 production Kineto trace (8568 kernels) as 4 tenants time-sliced on one H100, exact
 // fidelity. Target: under 1 s of simulation; prints events/s and the ratio to a bare heap loop of the same count.
-// Run: build/tests/replay_bench [TRACE] (default: ../shared/data/traces/kineto/a100_rank3_control.json.gz).
+// Run: build/tests/replay_bench [TRACE] (default: scenarios/traces/kineto/a100_rank3_control.json.gz).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -34,7 +34,7 @@ double bare_heap_events_per_s(uint64_t events) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string trace = argc > 1 ? argv[1] : std::string(VGPUSIM_SHARED_TRACES) + "/a100_rank3_control.json.gz";
+  const std::string trace = argc > 1 ? argv[1] : std::string(VGPUSIM_KINETO_TRACES) + "/a100_rank3_control.json.gz";
   if (!std::filesystem::exists(trace)) {
     std::printf("replay benchmark skipped: %s not found\n", trace.c_str());
     return 0;

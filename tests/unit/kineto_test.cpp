@@ -1,4 +1,4 @@
-// Trace replay: the Kineto importer on a hand-made trace and on the four real traces in ../shared, bare-metal
+// Trace replay: the Kineto importer on a hand-made trace and on the four real traces in scenarios/traces/kineto, bare-metal
 // replay against the recording (busy time, span), exact against fluid, and the loader's error messages.
 #include <gtest/gtest.h>
 
@@ -176,7 +176,7 @@ TEST(KinetoReplay, LoaderErrorsNameTheTraceKey) {
                 small + "' (device 0) starts in the window");
 }
 
-// The four real traces of shared/data/traces/kineto (README counts verified), replayed alone on their source GPU
+// The four real traces of scenarios/traces/kineto (README counts verified), replayed alone on their source GPU
 // in passthrough with 0% overhead (bare metal). Busy time is the engine's (time with work in flight) against the
 // union of the recorded op intervals; span is first op start to last op end.
 struct RealTrace {
@@ -195,8 +195,7 @@ class KinetoRealTrace : public ::testing::TestWithParam<RealTrace> {};
 
 TEST_P(KinetoRealTrace, BareMetalReplayMatchesTheRecording) {
   const RealTrace& c = GetParam();
-  const fs::path path = fs::path(VGPUSIM_SHARED_TRACES) / c.file;
-  if (!fs::exists(path)) GTEST_SKIP() << "shared traces absent: " << path;
+  const fs::path path = fs::path(VGPUSIM_KINETO_TRACES) / c.file;
   const KinetoTrace trace = read_kineto_trace(path.string());
   EXPECT_EQ(trace.device, c.device);
   EXPECT_EQ(trace.kernels, c.kernels);
@@ -232,8 +231,7 @@ TEST_P(KinetoRealTrace, BareMetalReplayMatchesTheRecording) {
 // Two tenants time-sliced on an H100 (the shipped replay-alexnet scenario's setting): exact against fluid.
 TEST_P(KinetoRealTrace, TimeSlicedExactAndFluidAgree) {
   const RealTrace& c = GetParam();
-  const fs::path path = fs::path(VGPUSIM_SHARED_TRACES) / c.file;
-  if (!fs::exists(path)) GTEST_SKIP() << "shared traces absent: " << path;
+  const fs::path path = fs::path(VGPUSIM_KINETO_TRACES) / c.file;
   const std::string key = "{path: " + path.string() + ", source: " + c.source + ", iterations: 2}";
   const std::string sharing = "{mode: timeslice, slice: 2ms, switch_cost: 40us}";
   const RunRecord exact = simulate(load(scenario("H100-SXM", key, "exact", sharing, 2)));
