@@ -1,16 +1,16 @@
-// The cluster event loop: one heap of timed events (completions, preemptions, nodes back) merged with the
-// arrival list; progress rates change only when a GPU's set of jobs changes (sharing slowdown).
+// The cluster event loop: timed events (completions, preemptions, nodes back) in the engine's event heap, merged
+// with the arrival list; progress rates change only when a GPU's set of jobs changes (sharing slowdown).
 #include "sim/studies/cluster/cluster_sim.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 #include <random>
 #include <set>
 #include <stdexcept>
 
 #include "models/cluster/placement.hpp"
 #include "models/sharing/sharing_mode.hpp"
+#include "sim/core/event_queue.hpp"
 
 namespace vgpusim {
 
@@ -31,16 +31,9 @@ double timeslice_efficiency(double slice_s, double switch_cost_s) { return slice
 
 namespace {
 
-enum class EventKind { Finish, NodeUp, Preempt };
-
-struct Event {
-  double time_s;
-  uint64_t seq;
-  EventKind kind;
-  int id;             // job (Finish) or node (NodeUp); unused for Preempt
-  uint32_t version;   // a Finish is stale when the job's version moved on
-  bool operator>(const Event& o) const { return time_s != o.time_s ? time_s > o.time_s : seq > o.seq; }
-};
+// Timed events in the engine's event heap (sim/core/event_queue.hpp): `target` is the job (Finish) or the node
+// (NodeUp), unused for Preempt; `aux` is a Finish's job version (stale when the job's version moved on).
+enum EventKind : uint8_t { kFinish, kNodeUp, kPreempt };
 
 struct JobRun {
   int node = -1;
@@ -81,16 +74,16 @@ class ClusterRun {
     }
     node_jobs_.resize(nodes_.size());
     runs_.resize(c.jobs.size());
-    for (double t : c.preemption.times_s) push(t, EventKind::Preempt, -1, 0);
-    if (c.preemption.rate_per_s > 0) push(exponential(c.preemption.rate_per_s), EventKind::Preempt, -1, 0);
+    for (double t : c.preemption.times_s) push(t, kPreempt, -1, 0);
+    if (c.preemption.rate_per_s > 0) push(exponential(c.preemption.rate_per_s), kPreempt, -1, 0);
   }
 
   ClusterResults run() {
     const std::vector<ClusterJob>& jobs = cfg_.jobs;
     size_t next = 0;
     while (next < jobs.size() || !events_.empty()) {
-      const bool arrival = events_.empty() || (next < jobs.size() && jobs[next].arrival_s < events_.top().time_s);
-      const double t = arrival ? jobs[next].arrival_s : events_.top().time_s;
+      const bool arrival = events_.empty() || (next < jobs.size() && jobs[next].arrival_s < events_.top().time);
+      const double t = arrival ? jobs[next].arrival_s : events_.top().time;
       advance(t);
       if (arrival) {
         ++r_.events;
@@ -98,16 +91,16 @@ class ClusterRun {
         if (!try_start(j)) queue_.insert(j);
         continue;
       }
-      const Event e = events_.top();
-      events_.pop();
-      if (e.kind == EventKind::Finish) {
-        if (e.version != runs_[e.id].version) continue;
+      const Event e = events_.pop();
+      const int id = static_cast<int>(e.target);
+      if (e.kind == kFinish) {
+        if (e.aux != runs_[id].version) continue;
         ++r_.events;
-        finish(e.id);
+        finish(id);
         scan_queue();
-      } else if (e.kind == EventKind::NodeUp) {
+      } else if (e.kind == kNodeUp) {
         ++r_.events;
-        set_node_up(e.id, true);
+        set_node_up(id, true);
         scan_queue();
       } else {
         ++r_.events;
@@ -116,7 +109,7 @@ class ClusterRun {
         // resumes it), so that a finished or filled-up cluster is not preempted forever.
         if (cfg_.preemption.rate_per_s > 0) {
           if (next < jobs.size() || departing_ > 0)
-            push(t + exponential(cfg_.preemption.rate_per_s), EventKind::Preempt, -1, 0);
+            push(t + exponential(cfg_.preemption.rate_per_s), kPreempt, -1, 0);
           else
             preemption_paused_ = true;
         }
@@ -126,7 +119,9 @@ class ClusterRun {
   }
 
  private:
-  void push(double t, EventKind k, int id, uint32_t version) { events_.push({t, seq_++, k, id, version}); }
+  void push(double t, EventKind k, int id, uint32_t version) {
+    events_.push(t, k, id < 0 ? 0 : static_cast<uint32_t>(id), version);
+  }
 
   double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
   double exponential(double rate) { return -std::log1p(-uniform()) / rate; }
@@ -195,7 +190,7 @@ class ClusterRun {
     if (departs(j)) ++departing_;
     if (preemption_paused_ && departs(j)) {
       preemption_paused_ = false;
-      push(now_ + exponential(cfg_.preemption.rate_per_s), EventKind::Preempt, -1, 0);
+      push(now_ + exponential(cfg_.preemption.rate_per_s), kPreempt, -1, 0);
     }
     run.segment_overhead_s = run.preemptions > 0 ? cfg_.preemption.restart_cost_s : 0;
     run.segment_work_s = job.duration_s - run.saved_s + run.segment_overhead_s;
@@ -254,7 +249,7 @@ class ClusterRun {
   void reschedule(int j) {
     const JobRun& run = runs_[j];
     if (!departs(j)) return;
-    push(now_ + (run.segment_work_s - run.done_s) / run.rate, EventKind::Finish, j, run.version);
+    push(now_ + (run.segment_work_s - run.done_s) / run.rate, kFinish, j, run.version);
   }
 
   void finish(int j) {
@@ -322,7 +317,7 @@ class ClusterRun {
       queue_.insert(j);
     }
     set_node_up(n, false);
-    push(now_ + cfg_.preemption.downtime_s, EventKind::NodeUp, n, 0);
+    push(now_ + cfg_.preemption.downtime_s, kNodeUp, n, 0);
     scan_queue();
   }
 
@@ -365,9 +360,8 @@ class ClusterRun {
   std::vector<int> spot_nodes_;
   std::vector<JobRun> runs_;
   std::set<int> queue_;                // job indices: arrival order
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  EventQueue events_;
   std::mt19937_64 rng_;
-  uint64_t seq_ = 0;
   double now_ = 0, next_sample_s_ = 0;
   double capacity_units_ = 0, allocated_units_ = 0, idle_units_ = 0, frag_units_ = 0;
   double alloc_integral_ = 0, frag_integral_ = 0;
