@@ -8,11 +8,11 @@ namespace vgpusim {
 namespace {
 
 const bool kRegistered = [] {
-  register_model_description({"network", "network", network_description(),
-                              "SimGrid 3.32 with its CM02 network model (Casanova and Marchal, 2002; SimGrid: Casanova, Giersch, "
-                              "Legrand, Quinson and Suter, JPDC 74(10), 2014)",
-                              "network.md", "link presets for ring all-reduce between GPUs and nodes",
-                              network_params()});
+  register_model_description(
+      {"network", "network", network_description(),
+       "SimGrid 3.32 with its CM02 network model (Casanova and Marchal, 2002; SimGrid: Casanova, Giersch, "
+       "Legrand, Quinson and Suter, JPDC 74(10), 2014)",
+       "network.md", "link presets for ring all-reduce between GPUs and nodes", network_params()});
   register_model_description({"data_parallel", "training", data_parallel_description(),
                               "Li et al., PyTorch Distributed, VLDB 2020; Sergeev and Del Balso, Horovod, "
                               "arXiv:1802.05799",

@@ -35,11 +35,11 @@ std::vector<ModelDescription> component_models() {
 std::vector<ModelDescription> model_descriptions() {
   std::vector<ModelDescription> all;
   for (const SharingModeInfo& m : sharing_modes())
-    all.push_back({m.name, "sharing mode", m.description, m.citation, m.doc,
-                   fmt::format("tenants per GPU: {}; memory isolation: {}",
-                               m.max_contexts > 0 ? std::to_string(m.max_contexts) : "any",
-                               m.memory_isolation ? "yes" : "no"),
-                   m.params});
+    all.push_back(
+        {m.name, "sharing mode", m.description, m.citation, m.doc,
+         fmt::format("tenants per GPU: {}; memory isolation: {}",
+                     m.max_contexts > 0 ? std::to_string(m.max_contexts) : "any", m.memory_isolation ? "yes" : "no"),
+         m.params});
   for (ModelDescription& d : component_models()) all.push_back(std::move(d));
   for (const ModelDescription& d : registered()) all.push_back(d);
   return all;
@@ -47,8 +47,7 @@ std::vector<ModelDescription> model_descriptions() {
 
 void register_model_description(ModelDescription description) {
   for (const ModelDescription& d : model_descriptions())
-    if (d.name == description.name)
-      throw std::invalid_argument("model '" + description.name + "' is registered twice");
+    if (d.name == description.name) throw std::invalid_argument("model '" + description.name + "' is registered twice");
   registered().push_back(std::move(description));
 }
 

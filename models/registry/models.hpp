@@ -12,12 +12,12 @@
 namespace vgpusim {
 
 struct ModelDescription {
-  std::string name;         // the owner of its parameters, e.g. "roofline"
-  std::string family;       // what kind of model: "sharing mode", "kernel performance", "contention", "network"
-  std::string description;  // one line
-  std::string citation;     // where it comes from
-  std::string doc;          // its page under docs/models, e.g. "roofline.md"; "" for none
-  std::string note;         // one more line for the listing (a sharing mode's limits); may be ""
+  std::string name;               // the owner of its parameters, e.g. "roofline"
+  std::string family;             // what kind of model: "sharing mode", "kernel performance", "contention", "network"
+  std::string description;        // one line
+  std::string citation;           // where it comes from
+  std::string doc;                // its page under docs/models, e.g. "roofline.md"; "" for none
+  std::string note;               // one more line for the listing (a sharing mode's limits); may be ""
   std::vector<ParamSpec> params;  // what it reads, per-tenant ones included
 };
 

@@ -41,8 +41,8 @@ struct SharingModeInfo {
   // Every parameter the mode reads: its own (owner = name) and those of component models it uses (e.g. the
   // contention model's), the per-tenant ones included (ParamSpec::per_tenant).
   std::vector<ParamSpec> params;
-  int max_contexts = 0;           // 0 = unlimited
-  bool memory_isolation = false;  // false: all tenants allocate from the GPU's one memory pool
+  int max_contexts = 0;               // 0 = unlimited
+  bool memory_isolation = false;      // false: all tenants allocate from the GPU's one memory pool
   std::string device_kind = "gpu";    // the catalog `kind` this mode applies to: gpu or cpu
   bool fault_takes_down_gpu = false;  // a fatal fault in one context ends every context on the GPU
   bool partitions = false;            // splits the GPU into partitions that tenants are placed on (MIG)
@@ -54,7 +54,7 @@ struct SharingModeInfo {
   std::function<std::unique_ptr<SharingModel>(const ModelSetup&)> create;
   // Partitioning modes only: the partitions for the requested profiles, or an error message.
   std::function<std::variant<std::vector<Partition>, std::string>(const GpuSpec&, const std::vector<std::string>&,
-                                                                   const ParamValues&)>
+                                                                  const ParamValues&)>
       make_partitions;
 
   // The parameters set beside `mode` (not per tenant), and those set per tenant under tenants[].share.

@@ -17,20 +17,27 @@ namespace {
 
 std::string ParamSpec::type_text() const {
   switch (type) {
-    case ParamType::Number: return std::string(units::dim_noun(dim));
-    case ParamType::Choice: return fmt::format("{}", fmt::join(words, " | "));
-    case ParamType::Text: return "name";
-    case ParamType::Flag: return "true | false";
+    case ParamType::Number:
+      return std::string(units::dim_noun(dim));
+    case ParamType::Choice:
+      return fmt::format("{}", fmt::join(words, " | "));
+    case ParamType::Text:
+      return "name";
+    case ParamType::Flag:
+      return "true | false";
   }
   return "";
 }
 
 std::string ParamSpec::default_text() const {
   switch (type) {
-    case ParamType::Number: return units::format(default_value, dim);
+    case ParamType::Number:
+      return units::format(default_value, dim);
     case ParamType::Choice:
-    case ParamType::Text: return default_word.empty() ? "(none)" : default_word;
-    case ParamType::Flag: return default_flag ? "true" : "false";
+    case ParamType::Text:
+      return default_word.empty() ? "(none)" : default_word;
+    case ParamType::Flag:
+      return default_flag ? "true" : "false";
   }
   return "";
 }
@@ -104,10 +111,16 @@ ParamValues ParamValues::defaults(const std::vector<ParamSpec>& specs) {
   ParamValues v;
   for (const ParamSpec& s : specs) {
     switch (s.type) {
-      case ParamType::Number: v.numbers_[s.name] = s.default_value; break;
+      case ParamType::Number:
+        v.numbers_[s.name] = s.default_value;
+        break;
       case ParamType::Choice:
-      case ParamType::Text: v.words_[s.name] = s.default_word; break;
-      case ParamType::Flag: v.flags_[s.name] = s.default_flag; break;
+      case ParamType::Text:
+        v.words_[s.name] = s.default_word;
+        break;
+      case ParamType::Flag:
+        v.flags_[s.name] = s.default_flag;
+        break;
     }
   }
   return v;

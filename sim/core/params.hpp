@@ -25,8 +25,8 @@ struct ParamSpec {
   std::string owner;  // the model that declares it, e.g. "timeslice"; its qualified name is owner.name
   std::string name;   // its key where a scenario sets it, e.g. "slice"
   ParamType type = ParamType::Number;
-  units::Dim dim = units::Dim::Count;  // Number: what it measures
-  double default_value = 0;            // Number, SI
+  units::Dim dim = units::Dim::Count;                     // Number: what it measures
+  double default_value = 0;                               // Number, SI
   double min = -std::numeric_limits<double>::infinity();  // Number: inclusive bounds, SI
   double max = std::numeric_limits<double>::infinity();
   std::vector<std::string> words;  // Choice: the allowed words

@@ -40,7 +40,8 @@ void write_atomically(const std::string& dir, const std::string& name, const std
   fs::rename(tmp, final_path, ec);
   if (ec) {
     fs::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("cannot rename {} to {}: {}", tmp.string(), final_path.string(), ec.message()));
+    throw std::runtime_error(
+        fmt::format("cannot rename {} to {}: {}", tmp.string(), final_path.string(), ec.message()));
   }
 }
 

@@ -50,23 +50,23 @@ std::string gpus_listing(bool sources) {
     return e.uncertain.count(field) ? text + "?" : text;
   };
   out += fmt::format("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", "name", "vendor", "units",
-             "clock", "fp32", "fp16 tensor", "memory", "bandwidth", "L2", "MIG");
+                     "clock", "fp32", "fp16 tensor", "memory", "bandwidth", "L2", "MIG");
   for (const CatalogEntry& e : cat.gpus) {
     const GpuSpec& s = e.spec;
     out += fmt::format("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", s.name, s.vendor,
-               val(e, "compute_units", fmt::format("{:g}", s.compute_units)),
-               val(e, "boost_clock", units::format(s.boost_clock, Dim::Frequency)),
-               val(e, "fp32", units::format(s.fp32, Dim::FlopRate)),
-               val(e, "fp16_tensor", units::format(s.fp16_tensor, Dim::FlopRate)),
-               val(e, "memory", units::format(s.memory, Dim::Bytes)),
-               val(e, "memory_bandwidth", units::format(s.memory_bandwidth, Dim::Bandwidth)),
-               val(e, "l2_cache", units::format(s.l2_cache, Dim::Bytes)), s.mig ? "yes" : "no");
+                       val(e, "compute_units", fmt::format("{:g}", s.compute_units)),
+                       val(e, "boost_clock", units::format(s.boost_clock, Dim::Frequency)),
+                       val(e, "fp32", units::format(s.fp32, Dim::FlopRate)),
+                       val(e, "fp16_tensor", units::format(s.fp16_tensor, Dim::FlopRate)),
+                       val(e, "memory", units::format(s.memory, Dim::Bytes)),
+                       val(e, "memory_bandwidth", units::format(s.memory_bandwidth, Dim::Bandwidth)),
+                       val(e, "l2_cache", units::format(s.l2_cache, Dim::Bytes)), s.mig ? "yes" : "no");
   }
   out += fmt::format("\n? = uncertain value (see `vgpusim list gpus --sources`). Catalog: models/catalog/gpus.yaml\n");
   if (!sources) return out;
   for (const CatalogEntry& e : cat.gpus) {
     out += fmt::format("\n{} ({} {}){}\n", e.spec.name, e.spec.vendor, e.spec.architecture,
-               e.notes.empty() ? "" : ": " + e.notes);
+                       e.notes.empty() ? "" : ": " + e.notes);
     for (const auto& [field, src] : e.source) {
       out += fmt::format("  {:<17} {}\n", field, cat.sources.at(src));
       if (e.uncertain.count(field)) out += fmt::format("  {:<17} uncertain: {}\n", "", e.uncertain.at(field));
@@ -82,25 +82,25 @@ std::string instances_listing(bool sources) {
   auto val = [](const Instance& i, const char* field, std::string text) {
     return i.uncertain.count(field) ? text + "?" : text;
   };
-  out += fmt::format("{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", "name", "provider", "GPUs", "vCPU", "memory",
-             "network", "on-demand", "spot off");
+  out += fmt::format("{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", "name", "provider", "GPUs", "vCPU",
+                     "memory", "network", "on-demand", "spot off");
   for (const Instance& i : cat.instances) {
-    out += fmt::format("{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", i.name, i.provider,
-               val(i, i.uncertain.count("gpu_model") ? "gpu_model" : "gpu_count",
-                   fmt::format("{:g} x {}", i.gpu_count, i.gpu_model)),
-               fmt::format("{:g}", i.vcpus),
-               val(i, "memory", units::format(i.memory, Dim::Bytes)),
-               i.network > 0 ? val(i, "network", fmt::format("{:g} Gbps", i.network * 8 / 1e9)) : "-",
-               val(i, "on_demand", fmt::format("${:.3f}/h", i.on_demand * 3600)),
-               val(i, "spot_discount",
-                   fmt::format("{:.0f}-{:.0f}%", 100 * i.spot_discount_min, 100 * i.spot_discount_max)));
+    out += fmt::format(
+        "{:<15} {:<8} {:>17} {:>6} {:>10} {:>10} {:>12} {:>11}\n", i.name, i.provider,
+        val(i, i.uncertain.count("gpu_model") ? "gpu_model" : "gpu_count",
+            fmt::format("{:g} x {}", i.gpu_count, i.gpu_model)),
+        fmt::format("{:g}", i.vcpus), val(i, "memory", units::format(i.memory, Dim::Bytes)),
+        i.network > 0 ? val(i, "network", fmt::format("{:g} Gbps", i.network * 8 / 1e9)) : "-",
+        val(i, "on_demand", fmt::format("${:.3f}/h", i.on_demand * 3600)),
+        val(i, "spot_discount", fmt::format("{:.0f}-{:.0f}%", 100 * i.spot_discount_min, 100 * i.spot_discount_max)));
   }
-  out += fmt::format("\n? = uncertain value (see `vgpusim list instances --sources`). Prices are per hour in the region and on "
-             "the date given with --sources; they change. Catalog: models/catalog/instances.yaml\n");
+  out += fmt::format(
+      "\n? = uncertain value (see `vgpusim list instances --sources`). Prices are per hour in the region and on "
+      "the date given with --sources; they change. Catalog: models/catalog/instances.yaml\n");
   if (!sources) return out;
   for (const Instance& i : cat.instances) {
     out += fmt::format("\n{} ({}, {}, price read {}){}\n", i.name, i.provider, i.region, i.price_date,
-               i.notes.empty() ? "" : ": " + i.notes);
+                       i.notes.empty() ? "" : ": " + i.notes);
     for (const auto& [field, src] : i.source) {
       out += fmt::format("  {:<14} {}\n", field, cat.sources.at(src));
       if (i.uncertain.count(field)) out += fmt::format("  {:<14} uncertain: {}\n", "", i.uncertain.at(field));
@@ -110,8 +110,9 @@ std::string instances_listing(bool sources) {
 }
 
 std::string models_listing() {
-  std::string out = "Parameters are named model.parameter: a scenario sets `slice` beside `mode: timeslice`, a "
-                    "calibration file sets `timeslice.slice`.\n";
+  std::string out =
+      "Parameters are named model.parameter: a scenario sets `slice` beside `mode: timeslice`, a "
+      "calibration file sets `timeslice.slice`.\n";
   std::string family;
   for (const ModelDescription& m : model_descriptions()) {
     if (m.family != family) {
@@ -134,10 +135,12 @@ std::string models_markdown(const std::string& model) {
   std::vector<std::string> names;
   for (const ModelDescription& m : model_descriptions()) {
     names.push_back(m.name);
-    if (model.empty() || m.name == model) out += fmt::format("{}{}", out.empty() ? "" : "\n", model_parameters_block(m));
+    if (model.empty() || m.name == model)
+      out += fmt::format("{}{}", out.empty() ? "" : "\n", model_parameters_block(m));
   }
   if (out.empty())
-    throw InputError(fmt::format("no model '{}'{} (see `vgpusim list models`)", model, did_you_mean_suffix(model, names)));
+    throw InputError(
+        fmt::format("no model '{}'{} (see `vgpusim list models`)", model, did_you_mean_suffix(model, names)));
   return out;
 }
 

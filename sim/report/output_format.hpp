@@ -15,9 +15,9 @@ namespace vgpusim {
 
 template <typename Result>
 struct OutputFormat {
-  std::string name;         // e.g. "json"; `--write NAME=FILE` writes it
-  std::string file;         // its file in an --out directory, e.g. "results.json"; "" when --out does not write it
-  std::string description;  // one line, for --help
+  std::string name;              // e.g. "json"; `--write NAME=FILE` writes it
+  std::string file;              // its file in an --out directory, e.g. "results.json"; "" when --out does not write it
+  std::string description;       // one line, for --help
   bool needs_recording = false;  // it needs the run recorded as it happens (a timeline)
   std::function<std::string(const Result&)> render;
 };
@@ -35,7 +35,7 @@ void write_outputs(const std::vector<std::pair<const OutputFormat<Result>*, std:
 // The formats of `formats` that an --out directory gets, each with its path in `dir`.
 template <typename Result, typename Formats>
 std::vector<std::pair<const OutputFormat<Result>*, std::string>> out_dir_outputs(const Formats& formats,
-                                                                                const std::string& dir) {
+                                                                                 const std::string& dir) {
   std::vector<std::pair<const OutputFormat<Result>*, std::string>> outputs;
   for (const OutputFormat<Result>& f : formats)
     if (!f.file.empty()) outputs.emplace_back(&f, dir + "/" + f.file);

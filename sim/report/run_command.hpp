@@ -27,7 +27,7 @@ struct RunOptions {
 // unknown format name.
 template <typename Result, typename Formats>
 std::vector<std::pair<const OutputFormat<Result>*, std::string>> select_outputs(const Formats& formats,
-                                                                               const RunOptions& options) {
+                                                                                const RunOptions& options) {
   std::vector<std::pair<const OutputFormat<Result>*, std::string>> outputs;
   if (!options.out_dir.empty()) outputs = out_dir_outputs<Result>(formats, options.out_dir);
   for (const auto& [name, path] : options.writes) {

@@ -16,7 +16,7 @@
 
 namespace vgpusim {
 
-struct Loader;      // the scenario loader's state and helpers (sim/scenario/loader_state.hpp)
+struct Loader;       // the scenario loader's state and helpers (sim/scenario/loader_state.hpp)
 struct ScenarioGpu;  // sim/scenario/scenario.hpp
 
 struct WorkloadKindInfo {

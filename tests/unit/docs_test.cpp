@@ -32,7 +32,8 @@ TEST(Docs, EveryBuiltInModelHasAPage) {
   builtin.insert(builtin.end(), {"roofline", "contention"});
   const std::vector<ModelDescription> models = model_descriptions();
   for (const std::string& name : builtin) {
-    const auto it = std::find_if(models.begin(), models.end(), [&](const ModelDescription& m) { return m.name == name; });
+    const auto it =
+        std::find_if(models.begin(), models.end(), [&](const ModelDescription& m) { return m.name == name; });
     ASSERT_NE(it, models.end()) << name;
     EXPECT_FALSE(it->doc.empty()) << "model " << name << " names no page under docs/models";
   }
@@ -60,12 +61,13 @@ TEST(Docs, EveryModelPageOpensWithScopeAndEndsWithValidation) {
     EXPECT_NE(scope, std::string::npos) << m.doc;
     ASSERT_NE(validation, std::string::npos) << m.doc;
     EXPECT_EQ(page.find("\n## ", validation + 1), std::string::npos) << m.doc << ": a section after Validation";
-    EXPECT_LT(scope, page.find("\n## ")+1) << m.doc << ": Scope and limitations is not the first section";
+    EXPECT_LT(scope, page.find("\n## ") + 1) << m.doc << ": Scope and limitations is not the first section";
   }
 }
 
 TEST(Docs, ClusterPageCarriesTheCurrentKeyReference) {
-  const std::string begin = "<!-- generated key reference: `vgpusim list keys --markdown cluster`; checked by a test -->\n";
+  const std::string begin =
+      "<!-- generated key reference: `vgpusim list keys --markdown cluster`; checked by a test -->\n";
   const std::string expected = begin + cluster_reference_markdown() + "<!-- end of generated key reference -->";
   EXPECT_NE(read("docs/cluster.md").find(expected), std::string::npos)
       << "docs/cluster.md lacks the current key reference: run tools/update-docs.sh";

@@ -93,7 +93,8 @@ WorkloadKindInfo toy_kind() {
   WorkloadKindInfo kind;
   kind.name = "bursts";
   kind.help = "bursts of kernels launched together";
-  kind.sections = {{"workload.bursts", "Bursts of kernels launched together.",
+  kind.sections = {{"workload.bursts",
+                    "Bursts of kernels launched together.",
                     {{"count", "integer", true, "", "bursts"},
                      {"kernels", "integer", false, "1", "kernels per burst"},
                      {"kernel", "kernel", true, "", "each kernel's work"}}}};

@@ -2,7 +2,6 @@
 // listings, sim/studies for cluster studies, plans and calibration). Exit status: 0 ok, 2 bad input (a file,
 // arguments), 1 internal error.
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 
 #include "sim/io/hwcal_raw.hpp"

@@ -22,7 +22,9 @@ std::string results_csv(const Results& r) {
       "tenant,gpu,workload,unit,units,throughput_per_s,baseline_throughput_per_s,relative_performance,slowdown,"
       "vgpu_loss,vgpu_loss_ci95,completion_s,latency_p50_s,latency_p95_s,latency_p99_s,failures\n";
   for (const TenantResult& t : r.tenants) {
-    auto lat = [&](double LatencySummary::*m) { return t.shared.latency ? fmt::format("{:.9g}", (*t.shared.latency).*m) : ""; };
+    auto lat = [&](double LatencySummary::*m) {
+      return t.shared.latency ? fmt::format("{:.9g}", (*t.shared.latency).*m) : "";
+    };
     auto g = [](double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : ""; };
     std::string failures;
     for (const Failure& f : t.failures) failures += (failures.empty() ? "" : "; ") + f.kind;

@@ -60,7 +60,8 @@ std::string results_json(const Results& r) {
       slo.push_back({{"percentile", s.percentile}, {"bound_s", s.bound}, {"attainment", s.attainment}, {"met", s.met}});
     tj["slo"] = slo;
     ordered_json failures = ordered_json::array();
-    for (const Failure& f : t.failures) failures.push_back({{"kind", f.kind}, {"time_s", f.time}, {"message", f.message}});
+    for (const Failure& f : t.failures)
+      failures.push_back({{"kind", f.kind}, {"time_s", f.time}, {"message", f.message}});
     tj["failures"] = failures;
     tenants.push_back(tj);
   }

@@ -49,7 +49,8 @@ std::string results_table(const Results& r) {
     id_w = std::max(id_w, g.id.size());
     model_w = std::max(model_w, g.model.size());
   }
-  out += fmt::format("{:<{}} {:<{}} {:<12} {:>12} {:>8}\n", "gpu", id_w, "model", model_w, "mode", "utilization", "busy");
+  out +=
+      fmt::format("{:<{}} {:<{}} {:<12} {:>12} {:>8}\n", "gpu", id_w, "model", model_w, "mode", "utilization", "busy");
   for (const GpuResult& g : r.gpus)
     out += fmt::format("{:<{}} {:<{}} {:<12} {:>11}% {:>7}%\n", g.id, id_w, g.model, model_w, g.mode,
                        fixed(100 * g.utilization, 2), fixed(100 * g.busy_fraction, 2));
@@ -64,7 +65,8 @@ std::string results_table(const Results& r) {
 }
 
 RunFormat table_run_format() {
-  return {"table", "", "the table printed on stdout", false, [](const RunReport& r) { return results_table(r.results); }};
+  return {"table", "", "the table printed on stdout", false,
+          [](const RunReport& r) { return results_table(r.results); }};
 }
 
 }  // namespace vgpusim

@@ -11,11 +11,11 @@ WorkloadKindInfo inference_workload_kind() {
   kind.name = "inference";
   kind.help = "Poisson request arrivals; reports latency percentiles and SLO attainment";
   kind.sections = {
-      {"workload.inference", "Requests arrive as a Poisson process and are served one at a time in order.",
+      {"workload.inference",
+       "Requests arrive as a Poisson process and are served one at a time in order.",
        {{"rate", "rate", true, "", "mean arrival rate, e.g. 40/s"},
         {"request", "kernel (default precision fp16)", true, "", "GPU work of one request"},
-        {"kernels_per_request", "integer", false, "1",
-         "exact fidelity splits a request into this many equal kernels"},
+        {"kernels_per_request", "integer", false, "1", "exact fidelity splits a request into this many equal kernels"},
         {"requests", "integer", false, "", "arrivals to generate", "until the scenario ends"},
         {"slo", "slo", false, "", "latency targets"}}},
       {"workload.inference.slo",
@@ -37,7 +37,8 @@ WorkloadKindInfo inference_workload_kind() {
     if (r.has("slo")) {
       MapReader s(r.file(), r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
       s.finish();
-      const std::pair<const char*, double> keys[] = {{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}};
+      const std::pair<const char*, double> keys[] = {
+          {"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}};
       for (const auto& [key, pct] : keys)
         if (s.has(key)) t->targets.push_back({pct, loader.positive(s, key, units::Dim::Time)});
     }

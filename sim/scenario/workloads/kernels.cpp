@@ -11,13 +11,15 @@ WorkloadKindInfo kernels_workload_kind() {
   kind.name = "kernels";
   kind.help = "a kernel mix with think time";
   kind.sections = {
-      {"workload.kernels", "Draw a kernel from the mix by weight, run it, think, repeat.",
+      {"workload.kernels",
+       "Draw a kernel from the mix by weight, run it, think, repeat.",
        {{"mix", "list of mix[]", false, "", "the kernels and their weights (or use `kernel`)"},
         {"kernel", "kernel", false, "", "a single kernel instead of a mix"},
         {"count", "integer", false, "", "kernels to run", "until the scenario ends"},
         {"think", "time", false, "0 s", "time between kernels (mean if exponential)"},
         {"think_distribution", "constant | exponential", false, "constant", "how think times vary"}}},
-      {"workload.kernels.mix[]", "One kernel of a mix.",
+      {"workload.kernels.mix[]",
+       "One kernel of a mix.",
        {{"name", "string", false, "", "a label"},
         {"weight", "number > 0", false, "1", "relative frequency"},
         {"kernel", "kernel", true, "", "the work"}}},

@@ -9,7 +9,8 @@ WorkloadKindInfo render_workload_kind() {
   kind.name = "render";
   kind.help = "frames; reports frames/s";
   kind.sections = {
-      {"workload.render", "Frames, each CPU time then GPU work, optionally capped at a frame rate.",
+      {"workload.render",
+       "Frames, each CPU time then GPU work, optionally capped at a frame rate.",
        {{"frames", "integer", false, "", "frames to render", "until the scenario ends"},
         {"frame", "kernel (default precision fp32)", true, "", "GPU work of one frame"},
         {"kernels_per_frame", "integer", false, "1", "exact fidelity splits a frame into this many equal kernels"},

@@ -96,7 +96,8 @@ WorkloadKindInfo trace_workload_kind() {
       {"workload.trace.window",
        "A part of the trace, in time since its first GPU op; kept ops start in [from, to) and are replayed "
        "relative to `from`.",
-       {{"from", "time", false, "0 s", "start of the window"}, {"to", "time", false, "", "end of the window", "the trace's end"}}},
+       {{"from", "time", false, "0 s", "start of the window"},
+        {"to", "time", false, "", "end of the window", "the trace's end"}}},
   };
   kind.read = read_trace;
   return kind;

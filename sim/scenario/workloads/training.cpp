@@ -9,7 +9,8 @@ WorkloadKindInfo training_workload_kind() {
   kind.name = "training";
   kind.help = "training iterations; reports iterations/s";
   kind.sections = {
-      {"workload.training", "Iterations, each a host-side delay then one step of GPU work.",
+      {"workload.training",
+       "Iterations, each a host-side delay then one step of GPU work.",
        {{"iterations", "integer", false, "", "iterations to run", "until the scenario ends"},
         {"step", "kernel (default precision fp16)", true, "", "GPU work of one iteration"},
         {"kernels_per_step", "integer", false, "1", "exact fidelity splits a step into this many equal kernels"},
