@@ -32,7 +32,8 @@ splice docs/cluster.md "$tmp/block"
 echo "updated docs/cluster.md"
 
 for page in docs/models/*.md; do
-  { grep -o '^<!-- generated parameters of [a-z_0-9]*:' "$page" || true; } | sed 's/^<!-- generated parameters of //; s/:$//' |
+  { grep -o '^<!-- generated parameters of [a-z_0-9]*:' "$page" || true; } |
+    sed 's/^<!-- generated parameters of //; s/:$//' |
     while read -r model; do
       if ! "$bin" list models --markdown "$model" > "$tmp/block" 2>/dev/null; then
         echo "skipped $page ($model): not in this build" >&2

@@ -262,7 +262,8 @@ class LayoutController final : public EngineClient {
   long draining_ = -1;
 };
 
-// What one run simulates (the scenario itself, or one tenant's baseline): targets with their models, which tenants run on which target, memory partitions.
+// What one run simulates (the scenario itself, or one tenant's baseline): targets with their models, which
+// tenants run on which target, memory partitions.
 struct RunSetup {
   std::vector<Target> targets;
   std::vector<std::unique_ptr<SharingModel>> models;  // one per target

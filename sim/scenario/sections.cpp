@@ -42,8 +42,8 @@ const std::vector<Section>& sections_before_workloads() {
                         "a calibration file written by `vgpusim fit` for this GPU model (relative to the scenario); "
                         "its values replace the models' defaults for this GPU, the scenario's own values still win"});
     for (const ParamSpec& p : roofline_params())
-      gpu.keys.push_back({p.name, "fraction", false, "", p.help + " (`" + p.qualified() + "`; source: " + p.source + ")",
-                          p.default_text()});  // read as its ParamSpec declares it
+      gpu.keys.push_back({p.name, "fraction", false, "",
+                          p.help + " (`" + p.qualified() + "`; source: " + p.source + ")", p.default_text()});  // read as its ParamSpec declares it
     s.push_back(gpu);
     s.push_back({"sharing.<gpu>",
                  "How one GPU is shared. `mode` names a sharing model; its parameters (below, under Sharing modes) "
@@ -91,7 +91,8 @@ const std::vector<Section>& sections_after_workloads() {
                  "A unit of GPU work, given either as work (FLOPs by precision, bytes, blocks) or as a measured "
                  "duration on a reference GPU. Its solo time on a GPU comes from the roofline model.",
                  {{"flops", "FLOP", false, "0 FLOP", "floating-point work at `precision`"},
-                  {"precision", "fp16 | fp32 | fp64", false, "", "precision of `flops` (fp16 = tensor)", "per workload"},
+                  {"precision", "fp16 | fp32 | fp64", false, "", "precision of `flops` (fp16 = tensor)",
+                   "per workload"},
                   {"fp16", "FLOP", false, "0 FLOP", "FP16/BF16 tensor work"},
                   {"fp32", "FLOP", false, "0 FLOP", "FP32 work"},
                   {"fp64", "FLOP", false, "0 FLOP", "FP64 work"},

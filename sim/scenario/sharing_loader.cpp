@@ -207,7 +207,8 @@ size_t Loader::target_index(const YAML::Node& node, const std::string& path, con
       std::string inside;
       for (const Target& t : sc.targets)
         if (sc.gpus[t.gpu].id == id) inside += (inside.empty() ? "" : ", ") + t.id;
-      fail_at(file, node, path, fmt::format("GPU '{}' is split into partitions; put the tenant on one of: {}", id, inside));
+      fail_at(file, node, path,
+              fmt::format("GPU '{}' is split into partitions; put the tenant on one of: {}", id, inside));
     }
   fail_at(file, node, path,
           fmt::format("no GPU or partition with id '{}'{}", id,

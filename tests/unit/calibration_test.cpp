@@ -32,8 +32,11 @@ TEST(Calibration, FitRecoversKnownParametersWithin2Percent) {
     SyntheticTruth truth;
     const RawFile raw = parse_raw(synthetic_raw(gpu, truth, 0.003, 7), "synthetic.json");
     const Calibration c = fit_calibration(raw, gpu);
-    EXPECT_NEAR(fitted(c, "roofline.compute_efficiency"), truth.compute_efficiency, 0.02 * truth.compute_efficiency) << gpu;
-    EXPECT_NEAR(fitted(c, "roofline.memory_efficiency"), truth.memory_efficiency, 0.02 * truth.memory_efficiency) << gpu;
+    EXPECT_NEAR(fitted(c, "roofline.compute_efficiency"), truth.compute_efficiency,
+                0.02 * truth.compute_efficiency)
+        << gpu;
+    EXPECT_NEAR(fitted(c, "roofline.memory_efficiency"), truth.memory_efficiency, 0.02 * truth.memory_efficiency)
+        << gpu;
     EXPECT_NEAR(fitted(c, "contention.bw_saturation_fraction"), truth.bw_saturation_fraction,
                 0.02 * truth.bw_saturation_fraction)
         << gpu;

@@ -1,5 +1,5 @@
-// Trace replay: the Kineto importer on a hand-made trace and on the four real traces in scenarios/traces/kineto, bare-metal
-// replay against the recording (busy time, span), exact against fluid, and the loader's error messages.
+// Trace replay: the Kineto importer on a hand-made trace and on the four real traces in scenarios/traces/kineto,
+// bare-metal replay against the recording (busy time, span), exact against fluid, and the loader's error messages.
 #include <gtest/gtest.h>
 
 #include "models/gpu/device_names.hpp"

@@ -84,7 +84,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"unknown_gpu_model", "model: H100-SXM", "model: H100-SMX",
              "s.yaml:5:21: gpus[0].model: unknown GPU model 'H100-SMX'; did you mean 'H100-SXM'? (see `vgpusim list "
              "gpus`)"},
-        Case{"unknown_gpu_id", "on: g0", "on: g1", "s.yaml:10:9: tenants[0].on: no GPU or partition with id 'g1'; did you mean 'g0'?"},
+        Case{"unknown_gpu_id", "on: g0", "on: g1",
+             "s.yaml:10:9: tenants[0].on: no GPU or partition with id 'g1'; did you mean 'g0'?"},
         Case{"unknown_sharing_mode", "mode: timeslice", "mode: timeslcie",
              "s.yaml:7:14: sharing.g0.mode: unknown sharing mode 'timeslcie'; did you mean 'timeslice'? (see `vgpusim "
              "list models`)"},

@@ -63,7 +63,8 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
   // Compute efficiency.
   if (raw.gemm_flops_per_s && ds.fp16_tensor > 0) {
     const RawStats& s = *raw.gemm_flops_per_s;
-    out.push_back({"roofline.compute_efficiency", units::Dim::Ratio, s.median / ds.fp16_tensor, median_se(s) / ds.fp16_tensor,
+    out.push_back({"roofline.compute_efficiency", units::Dim::Ratio, s.median / ds.fp16_tensor,
+                   median_se(s) / ds.fp16_tensor,
                    0, s.n, "gemm.bf16 over the dense FP16/BF16 tensor peak"});
   } else if (raw.fp32_flops_per_s && ds.fp32 > 0) {
     const RawStats& s = *raw.fp32_flops_per_s;

@@ -157,8 +157,8 @@ std::vector<ClusterJob> read_jobs(const std::string& file, const YAML::Node& nod
   if (r.has("openb") == r.has("synthetic"))
     fail_at(file, node, "cluster.jobs", "expected exactly one of `openb` and `synthetic`");
   if (r.has("openb")) {
-    std::vector<ClusterJob> pods = read_openb_pods(relative_to(file, r.string("openb")),
-                                                   r.has("limit") ? static_cast<size_t>(r.integer("limit", 1, 100000000)) : 0);
+    const size_t limit = r.has("limit") ? static_cast<size_t>(r.integer("limit", 1, 100000000)) : 0;
+    std::vector<ClusterJob> pods = read_openb_pods(relative_to(file, r.string("openb")), limit);
     if (!r.has("sample")) return pods;
     return sample_jobs(pods, static_cast<size_t>(r.integer("sample", 1, 100000000)), seed);
   }
