@@ -1,6 +1,5 @@
 // Run format `html`: the report, one file with inline CSS and SVG, readable offline and in a headless browser.
-// Layout only:
-// every number shown comes from Results; charts at most resample a utilization series for drawing.
+// Layout only: every number shown comes from Results; charts at most resample a utilization series for drawing.
 #include "sim/report/run_formats.hpp"
 
 #include <fmt/format.h>
