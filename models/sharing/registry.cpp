@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "models/sharing/sharing_mode.hpp"
+#include "sim/core/registry.hpp"
 
 namespace vgpusim {
 
@@ -10,10 +11,7 @@ std::vector<SharingModeInfo> builtin_sharing_modes();  // generated: build/gener
 
 namespace {
 
-void check(const SharingModeInfo& info, const std::deque<SharingModeInfo>& known) {
-  if (info.name.empty()) throw std::invalid_argument("a sharing mode needs a name");
-  for (const SharingModeInfo& m : known)
-    if (m.name == info.name) throw std::invalid_argument("sharing mode '" + info.name + "' is registered twice");
+void check(const SharingModeInfo& info) {
   if (!info.create) throw std::invalid_argument("sharing mode '" + info.name + "' declares no create");
   std::set<std::string> names;
   for (const ParamSpec& p : info.params)
@@ -21,15 +19,8 @@ void check(const SharingModeInfo& info, const std::deque<SharingModeInfo>& known
       throw std::invalid_argument("sharing mode '" + info.name + "' declares parameter '" + p.name + "' twice");
 }
 
-std::deque<SharingModeInfo>& registry() {
-  static std::deque<SharingModeInfo> modes = [] {
-    std::deque<SharingModeInfo> built;
-    for (SharingModeInfo& m : builtin_sharing_modes()) {
-      check(m, built);
-      built.push_back(std::move(m));
-    }
-    return built;
-  }();
+Registry<SharingModeInfo>& registry() {
+  static Registry<SharingModeInfo> modes("sharing mode", builtin_sharing_modes(), check);
   return modes;
 }
 
@@ -45,17 +36,8 @@ std::vector<ParamSpec> filtered(const std::vector<ParamSpec>& params, bool tenan
 std::vector<ParamSpec> SharingModeInfo::mode_params() const { return filtered(params, false); }
 std::vector<ParamSpec> SharingModeInfo::tenant_params() const { return filtered(params, true); }
 
-const std::deque<SharingModeInfo>& sharing_modes() { return registry(); }
-
-const SharingModeInfo* find_sharing_mode(const std::string& name) {
-  for (const SharingModeInfo& m : sharing_modes())
-    if (m.name == name) return &m;
-  return nullptr;
-}
-
-void register_sharing_mode(SharingModeInfo info) {
-  check(info, registry());
-  registry().push_back(std::move(info));
-}
+const std::deque<SharingModeInfo>& sharing_modes() { return registry().entries(); }
+const SharingModeInfo* find_sharing_mode(const std::string& name) { return registry().find(name); }
+void register_sharing_mode(SharingModeInfo info) { registry().add(std::move(info)); }
 
 }  // namespace vgpusim
