@@ -58,7 +58,7 @@ function(vgpusim_room target)
   endif()
   target_include_directories(${target} PUBLIC "${view}")
   target_link_libraries(${target} PUBLIC ${ROOM_DEPENDS} ${ROOM_LIBRARIES})
-  # For the layering test (tests/build/check_layering.cmake).
+  # For the layering test (tests/layering/check_layering.cmake).
   set_property(GLOBAL APPEND PROPERTY VGPUSIM_ROOMS ${target})
   set_property(GLOBAL PROPERTY VGPUSIM_ROOM_DEPENDS_${target} ${ROOM_DEPENDS})
   set_property(GLOBAL PROPERTY VGPUSIM_ROOM_HEADERS_${target} ${headers})
