@@ -1,5 +1,5 @@
 // MIG (Multi-Instance GPU) profile tables and placement rules per GPU model, as data with sources, and the
-// layout check that turns a list of requested profiles into placed instances or an error listing valid layouts.
+// layout check that turns a list of requested profiles into placed partitions or an error listing valid layouts.
 #pragma once
 
 #include <string>

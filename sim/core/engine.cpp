@@ -45,15 +45,23 @@ Engine::ContextIndex Engine::add_context(GpuIndex gpu, ClientIndex client) {
   return index;
 }
 
-void Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand) {
+bool Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand) {
   Context& c = contexts_[context];
   if (c.holds > 0) {  // its next launch waits until the hold is served
     if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
       throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
     c.deferred.push_back({solo_seconds, tag, demand});
-    return;
+    return false;
   }
   push_member(context, solo_seconds, tag, demand, false);
+  return true;
+}
+
+std::vector<uint64_t> Engine::take_deferred(ContextIndex context) {
+  std::vector<uint64_t> tags;
+  for (const Context::Deferred& d : contexts_[context].deferred) tags.push_back(d.tag);
+  contexts_[context].deferred.clear();
+  return tags;
 }
 
 void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand,

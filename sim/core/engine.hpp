@@ -22,7 +22,7 @@ class EngineClient {
   virtual ~EngineClient() = default;
   virtual void on_activity_done(uint64_t tag) = 0;
   virtual void on_timer(uint64_t tag) = 0;
-  // An idle hold of one of its contexts was served (the launches it deferred have started).
+  // An idle hold of one of its contexts was served; the activities that waited for it have started now.
   virtual void on_idle_hold_served() {}
 };
 
@@ -55,8 +55,11 @@ class Engine {
   ContextIndex add_context(GpuIndex gpu, ClientIndex client);
 
   // Starts an activity needing `solo_seconds` of the GPU alone; the client hears `tag` when it completes. While
-  // the context serves an idle hold, the activity waits and starts when the hold is served.
-  void start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand = {});
+  // the context serves an idle hold, the activity waits and starts when the hold is served: then this returns false.
+  bool start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand = {});
+  // Withdraws the activities waiting for the context's idle hold (they will not start) and returns their tags, in
+  // the order they were started. A client whose partition stops running takes them back.
+  std::vector<uint64_t> take_deferred(ContextIndex context);
   // Drops every in-flight activity of the context without completing it, and every later idle hold (a fatal
   // fault: the client launches nothing more).
   void cancel_context(ContextIndex context);

@@ -106,11 +106,9 @@ Calibration read_calibration_file(const std::string& path) {
     FittedValue f;
     f.name = name;
     f.dim = k.dim;
+    // Not held to the parameter's scenario bounds: a fit may land outside them (an efficiency measured above the
+    // datasheet) and says so in its residual and source.
     f.value = v.quantity("value", k.dim);
-    if (f.value < k.min || f.value > k.max)
-      fail_at(path, v.get("value"), v.child_path("value"),
-              fmt::format("expected a value from {} to {}, found {}", units::format(k.min, k.dim),
-                          units::format(k.max, k.dim), units::format(f.value, k.dim)));
     f.uncertainty = v.has("uncertainty") ? v.quantity("uncertainty", k.dim) : 0;
     f.residual = v.has("residual") ? v.quantity("residual", units::Dim::Count) : 0;
     f.points = v.has("points") ? static_cast<int>(v.integer("points", 0, 1 << 30)) : 0;

@@ -66,15 +66,23 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     stopped_ = true;
     engine_.cancel_context(context_);
     held_.clear();
+    deferred_.clear();
     record_.failures.push_back({kind, engine_.now(), message});
     release_memory();
   }
   std::function<void(TenantDriver&)> on_fault;  // set by the runner: who else the fault takes down
   const TenantSpec& spec() const { return spec_; }
   bool idle_on_device() const { return engine_.in_flight(context_) == 0; }
-  // The target's phase changed: idle holds only while it runs, and not once the workload is done.
+  // The target's phase changed: idle holds only while it runs, and not once the workload is done. Launches still
+  // waiting for an idle hold when it stops running are taken back: they start when it runs again, with its new
+  // resources, like every launch made while it does not run.
   void on_target_phase() {
-    engine_.allow_idle_holds(context_, target_.phase == TargetState::Phase::Running && !stopped_);
+    const bool running = target_.phase == TargetState::Phase::Running;
+    engine_.allow_idle_holds(context_, running && !stopped_);
+    if (running || deferred_.empty()) return;
+    engine_.take_deferred(context_);
+    held_.insert(held_.begin(), deferred_.begin(), deferred_.end());
+    deferred_.clear();
   }
   // The target runs again: launch what was held back meanwhile.
   void release_held() {
@@ -95,7 +103,12 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     if (!stopped_) workload_->on_kernel_done(*this, tag);
     drain_progress();
   }
-  void on_idle_hold_served() override { drain_progress(); }
+  void on_idle_hold_served() override {
+    if (observer_)
+      for (const auto& [kernel, tag] : deferred_) launched_at_[tag] = engine_.now();  // they start now
+    deferred_.clear();
+    drain_progress();
+  }
   void on_timer(uint64_t tag) override {
     if (tag == kStartTag) {
       if (!stopped_) begin();
@@ -117,7 +130,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     const double solo = t.solo();
     ActivityDemand d;
     if (solo > 0) d = {t.compute / solo, t.memory / solo, t.sm_fill};
-    engine_.start_activity(context_, solo, tag, d);
+    if (!engine_.start_activity(context_, solo, tag, d)) {
+      deferred_.emplace_back(kernel, tag);  // it waits for an idle hold
+      return;
+    }
     if (observer_) launched_at_[tag] = engine_.now();
   }
   void wake_at(double time, uint64_t tag) override { engine_.set_launch_timer(client_, time, tag); }
@@ -179,7 +195,8 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   Engine& engine_;
   const TenantSpec& spec_;
   TargetState& target_;
-  std::vector<std::pair<KernelSpec, uint64_t>> held_;  // launches while the target is not running
+  std::vector<std::pair<KernelSpec, uint64_t>> held_;      // launches while the target is not running
+  std::vector<std::pair<KernelSpec, uint64_t>> deferred_;  // launches the engine keeps waiting for an idle hold
   const ParamValues& performance_;
   MemoryPool& memory_;
   TenantRecord& record_;

@@ -17,8 +17,8 @@ ScenarioDocument parse_scenario_document(const std::string& text, const std::str
   return doc;
 }
 
-ScenarioDocument read_scenario_document(const std::string& path) {
-  return parse_scenario_document(read_text_file(path, "scenario file"), path);
+ScenarioDocument read_scenario_document(const std::string& path, const std::string& what) {
+  return parse_scenario_document(read_text_file(path, what), path);
 }
 
 }  // namespace vgpusim

@@ -15,8 +15,9 @@ struct ScenarioDocument {
   std::string kind;  // "scenario", "plan" or "cluster"
 };
 
-// Throws InputError when the file cannot be read or is not YAML ("FILE:LINE:COL: YAML syntax error: ...").
-ScenarioDocument read_scenario_document(const std::string& path);
+// Throws InputError when the file cannot be read ("PATH: cannot open the WHAT") or is not YAML
+// ("FILE:LINE:COL: YAML syntax error: ...").
+ScenarioDocument read_scenario_document(const std::string& path, const std::string& what = "scenario file");
 ScenarioDocument parse_scenario_document(const std::string& text, const std::string& file);
 
 }  // namespace vgpusim

@@ -1,5 +1,6 @@
 // Scenario loading: YAML text (plus --set overrides) -> validated Scenario, or an InputError naming
-// FILE:LINE:COL and the key path. The key tables here also generate docs/scenario-reference.md.
+// FILE:LINE:COL and the key path. The key tables (sections.cpp, the workload kinds' files) also generate
+// docs/scenario-reference.md.
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ struct Override {
 // Parses "key.path=value" as given to --set. Throws InputError.
 Override parse_override(const std::string& text);
 
-// Applies `overrides` to the document's tree, then loads it.
+// Applies `overrides` to the document's tree (which the document shares: load a document once), then loads it.
 Scenario load_scenario(const ScenarioDocument& doc, const Catalog& catalog,
                        const std::vector<Override>& overrides = {});
 Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,

@@ -21,41 +21,20 @@ namespace vgpusim {
 const Section& section_named(const std::string& path);
 Section workload_section();
 
-
+// The loader's state while it reads one file, and its helpers. A workload kind's reader (sim/scenario/workloads)
+// uses `kernel`, `count`, `nonnegative`, `positive`, `unknown_gpu_model`, `catalog` and the trace cache `traces`.
 struct Loader {
   const std::string& file;
   const Catalog& catalog;
   Scenario sc;
 
-
-
-
-
   std::map<std::string, std::shared_ptr<const KinetoTrace>> traces;  // read once per file and device
-
-
-
-
-
-
-
-
-
 
   struct LayoutEntry {
     std::string id, profile;
     YAML::Node sharing;
     bool has_sharing = false;
   };
-
-
-
-
-
-
-
-
-
 
   std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
 

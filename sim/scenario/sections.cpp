@@ -20,14 +20,14 @@ const std::vector<Section>& sections_before_workloads() {
                  {{"version", "integer", true, "", "format version; must be 1"},
                   {"name", "string", true, "", "a title for people; printed with the results"},
                   {"seed", "integer >= 0", false, "1", "seed from which every tenant's random stream is derived"},
-                  {"duration", "time", false, "until every tenant is done",
-                   "simulated time to run; needed when a workload has no count"},
+                  {"duration", "time", false, "", "simulated time to run; needed when a workload has no count",
+                   "until every tenant is done"},
                   {"fidelity", "exact | fluid", false, "exact",
                    "exact: every kernel and time slice is simulated; fluid: slices are averaged into rates and a "
                    "unit's kernels are merged into one phase"},
                   {"gpus", "list of gpus[]", true, "", "the physical GPUs"},
-                  {"sharing", "mapping: GPU id -> sharing.<gpu>", false, "passthrough on every GPU",
-                   "how each GPU is shared"},
+                  {"sharing", "mapping: GPU id -> sharing.<gpu>", false, "", "how each GPU is shared",
+                   "passthrough on every GPU"},
                   {"tenants", "list of tenants[]", true, "", "who runs what where"},
                   {"faults", "list of faults[]", false, "", "fatal faults to inject"},
                   {"compare", "list of compare[]", false, "", "article figures to print beside the prediction"},
@@ -72,11 +72,12 @@ const std::vector<Section>& sections_before_workloads() {
                   {"memory", "size", false, "0 B",
                    "device memory allocated at start; when it does not fit, the tenant fails with out-of-memory"},
                   {"start", "time", false, "0 s", "when the tenant starts"},
-                  {"stream", "string", false, "the tenant's name",
+                  {"stream", "string", false, "",
                    "name of the random stream the workload draws from; tenants with the same stream see the same "
-                   "arrivals and kernel draws (to compare one load under different sharing)"},
-                  {"share", "mapping", false, "the mode's defaults",
-                   "the sharing mode's per-tenant parameters (see Sharing modes below)"},
+                   "arrivals and kernel draws (to compare one load under different sharing)",
+                   "the tenant's name"},
+                  {"share", "mapping", false, "", "the sharing mode's per-tenant parameters (see Sharing modes below)",
+                   "the mode's defaults"},
                   {"workload", "workload", true, "", "what it runs: exactly one of the workload kinds"}}});
     return s;
   }();

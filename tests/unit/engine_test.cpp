@@ -283,6 +283,28 @@ TEST(Engine, ActivitiesStartedDuringAnIdleHoldWaitForIt) {
   EXPECT_NEAR(e.gpu_stats(g).busy_time, 6e-3, 1e-12);  // 4 to 6 ms b works; holds are not busy time
 }
 
+TEST(Engine, ActivitiesWaitingForAnIdleHoldCanBeTakenBack) {
+  // As above: a holds from 2 to 4 ms. Its activity started at 2.5 ms waits (start_activity says so); taken back, it
+  // never starts, and the hold's end starts nothing.
+  Engine e;
+  HoldRecorder ra, rb;
+  ra.engine = rb.engine = &e;
+  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
+  ra.context = e.add_context(g, e.add_client(&ra));
+  rb.context = e.add_context(g, e.add_client(&rb));
+  e.start_activity(ra.context, 1e-3, 1);
+  e.start_activity(rb.context, 3e-3, 2);
+  e.run(2.5e-3);
+  EXPECT_FALSE(e.start_activity(ra.context, 1e-3, 7));
+  EXPECT_EQ(e.take_deferred(ra.context), std::vector<uint64_t>{7});
+  EXPECT_TRUE(e.take_deferred(ra.context).empty());
+  e.run();
+  ASSERT_EQ(ra.holds_served.size(), 1u);
+  EXPECT_NEAR(ra.holds_served[0], 4e-3, 1e-12);
+  ASSERT_EQ(ra.done.size(), 1u);  // only its first activity
+  EXPECT_NEAR(rb.done[0].second, 5e-3, 1e-12);
+}
+
 TEST(Engine, AnIdleHoldLastsUntilTheNextLaunchTimer) {
   // The model holds the gap to the next launch, at most 1 ms. a (1 ms) ends at 2 ms; its earliest launch timer is
   // at 2.3 ms (a plain timer at 2.1 ms does not count): a 0.3 ms hold at 1/2, served at 2.6 ms.

@@ -3,6 +3,7 @@
 
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
+#include "sim/studies/cluster/cluster_scenario.hpp"
 
 using namespace vgpusim;
 
@@ -206,4 +207,26 @@ TEST(KeyDefaults, AMinimalScenarioGetsTheDefaultsTheReferencePrints) {
   const auto& training = dynamic_cast<const TrainingWorkload&>(*sc.tenants[0].workload);
   EXPECT_EQ(std::to_string(training.kernels_per_step), default_of("workload.training", "kernels_per_step"));
   EXPECT_EQ(units::format(training.host_time, units::Dim::Time), default_of("workload.training", "host_time"));
+}
+
+// A default_value is a value a file could hold (a number, a quantity with its unit, true or false, one of the key's
+// listed words, or one word), never prose: prose belongs in default_text, for a default the reader computes.
+TEST(KeyDefaults, EveryDeclaredDefaultValueIsAValue) {
+  std::vector<Section> sections = scenario_sections();
+  for (const Section& s : cluster_sections()) sections.push_back(s);
+  size_t checked = 0;
+  for (const Section& s : sections)
+    for (const KeySpec& k : s.keys) {
+      const std::string& v = k.default_value;
+      if (v.empty()) continue;
+      ++checked;
+      bool value = v == "true" || v == "false" || v.find(' ') == std::string::npos;
+      for (int d = 0; !value && d <= static_cast<int>(units::Dim::Rate); ++d)
+        value = units::parse(v, static_cast<units::Dim>(d)).ok;
+      EXPECT_TRUE(value) << s.path << "." << k.name << ": '" << v << "' reads as prose; move it to default_text";
+      if (k.type.find(" | ") != std::string::npos) {
+        EXPECT_NE(k.type.find(v), std::string::npos) << s.path << "." << k.name << ": '" << v << "' not in " << k.type;
+      }
+    }
+  EXPECT_GT(checked, 30u);
 }

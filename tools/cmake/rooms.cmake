@@ -23,16 +23,32 @@ endfunction()
 
 function(vgpusim_room target)
   cmake_parse_arguments(ROOM "PLUG_IN" "" "DIRS;DEPENDS;LIBRARIES;SOURCES" ${ARGN})
-  set(view "${CMAKE_BINARY_DIR}/rooms/${target}")
+  # The view's name carries its folders, so a folder dropped from a room leaves no stale link on its include path.
+  string(MD5 dirs_hash "${ROOM_DIRS}")
+  string(SUBSTRING "${dirs_hash}" 0 8 dirs_hash)
+  set(view "${CMAKE_BINARY_DIR}/rooms/${target}-${dirs_hash}")
   set(headers "")
+  set(probes "")  # one header per folder, for the layering test
   foreach(dir IN LISTS ROOM_DIRS)
-    get_filename_component(parent "${view}/${dir}" DIRECTORY)
+    set(link "${view}/${dir}")
+    get_filename_component(parent "${link}" DIRECTORY)
     file(MAKE_DIRECTORY "${parent}")
-    if(NOT IS_SYMLINK "${view}/${dir}")
-      file(CREATE_LINK "${CMAKE_SOURCE_DIR}/${dir}" "${view}/${dir}" SYMBOLIC)
+    if(IS_SYMLINK "${link}")
+      file(READ_SYMLINK "${link}" points_to)
+      if(NOT points_to STREQUAL "${CMAKE_SOURCE_DIR}/${dir}")
+        file(REMOVE "${link}")  # removes the link itself
+      endif()
     endif()
-    file(GLOB room_headers RELATIVE "${CMAKE_SOURCE_DIR}" CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/${dir}/*.hpp")
-    list(APPEND headers ${room_headers})
+    if(NOT IS_SYMLINK "${link}")
+      file(CREATE_LINK "${CMAKE_SOURCE_DIR}/${dir}" "${link}" SYMBOLIC)
+    endif()
+    file(GLOB_RECURSE dir_headers RELATIVE "${CMAKE_SOURCE_DIR}" CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/${dir}/*.hpp")
+    list(SORT dir_headers)
+    if(dir_headers)
+      list(GET dir_headers 0 first)
+      list(APPEND probes "${first}")
+    endif()
+    list(APPEND headers ${dir_headers})
   endforeach()
   # Every header of the room compiled once inside the room: a header that includes a room above fails here even
   # when no .cpp of its own room includes it.
@@ -61,7 +77,8 @@ function(vgpusim_room target)
   # For the layering test (tests/layering/check_layering.cmake).
   set_property(GLOBAL APPEND PROPERTY VGPUSIM_ROOMS ${target})
   set_property(GLOBAL PROPERTY VGPUSIM_ROOM_DEPENDS_${target} ${ROOM_DEPENDS})
-  set_property(GLOBAL PROPERTY VGPUSIM_ROOM_HEADERS_${target} ${headers})
+  set_property(GLOBAL PROPERTY VGPUSIM_ROOM_HEADERS_${target} ${probes})
+  set_property(GLOBAL PROPERTY VGPUSIM_ROOM_DIRS_${target} ${ROOM_DIRS})
 endfunction()
 
 # vgpusim_builtin_list(<output.cpp> LIST <variable name> HEADER <header> TYPE <type> FUNCTION <function>

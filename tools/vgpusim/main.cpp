@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
       if (doc.kind == "plan") return run_plan_command(doc, options);
       return run_scenario_command(doc, options);
     }
-    if (*plan) return plan_command(read_scenario_document(plan_path), plan_run, plan_out, plan_quiet);
+    if (*plan) return plan_command(read_scenario_document(plan_path, "plan file"), plan_run, plan_out, plan_quiet);
     if (*merge) return merge_command(merge_parts, merge_out);
     if (*fit) return fit_command(raw_path, cal_out, gpu_override);
     if (*validate) return validate_command(validate_raw, cal_in, validation_json, gpu_override);

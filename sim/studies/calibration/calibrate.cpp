@@ -1,5 +1,5 @@
 // Fit and validate orchestration. Which experiments fit what: efficiencies, DRAM saturation and time-slice
-// parameters come from their dedicated experiments (models/calibration/fit.cpp); l2_interference from the
+// parameters come from their dedicated experiments (sim/studies/calibration/fit.cpp); l2_interference from the
 // green-context co-runs (SM partitions that share DRAM and L2), by least squares of predicted against measured
 // slowdowns; every other co-run (streams, processes, MPS) is validation only.
 #include "sim/studies/calibration/calibrate.hpp"

@@ -1,5 +1,5 @@
 // The cluster scenario reader: strict MapReaders over documented Sections, paths relative to the scenario file,
-// units parsed in sim/units. Builds a ClusterConfig; runs nothing.
+// units parsed in sim/core/units. Builds a ClusterConfig; runs nothing.
 #include "sim/studies/cluster/cluster_scenario.hpp"
 
 #include <fmt/format.h>

@@ -151,8 +151,8 @@ int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::str
   if (!out_dir.empty()) {
     const std::string name =
         report.shards > 1 ? fmt::format("plan-shard-{}-of-{}.json", report.shard, report.shards) : "plan.json";
-    const PlanFormat* json = &plan_formats()[1];
-    write_outputs<PlanReport>({{json, out_dir + "/" + name}}, report);
+    for (const PlanFormat& f : plan_formats())
+      if (f.name == "json") write_outputs<PlanReport>({{&f, out_dir + "/" + name}}, report);
   }
   if (!quiet) std::cout << plan_table(report.name, report.outcome, report.total);
   return 0;

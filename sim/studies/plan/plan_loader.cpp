@@ -136,7 +136,7 @@ PlanSpec load_plan_text(const std::string& text, const std::string& file, const 
 }
 
 PlanSpec load_plan_file(const std::string& path, const InstanceLookup& lookup) {
-  return load_plan(read_scenario_document(path), lookup);
+  return load_plan(read_scenario_document(path, "plan file"), lookup);
 }
 
 InstanceLookup builtin_instance_lookup() {
