@@ -15,6 +15,11 @@ namespace {
 constexpr double kCompletionSlack = 1e-9;  // s
 // A rate a model may return above 1 (a context's solo speed) before it is reported as a bug (rounding).
 constexpr double kCapacitySlack = 1e-9;
+
+void check_work(double solo_seconds) {
+  if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
+    throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
+}
 }  // namespace
 
 Engine::GpuIndex Engine::add_gpu(std::unique_ptr<SharingModel> model) {
@@ -46,10 +51,9 @@ Engine::ContextIndex Engine::add_context(GpuIndex gpu, ClientIndex client) {
 }
 
 bool Engine::start_activity(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand) {
+  check_work(solo_seconds);
   Context& c = contexts_[context];
   if (c.holds > 0) {  // its next launch waits until the hold is served
-    if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
-      throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
     c.deferred.push_back({solo_seconds, tag, demand});
     return false;
   }
@@ -66,8 +70,6 @@ std::vector<uint64_t> Engine::take_deferred(ContextIndex context) {
 
 void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand,
                          bool hold) {
-  if (!(solo_seconds >= 0) || !std::isfinite(solo_seconds))
-    throw std::invalid_argument("activity work must be finite and >= 0, got " + std::to_string(solo_seconds));
   Context& c = contexts_[context];
   advance(gpus_[c.gpu], now_);
   if (c.heap.empty()) {
@@ -148,7 +150,9 @@ void Engine::consider_idle_hold(ContextIndex context) {
   const auto& timers = clients_[c.client].launch_timers;
   const double gap = timers.empty() ? kInfinity : timers.top() - now_;
   const double hold = gpu.model->idle_hold(gap);
-  if (hold > 0) push_member(context, hold, 0, ActivityDemand{0, 0, 0}, true);
+  if (hold <= 0) return;
+  check_work(hold);
+  push_member(context, hold, 0, ActivityDemand{0, 0, 0}, true);
 }
 
 void Engine::end_idle_hold(ContextIndex context) {

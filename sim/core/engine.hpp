@@ -148,6 +148,7 @@ class Engine {
   void flush_dirty();
   void deliver_completions();
   void pop_member(Context& c);
+  // `solo_seconds` was checked by the caller (check_work).
   void push_member(ContextIndex context, double solo_seconds, uint64_t tag, const ActivityDemand& demand, bool hold);
   // Idle holds: whether another context on the same GPU has something in flight (work or a hold) or had work until
   // this instant (completions of one instant are all taken before any client hears of them); starting a hold when

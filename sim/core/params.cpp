@@ -13,6 +13,16 @@ namespace {
   throw std::logic_error(kind + " parameter '" + name + "' was never declared");
 }
 
+ParamSpec declared(std::string owner, std::string name, ParamType type, std::string help, std::string source) {
+  ParamSpec p;
+  p.owner = std::move(owner);
+  p.name = std::move(name);
+  p.type = type;
+  p.help = std::move(help);
+  p.source = std::move(source);
+  return p;
+}
+
 }  // namespace
 
 std::string ParamSpec::type_text() const {
@@ -53,52 +63,32 @@ std::string ParamSpec::range_text() const {
 
 ParamSpec number_param(std::string owner, std::string name, units::Dim dim, double default_value, double min,
                        double max, std::string help, std::string source) {
-  ParamSpec p;
-  p.owner = std::move(owner);
-  p.name = std::move(name);
-  p.type = ParamType::Number;
+  ParamSpec p = declared(std::move(owner), std::move(name), ParamType::Number, std::move(help), std::move(source));
   p.dim = dim;
   p.default_value = default_value;
   p.min = min;
   p.max = max;
-  p.help = std::move(help);
-  p.source = std::move(source);
   return p;
 }
 
 ParamSpec choice_param(std::string owner, std::string name, std::vector<std::string> words, std::string help,
                        std::string source) {
-  ParamSpec p;
-  p.owner = std::move(owner);
-  p.name = std::move(name);
-  p.type = ParamType::Choice;
+  ParamSpec p = declared(std::move(owner), std::move(name), ParamType::Choice, std::move(help), std::move(source));
   p.words = std::move(words);
   p.default_word = p.words.empty() ? "" : p.words.front();
-  p.help = std::move(help);
-  p.source = std::move(source);
   return p;
 }
 
 ParamSpec text_param(std::string owner, std::string name, std::string default_word, std::string help,
                      std::string source) {
-  ParamSpec p;
-  p.owner = std::move(owner);
-  p.name = std::move(name);
-  p.type = ParamType::Text;
+  ParamSpec p = declared(std::move(owner), std::move(name), ParamType::Text, std::move(help), std::move(source));
   p.default_word = std::move(default_word);
-  p.help = std::move(help);
-  p.source = std::move(source);
   return p;
 }
 
 ParamSpec flag_param(std::string owner, std::string name, bool default_flag, std::string help, std::string source) {
-  ParamSpec p;
-  p.owner = std::move(owner);
-  p.name = std::move(name);
-  p.type = ParamType::Flag;
+  ParamSpec p = declared(std::move(owner), std::move(name), ParamType::Flag, std::move(help), std::move(source));
   p.default_flag = default_flag;
-  p.help = std::move(help);
-  p.source = std::move(source);
   return p;
 }
 
@@ -154,7 +144,8 @@ bool ParamValues::has(const std::string& name) const {
   return numbers_.count(name) != 0 || words_.count(name) != 0 || flags_.count(name) != 0;
 }
 
-ParamValues with_overrides(ParamValues values, const std::vector<ParamSpec>& specs, const ParamOverrides& overrides) {
+ParamValues with_overrides(const std::vector<ParamSpec>& specs, const ParamOverrides& overrides) {
+  ParamValues values = ParamValues::defaults(specs);
   for (const ParamSpec& p : specs) {
     if (p.type != ParamType::Number) continue;
     const auto it = overrides.find(p.qualified());

@@ -291,12 +291,12 @@ struct RunSetup {
   bool layout_changes = false;
 };
 
-RunRecord run(const Scenario& sc, RunSetup plan, ProgressFn progress, RunObserver* observer) {
-  const std::vector<Target>& targets = plan.targets;
-  const std::vector<size_t>& tenant_ids = plan.tenants;
+RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunObserver* observer) {
+  const std::vector<Target>& targets = run_setup.targets;
+  const std::vector<size_t>& tenant_ids = run_setup.tenants;
   Engine engine(sc.metrics_interval);
   std::vector<Engine::GpuIndex> gpu_index;
-  for (auto& m : plan.models) gpu_index.push_back(engine.add_gpu(std::move(m)));
+  for (auto& m : run_setup.models) gpu_index.push_back(engine.add_gpu(std::move(m)));
   if (observer) {
     engine.set_observer(observer);
     for (size_t k = 0; k < targets.size(); ++k)
@@ -309,11 +309,11 @@ RunRecord run(const Scenario& sc, RunSetup plan, ProgressFn progress, RunObserve
   std::vector<std::unique_ptr<MemoryPool>> pools;
   std::vector<MemoryPool*> pool_of(tenant_ids.size(), nullptr);
   for (size_t k = 0; k < targets.size(); ++k) {
-    const std::vector<double>& parts = plan.partitions[k];
+    const std::vector<double>& parts = run_setup.partitions[k];
     size_t nth = 0;
     MemoryPool* shared = nullptr;
     for (size_t i = 0; i < tenant_ids.size(); ++i) {
-      if (plan.target_of[i] != k) continue;
+      if (run_setup.target_of[i] != k) continue;
       if (!parts.empty()) {
         const std::string where = fmt::format("{} (partition of {})", targets[k].id, sc.tenants[tenant_ids[i]].name);
         pools.push_back(std::make_unique<MemoryPool>(MemoryPool{where, parts[nth], 0, {}}));
@@ -340,16 +340,16 @@ RunRecord run(const Scenario& sc, RunSetup plan, ProgressFn progress, RunObserve
   std::vector<std::unique_ptr<TenantDriver>> drivers;
   for (size_t i = 0; i < tenant_ids.size(); ++i) {
     const TenantSpec& t = sc.tenants[tenant_ids[i]];
-    const size_t k = plan.target_of[i];
+    const size_t k = run_setup.target_of[i];
     drivers.push_back(std::make_unique<TenantDriver>(engine, t, states[k], sc.gpus[t.gpu].performance, *pool_of[i],
                                                      sc.fidelity, sc.seed, rec.tenants[i]));
     drivers.back()->attach(gpu_index[k], observer);
     states[k].drivers.push_back(drivers.back().get());
   }
   std::unique_ptr<LayoutController> layout;
-  if (plan.layout_changes && !sc.layout_changes.empty())
+  if (run_setup.layout_changes && !sc.layout_changes.empty())
     layout = std::make_unique<LayoutController>(engine, sc.layout_changes, states);
-  if (plan.faults) {
+  if (run_setup.faults) {
     for (size_t i = 0; i < drivers.size(); ++i) {
       const size_t target = sc.tenants[tenant_ids[i]].target;
       const bool whole_gpu = find_sharing_mode(sc.targets[target].sharing.mode)->fault_takes_down_gpu;
@@ -386,33 +386,33 @@ RunRecord run(const Scenario& sc, RunSetup plan, ProgressFn progress, RunObserve
 }  // namespace
 
 RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
-  RunSetup plan;
-  plan.targets = sc.targets;
+  RunSetup run_setup;
+  run_setup.targets = sc.targets;
   for (size_t k = 0; k < sc.targets.size(); ++k) {
     const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
     const ModelSetup setup = model_setup(sc, k);
-    plan.models.push_back(info->create(setup));
-    plan.partitions.push_back(info->memory_partitions ? info->memory_partitions(setup) : std::vector<double>{});
+    run_setup.models.push_back(info->create(setup));
+    run_setup.partitions.push_back(info->memory_partitions ? info->memory_partitions(setup) : std::vector<double>{});
   }
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
-    plan.tenants.push_back(i);
-    plan.target_of.push_back(sc.tenants[i].target);
+    run_setup.tenants.push_back(i);
+    run_setup.target_of.push_back(sc.tenants[i].target);
   }
-  plan.faults = true;
-  plan.layout_changes = true;
-  return run(sc, std::move(plan), progress, observer);
+  run_setup.faults = true;
+  run_setup.layout_changes = true;
+  return run(sc, std::move(run_setup), progress, observer);
 }
 
 RunRecord simulate_baseline(const Scenario& sc, size_t t) {
   // Alone on the whole physical GPU, bare metal, with the tenant's memory in the GPU's full pool.
   const size_t g = sc.tenants[t].gpu;
-  RunSetup plan;
-  plan.targets.push_back(Target{sc.gpus[g].id, g, "", -1, sc.gpus[g].spec, {"bare-metal", {}}});
-  plan.models.push_back(make_bare_metal_model());
-  plan.partitions.emplace_back();
-  plan.tenants = {t};
-  plan.target_of = {0};
-  return run(sc, std::move(plan), nullptr, nullptr);
+  RunSetup run_setup;
+  run_setup.targets.push_back(Target{sc.gpus[g].id, g, "", -1, sc.gpus[g].spec, {"bare-metal", {}}});
+  run_setup.models.push_back(make_bare_metal_model());
+  run_setup.partitions.emplace_back();
+  run_setup.tenants = {t};
+  run_setup.target_of = {0};
+  return run(sc, std::move(run_setup), nullptr, nullptr);
 }
 
 }  // namespace vgpusim

@@ -229,17 +229,31 @@ struct HoldRecorder : Recorder {
   }
 };
 
+// Two recorded clients, a and b, with one context each on one GPU whose model holds 1 ms (up to the gap when
+// `up_to_gap`).
+struct HoldingPair {
+  explicit HoldingPair(bool up_to_gap = false) {
+    a.engine = b.engine = &e;
+    g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3, up_to_gap));
+    client_a = e.add_client(&a);
+    a.context = e.add_context(g, client_a);
+    b.context = e.add_context(g, e.add_client(&b));
+  }
+  Engine e;
+  HoldRecorder a, b;
+  Engine::GpuIndex g = 0;
+  Engine::ClientIndex client_a = 0;
+};
+
 }  // namespace
 
 TEST(Engine, IdleHoldTakesItsShareButDoesNoWork) {
   // a (1 ms) and b (3 ms) share fairly: a is done at 2 ms and, b being active, holds 1 ms solo at 1/2: served at
   // 4 ms. b has 1 ms left then, alone: done at 5 ms. The hold is no work: not delivered, not a's work.
-  Engine e;
-  HoldRecorder ra, rb;
-  ra.engine = rb.engine = &e;
-  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
-  ra.context = e.add_context(g, e.add_client(&ra));
-  rb.context = e.add_context(g, e.add_client(&rb));
+  HoldingPair pair;
+  Engine& e = pair.e;
+  HoldRecorder &ra = pair.a, &rb = pair.b;
+  const auto g = pair.g;
   e.start_activity(ra.context, 1e-3, 1);
   e.start_activity(rb.context, 3e-3, 2);
   e.run();
@@ -259,13 +273,11 @@ TEST(Engine, ActivitiesStartedDuringAnIdleHoldWaitForIt) {
   // As above, a's hold runs from 2 to 4 ms; a launches 1 ms at 2.5 ms, which waits for the hold: from 4 ms a and b
   // (1 ms left) share fairly and both end at 6 ms. Both ran out of work at the same instant, so each sees the other
   // as active and holds 1 ms: both served at 8 ms.
-  Engine e;
-  HoldRecorder ra, rb;
-  ra.engine = rb.engine = &e;
-  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
-  const auto client_a = e.add_client(&ra);
-  ra.context = e.add_context(g, client_a);
-  rb.context = e.add_context(g, e.add_client(&rb));
+  HoldingPair pair;
+  Engine& e = pair.e;
+  HoldRecorder &ra = pair.a, &rb = pair.b;
+  const auto g = pair.g;
+  const auto client_a = pair.client_a;
   e.start_activity(ra.context, 1e-3, 1);
   e.start_activity(rb.context, 3e-3, 2);
   e.set_launch_timer(client_a, 2.5e-3, ra.launch_tag);
@@ -286,12 +298,9 @@ TEST(Engine, ActivitiesStartedDuringAnIdleHoldWaitForIt) {
 TEST(Engine, ActivitiesWaitingForAnIdleHoldCanBeTakenBack) {
   // As above: a holds from 2 to 4 ms. Its activity started at 2.5 ms waits (start_activity says so); taken back, it
   // never starts, and the hold's end starts nothing.
-  Engine e;
-  HoldRecorder ra, rb;
-  ra.engine = rb.engine = &e;
-  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
-  ra.context = e.add_context(g, e.add_client(&ra));
-  rb.context = e.add_context(g, e.add_client(&rb));
+  HoldingPair pair;
+  Engine& e = pair.e;
+  HoldRecorder &ra = pair.a, &rb = pair.b;
   e.start_activity(ra.context, 1e-3, 1);
   e.start_activity(rb.context, 3e-3, 2);
   e.run(2.5e-3);
@@ -308,14 +317,11 @@ TEST(Engine, ActivitiesWaitingForAnIdleHoldCanBeTakenBack) {
 TEST(Engine, AnIdleHoldLastsUntilTheNextLaunchTimer) {
   // The model holds the gap to the next launch, at most 1 ms. a (1 ms) ends at 2 ms; its earliest launch timer is
   // at 2.3 ms (a plain timer at 2.1 ms does not count): a 0.3 ms hold at 1/2, served at 2.6 ms.
-  Engine e;
-  HoldRecorder ra, rb;
-  ra.engine = rb.engine = &e;
+  HoldingPair pair(true);
+  Engine& e = pair.e;
+  HoldRecorder &ra = pair.a, &rb = pair.b;
+  const auto client_a = pair.client_a;
   ra.launch_tag = 7;  // the launch timer starts nothing here
-  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3, true));
-  const auto client_a = e.add_client(&ra);
-  ra.context = e.add_context(g, client_a);
-  rb.context = e.add_context(g, e.add_client(&rb));
   e.start_activity(ra.context, 1e-3, 1);
   e.start_activity(rb.context, 10e-3, 2);
   e.set_timer(client_a, 2.1e-3, 5);
@@ -326,12 +332,9 @@ TEST(Engine, AnIdleHoldLastsUntilTheNextLaunchTimer) {
 }
 
 TEST(Engine, NoIdleHoldAloneOrWhenTheClientTurnsThemOff) {
-  Engine e;
-  HoldRecorder ra, rb;
-  ra.engine = rb.engine = &e;
-  const auto g = e.add_gpu(std::make_unique<FairShareHolding>(1e-3));
-  ra.context = e.add_context(g, e.add_client(&ra));
-  rb.context = e.add_context(g, e.add_client(&rb));
+  HoldingPair pair;
+  Engine& e = pair.e;
+  HoldRecorder &ra = pair.a, &rb = pair.b;
   e.start_activity(ra.context, 1e-3, 1);  // alone: no hold
   e.run();
   EXPECT_TRUE(ra.holds_served.empty());
