@@ -80,7 +80,7 @@ class ParamValues {
 // Fitted values of number parameters by qualified name (e.g. "timeslice.slice"), as a calibration file holds them.
 using ParamOverrides = std::map<std::string, double>;
 
-// `values` with every Number parameter of `specs` whose qualified name `overrides` holds set to that value.
-ParamValues with_overrides(ParamValues values, const std::vector<ParamSpec>& specs, const ParamOverrides& overrides);
+// The defaults of `specs`, with every Number parameter whose qualified name `overrides` holds set to that value.
+ParamValues with_overrides(const std::vector<ParamSpec>& specs, const ParamOverrides& overrides);
 
 }  // namespace vgpusim

@@ -4,12 +4,16 @@
 #include <fmt/format.h>
 
 namespace vgpusim {
+namespace {
 
+// A Markdown table cell: '|' escaped.
 std::string markdown_cell(const std::string& text) {
   std::string out;
   for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
   return out;
 }
+
+}  // namespace
 
 std::string keys_markdown(const std::vector<Section>& sections, const std::string& heading,
                           const std::string& top_level) {
@@ -36,14 +40,10 @@ std::string parameters_markdown(const std::vector<ParamSpec>& params) {
   return md + "\n";
 }
 
-std::string model_parameters_begin(const std::string& model) {
-  return fmt::format("<!-- generated parameters of {}: `vgpusim list models --markdown {}`; checked by a test -->",
-                     model, model);
-}
-
 std::string model_parameters_block(const ModelDescription& model) {
-  std::string md = model_parameters_begin(model.name) + "\n\n" + parameters_markdown(model.params);
-  return md + kModelParametersEnd + "\n";
+  return fmt::format("<!-- generated parameters of {}: `vgpusim list models --markdown {}`; checked by a test -->\n\n"
+                     "{}<!-- end of generated parameters -->\n",
+                     model.name, model.name, parameters_markdown(model.params));
 }
 
 }  // namespace vgpusim

@@ -11,9 +11,6 @@
 
 namespace vgpusim {
 
-// A Markdown table cell: '|' escaped.
-std::string markdown_cell(const std::string& text);
-
 // One heading and key table per section; `heading` is the Markdown heading mark ("##", "###"), `top_level` names
 // the section with the empty path.
 std::string keys_markdown(const std::vector<Section>& sections, const std::string& heading,
@@ -22,10 +19,8 @@ std::string keys_markdown(const std::vector<Section>& sections, const std::strin
 // A table of parameters: qualified name, type, default, range, per tenant, meaning, source.
 std::string parameters_markdown(const std::vector<ParamSpec>& params);
 
-// The block of docs/models/<page> that lists `model`'s parameters, between markers that name it.
+// The block of docs/models/<page> that lists `model`'s parameters, between markers that name it (tools/update-docs.sh
+// finds them).
 std::string model_parameters_block(const ModelDescription& model);
-// Where that block starts and ends in a page (for the docs check and tools/update-docs.sh).
-std::string model_parameters_begin(const std::string& model);
-inline constexpr const char* kModelParametersEnd = "<!-- end of generated parameters -->";
 
 }  // namespace vgpusim

@@ -115,6 +115,15 @@ std::string MapReader::choice(const std::string& key, const std::vector<std::str
           fmt::format("expected one of {}, found '{}'{}", join(choices), text, did_you_mean_suffix(text, choices)));
 }
 
+double MapReader::number_param(const ParamSpec& p) const {
+  const double v = quantity(p.name, p.dim);
+  if (v < p.min || v > p.max)
+    fail_at(file_, get(p.name), child_path(p.name),
+            fmt::format("expected a value from {} to {}, found {}", units::format(p.min, p.dim),
+                        units::format(p.max, p.dim), units::format(v, p.dim)));
+  return v;
+}
+
 double MapReader::quantity(const std::string& key, units::Dim dim) const {
   if (!has(key) && !spec(key).default_value.empty()) {
     const units::ParseResult r = units::parse(spec(key).default_value, dim);

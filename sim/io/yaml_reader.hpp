@@ -13,6 +13,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/core/names.hpp"
+#include "sim/core/params.hpp"
 #include "sim/core/units.hpp"
 
 namespace vgpusim {
@@ -67,6 +68,8 @@ class MapReader {
   double quantity(const std::string& key, units::Dim dim) const;
   long long integer(const std::string& key, long long min, long long max) const;
   bool boolean(const std::string& key) const;
+  // A Number parameter under its name, in SI, within its bounds (fails naming them).
+  double number_param(const ParamSpec& p) const;
 
   // Fails on the first key (in file order) that the section does not declare.
   void finish() const;

@@ -31,8 +31,8 @@ void draw_progress(double now, double end, uint64_t events) {
 
 }  // namespace
 
-int run_scenario_command(const ScenarioDocument& doc, const RunOptions& options) {
-  const Scenario sc = load_scenario(doc, builtin_catalog(), options.overrides);
+int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
+  const Scenario sc = load_scenario(std::move(doc), builtin_catalog(), options.overrides);
   const auto outputs = select_outputs<RunReport>(run_formats(), options);
   bool record = false;
   for (const auto& [format, path] : outputs) record = record || format->needs_recording;

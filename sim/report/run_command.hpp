@@ -48,6 +48,6 @@ std::vector<std::pair<const OutputFormat<Result>*, std::string>> select_outputs(
   return outputs;
 }
 
-int run_scenario_command(const ScenarioDocument& doc, const RunOptions& options);
+int run_scenario_command(ScenarioDocument doc, const RunOptions& options);
 
 }  // namespace vgpusim

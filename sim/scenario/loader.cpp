@@ -55,20 +55,9 @@ void Loader::gpus(const MapReader& top) {
       g.calibrated = c.overrides();
     }
     // Parameters: the model's default, then the calibration's value, then the scenario's own.
-    g.performance = with_overrides(ParamValues::defaults(roofline_params()), roofline_params(), g.calibrated);
-    for (const ParamSpec& p : roofline_params())
-      if (r.has(p.name)) g.performance.set(p.name, bounded(r, p));
+    g.performance = read_params(r, roofline_params(), g.calibrated);
     sc.gpus.push_back(std::move(g));
   }
-}
-
-double Loader::bounded(const MapReader& r, const ParamSpec& p) {
-  const double v = r.quantity(p.name, p.dim);
-  if (v < p.min || v > p.max)
-    fail_at(file, r.get(p.name), r.child_path(p.name),
-            fmt::format("expected a value from {} to {}, found {}", units::format(p.min, p.dim),
-                        units::format(p.max, p.dim), units::format(v, p.dim)));
-  return v;
 }
 
 std::vector<std::string> Loader::gpu_ids() const {
@@ -273,8 +262,8 @@ Override parse_override(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-Scenario load_scenario(const ScenarioDocument& doc, const Catalog& catalog, const std::vector<Override>& overrides) {
-  YAML::Node root = doc.root;  // the overrides are applied to the document's own tree (a clone would lose marks)
+Scenario load_scenario(ScenarioDocument&& doc, const Catalog& catalog, const std::vector<Override>& overrides) {
+  YAML::Node& root = doc.root;  // overrides go into its own tree: a clone would lose the marks messages cite
   if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", doc.file));
   for (const Override& o : overrides) apply_override(root, o);
   Loader loader{doc.file, catalog, {}, {}, {}};

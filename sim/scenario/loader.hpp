@@ -22,8 +22,9 @@ struct Override {
 // Parses "key.path=value" as given to --set. Throws InputError.
 Override parse_override(const std::string& text);
 
-// Applies `overrides` to the document's tree (which the document shares: load a document once), then loads it.
-Scenario load_scenario(const ScenarioDocument& doc, const Catalog& catalog,
+// Applies `overrides` to the document's tree, then loads it. It consumes the document: a copy would share the
+// tree (yaml-cpp nodes are references) and see the overrides too.
+Scenario load_scenario(ScenarioDocument&& doc, const Catalog& catalog,
                        const std::vector<Override>& overrides = {});
 Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,
                             const std::vector<Override>& overrides = {});

@@ -47,7 +47,6 @@ struct Loader {
   double nonnegative(const MapReader& r, const std::string& key, units::Dim dim);
   double positive(const MapReader& r, const std::string& key, units::Dim dim);
   void gpus(const MapReader& top);
-  double bounded(const MapReader& r, const ParamSpec& p);
   std::vector<std::string> gpu_ids() const;
   size_t gpu_index(const YAML::Node& node, const std::string& path, const std::string& id);
   [[noreturn]] void unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode);

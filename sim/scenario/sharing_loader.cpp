@@ -53,11 +53,11 @@ SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& 
 
 ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
                                 const ParamOverrides& calibrated) {
-  ParamValues values = with_overrides(ParamValues::defaults(specs), specs, calibrated);
+  ParamValues values = with_overrides(specs, calibrated);
   for (const ParamSpec& p : specs) {
     if (!r.has(p.name)) continue;
     switch (p.type) {
-      case ParamType::Number: values.set(p.name, bounded(r, p)); break;
+      case ParamType::Number: values.set(p.name, r.number_param(p)); break;
       case ParamType::Choice: values.set_word(p.name, r.choice(p.name, p.words)); break;
       case ParamType::Text: values.set_word(p.name, r.string(p.name)); break;
       case ParamType::Flag: values.set_flag(p.name, r.boolean(p.name)); break;
@@ -136,7 +136,7 @@ void Loader::add_partition(size_t g, const LayoutEntry& e, const Partition& part
   } else {
     const SharingModeInfo* ts = find_sharing_mode("timeslice");
     const std::vector<ParamSpec> specs = ts->mode_params();
-    t.sharing = {ts->name, with_overrides(ParamValues::defaults(specs), specs, sc.gpus[g].calibrated)};
+    t.sharing = {ts->name, with_overrides(specs, sc.gpus[g].calibrated)};
   }
   sc.targets.push_back(std::move(t));
   target_nodes.push_back(e.has_sharing ? e.sharing : where);

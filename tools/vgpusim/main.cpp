@@ -3,6 +3,7 @@
 // arguments), 1 internal error.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <utility>
 
 #include "sim/io/hwcal_raw.hpp"
 #include "sim/report/listings.hpp"
@@ -150,10 +151,10 @@ int main(int argc, char** argv) {
       if (!timeline_path.empty()) options.writes.emplace_back("timeline", timeline_path);
       if (!report_path.empty()) options.writes.emplace_back("html", report_path);
       for (const std::string& w : writes) options.writes.push_back(parse_write(w));
-      const ScenarioDocument doc = read_scenario_document(scenario);
+      ScenarioDocument doc = read_scenario_document(scenario);
       if (doc.kind == "cluster") return run_cluster_command(doc, options);
       if (doc.kind == "plan") return run_plan_command(doc, options);
-      return run_scenario_command(doc, options);
+      return run_scenario_command(std::move(doc), options);
     }
     if (*plan) return plan_command(read_scenario_document(plan_path, "plan file"), plan_run, plan_out, plan_quiet);
     if (*merge) return merge_command(merge_parts, merge_out);

@@ -65,7 +65,7 @@ std::pair<double, double> run(const Setup& s, const CorunKernel* a, const CorunK
 }  // namespace
 
 CorunPrediction predict_corun(const CorunExperiment& e, const GpuSpec& gpu, const ParamOverrides& params) {
-  const ParamValues perf = with_overrides(ParamValues::defaults(roofline_params()), roofline_params(), params);
+  const ParamValues perf = with_overrides(roofline_params(), params);
   Setup s;
   s.model.fidelity = Fidelity::Exact;
   s.model.gpu = gpu;
@@ -86,7 +86,7 @@ CorunPrediction predict_corun(const CorunExperiment& e, const GpuSpec& gpu, cons
   }
   const SharingModeInfo* info = find_sharing_mode(s.mode);
   const std::vector<ParamSpec> mode_params = info->mode_params();
-  s.model.params = with_overrides(ParamValues::defaults(mode_params), mode_params, params);
+  s.model.params = with_overrides(mode_params, params);
   for (double cap : {cap_a, cap_b}) {
     ParamValues t = ParamValues::defaults(info->tenant_params());
     if (t.has("active_threads")) t.set("active_threads", std::min(1.0, std::max(0.01, cap)));

@@ -202,13 +202,7 @@ double read_sharing_efficiency(const std::string& file, const YAML::Node& node) 
   if (r.choice("mode", {"timeslice", "none"}) == "none") return 1;
   const std::vector<ParamSpec>& ps = sharing_slowdown_params();
   double v[2];
-  for (size_t i = 0; i < 2; ++i) {
-    v[i] = r.has(ps[i].name) ? r.quantity(ps[i].name, ps[i].dim) : ps[i].default_value;
-    if (v[i] < ps[i].min || v[i] > ps[i].max)
-      fail_at(file, r.get(ps[i].name), r.child_path(ps[i].name),
-              fmt::format("expected a value from {} to {}", units::format(ps[i].min, ps[i].dim),
-                          units::format(ps[i].max, ps[i].dim)));
-  }
+  for (size_t i = 0; i < 2; ++i) v[i] = r.has(ps[i].name) ? r.number_param(ps[i]) : ps[i].default_value;
   return timeslice_efficiency(v[0], v[1]);
 }
 
@@ -257,10 +251,6 @@ std::vector<ClusterJob> sample_jobs(const std::vector<ClusterJob>& population, s
     jobs.back().duration_s = std::numeric_limits<double>::infinity();
   }
   return jobs;
-}
-
-ClusterConfig load_cluster_scenario_file(const std::string& path) {
-  return load_cluster_scenario(read_scenario_document(path));
 }
 
 ClusterConfig load_cluster_scenario_text(const std::string& text, const std::string& file) {

@@ -31,7 +31,6 @@ std::vector<ClusterJob> sample_jobs(const std::vector<ClusterJob>& population, s
 
 // Reads and validates a cluster scenario. Throws InputError ("FILE:LINE:COL: key.path: ...") on bad input.
 ClusterConfig load_cluster_scenario(const ScenarioDocument& doc);
-ClusterConfig load_cluster_scenario_file(const std::string& path);
 ClusterConfig load_cluster_scenario_text(const std::string& text, const std::string& file);
 
 // The key tables the reader enforces, and their Markdown (the key reference in docs/cluster.md).

@@ -6,10 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "sim/io/files.hpp"
@@ -151,8 +149,8 @@ int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::str
   if (!out_dir.empty()) {
     const std::string name =
         report.shards > 1 ? fmt::format("plan-shard-{}-of-{}.json", report.shard, report.shards) : "plan.json";
-    for (const PlanFormat& f : plan_formats())
-      if (f.name == "json") write_outputs<PlanReport>({{&f, out_dir + "/" + name}}, report);
+    write_atomically(out_dir, name,
+                     plan_json(report.name, report.file, report.outcome, report.total, report.shard, report.shards));
   }
   if (!quiet) std::cout << plan_table(report.name, report.outcome, report.total);
   return 0;
@@ -172,11 +170,10 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
   std::string name, file;
   size_t total = 0;
   for (const std::string& part : parts) {
-    std::ifstream in(part);
-    if (!in) throw InputError(part + ": cannot open the plan shard");
+    const std::string text = read_text_file(part, "plan shard");
     nlohmann::json j;
     try {
-      in >> j;
+      j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
       throw InputError(fmt::format("{}: not JSON: {}", part, e.what()));
     }

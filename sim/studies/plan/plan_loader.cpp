@@ -135,10 +135,6 @@ PlanSpec load_plan_text(const std::string& text, const std::string& file, const 
   return load_plan(parse_scenario_document(text, file), lookup);
 }
 
-PlanSpec load_plan_file(const std::string& path, const InstanceLookup& lookup) {
-  return load_plan(read_scenario_document(path, "plan file"), lookup);
-}
-
 InstanceLookup builtin_instance_lookup() {
   return [](const std::string& name) -> std::optional<PlanInstanceType> {
     const Instance* i = builtin_instance_catalog().find(name);

@@ -15,7 +15,6 @@ namespace vgpusim {
 using InstanceLookup = std::function<std::optional<PlanInstanceType>(const std::string&)>;
 
 PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup);
-PlanSpec load_plan_file(const std::string& path, const InstanceLookup& lookup);
 PlanSpec load_plan_text(const std::string& text, const std::string& file, const InstanceLookup& lookup);
 
 // The instance types of the built-in instance catalog (models/catalog/instances.yaml) that plans can use.
