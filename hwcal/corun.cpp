@@ -117,6 +117,10 @@ void run_corun_form(RunContext& context, const Deadline& deadline, const CorunSe
         e.repeats.push(timing_json(solo_a, solo_b, together));
         last_repeat_s = static_cast<double>(monotonic_ns() - start_ns) * 1e-9;
       }
+      if (e.repeats.size() == 0) {  // nothing measured: no summary of nulls for `fit` to trip on
+        e.skipped = "time budget used up before the first repeat";
+        return;
+      }
       for (const char* key : {"solo_a_s", "solo_b_s", "corun_a_s", "corun_b_s", "makespan_s", "start_offset_s",
                               "solo_a_host_s", "solo_b_host_s", "corun_a_host_s", "corun_b_host_s",
                               "makespan_host_s"}) {

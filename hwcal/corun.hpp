@@ -3,12 +3,14 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "hwcal/experiment.hpp"
 #include "hwcal/json.hpp"
+#include "hwcal/subprocess.hpp"
 #include "hwcal/workloads.hpp"
 
 namespace vgpusim::hwcal {
@@ -70,6 +72,9 @@ void emit_form_failure(RunContext& context, const CorunForm& form, const std::st
 void run_green_context_forms(RunContext& context, const Deadline& deadline, const CorunSetup& setup,
                              std::array<SlotBuffers*, 2> slots);
 void run_process_form(RunContext& context, const Deadline& deadline, const CorunSetup& setup);
+// Tells both children to quit and reaps them, never throwing; returns a note for each child that had already
+// exited (its "quit" could not be sent).
+std::vector<std::string> end_children(std::array<std::unique_ptr<ChildProcess>, 2>& children);
 // Only when nvidia-cuda-mps-control is on PATH: a private daemon, uncapped then 50% active threads per client.
 void run_mps_forms(RunContext& context, const Deadline& deadline, const CorunSetup& setup);
 

@@ -73,6 +73,26 @@ class ProcessPairExecutor : public PairExecutor {
   std::string first_failure_;
 };
 
+}  // namespace
+
+std::vector<std::string> end_children(std::array<std::unique_ptr<ChildProcess>, 2>& children) {
+  // Best effort: a child that already exited (it failed a run, which that pair recorded) has closed its input,
+  // and a throw here would drop the forms still to come (green contexts, MPS). Such a child is only noted.
+  std::vector<std::string> notes;
+  for (auto& child : children) {
+    if (!child) continue;
+    const bool told = child->try_send_line("quit");
+    const std::string status = child->finish(10);
+    if (!told) {
+      notes.push_back("child " + std::to_string(child->pid()) + " had exited before quit (" + status + ")");
+      progress("co-run " + notes.back());
+    }
+  }
+  return notes;
+}
+
+namespace {
+
 struct ProcessFormPlan {
   CorunForm form;
   std::array<std::vector<std::string>, 2> environment;  // extra entries per child
@@ -124,12 +144,7 @@ bool run_with_children(RunContext& context, const Deadline& deadline, const Coru
   }
   ProcessPairExecutor executor({children[0].get(), children[1].get()});
   run_corun_form(context, deadline, setup, plan.form, executor);
-  for (auto& child : children) {
-    if (child) {
-      child->send_line("quit");
-      child->finish(10);
-    }
-  }
+  end_children(children);
   return true;
 }
 

@@ -19,10 +19,13 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
   return now;
 }
 
-// Cycle cap for loops that spin on %globaltimer, so they end even if that timer stood still:
-// 5 cycles per ns is 2.5x the wanted time at 2 GHz (clock64 keeps counting while a context is switched out).
-__device__ __forceinline__ bool past_cycle_cap(long long start_cycles, unsigned long long duration_ns) {
-  return static_cast<unsigned long long>(clock64() - start_cycles) > 5 * duration_ns + 1000000ull;
+// Iteration cap for loops that spin on %globaltimer, so they end even if that timer stood still. It counts loop
+// iterations, not clock64() cycles: clock64 is a per-SM counter, and a block switched out (time-slicing, compute
+// preemption) may resume on another SM, where its difference to the start cycle means nothing. One iteration (a
+// timer read the loop condition waits on, a compare, a branch) takes well over 1 ns, so one iteration per ns of the
+// wanted time never ends a normal loop early; a frozen timer ends it after (iteration time / 1 ns) x that time.
+__device__ __forceinline__ unsigned long long iteration_cap(unsigned long long duration_ns) {
+  return duration_ns + 1000000ull;
 }
 
 __device__ __forceinline__ unsigned sm_id() {
@@ -186,13 +189,15 @@ __global__ void fill_uniform_bf16_kernel(__nv_bfloat16* data, std::size_t count,
   }
 }
 
-__global__ void pointer_chase_kernel(const unsigned* next_word, unsigned steps, unsigned* sink,
+// Starts where *cursor says and leaves it where it stopped: consecutive runs walk on along the cycle to nodes
+// not visited yet, instead of revisiting (now L2-resident) nodes from the same start.
+__global__ void pointer_chase_kernel(const unsigned* next_word, unsigned steps, unsigned* cursor,
                                      unsigned long long* elapsed_ns) {
-  unsigned word = 0;
+  unsigned word = *cursor;
   const unsigned long long start = global_timer_ns();
   for (unsigned s = 0; s < steps; ++s) word = __ldcg(next_word + word);
   const unsigned long long end = global_timer_ns();
-  *sink = word;
+  *cursor = word;
   *elapsed_ns = end - start;
 }
 
@@ -208,11 +213,11 @@ __global__ void touch_nodes_kernel(const unsigned* words, std::size_t nodes, uns
 __global__ void empty_kernel() {}
 
 __global__ void timer_resolution_kernel(unsigned long long duration_ns, TimerResolution* out) {
-  const long long start_cycles = clock64();
+  const unsigned long long max_reads = iteration_cap(duration_ns);
   const unsigned long long first = global_timer_ns();
   unsigned long long previous = first;
   unsigned long long reads = 1, changes = 0, min_delta = ~0ull, last_change = first;
-  while (previous - first < duration_ns && !past_cycle_cap(start_cycles, duration_ns)) {
+  while (previous - first < duration_ns && reads < max_reads) {
     const unsigned long long now = global_timer_ns();
     ++reads;
     if (now != previous) {
@@ -234,11 +239,11 @@ __global__ void timeslice_probe_kernel(unsigned long long duration_ns, unsigned 
                                        TimesliceProbeBuffers buffers) {
   if (threadIdx.x != 0) return;  // launched with one thread per block
   const unsigned smid = sm_id();
-  const long long start_cycles = clock64();
+  const unsigned long long max_reads = iteration_cap(duration_ns);
   const unsigned long long start = global_timer_ns();
   unsigned long long previous = start;
   unsigned long long reads = 1;
-  while (previous - start < duration_ns && !past_cycle_cap(start_cycles, duration_ns)) {
+  while (previous - start < duration_ns && reads < max_reads) {
     const unsigned long long now = global_timer_ns();
     ++reads;
     if (now - previous > threshold_ns) {
@@ -255,9 +260,9 @@ __global__ void timeslice_probe_kernel(unsigned long long duration_ns, unsigned 
 __global__ void smid_probe_kernel(unsigned long long spin_ns, unsigned* block_smids) {
   if (threadIdx.x == 0) {
     block_smids[blockIdx.x] = sm_id();
-    const long long start_cycles = clock64();
+    const unsigned long long max_reads = iteration_cap(spin_ns);
     const unsigned long long start = global_timer_ns();
-    while (global_timer_ns() - start < spin_ns && !past_cycle_cap(start_cycles, spin_ns)) {
+    for (unsigned long long reads = 1; global_timer_ns() - start < spin_ns && reads < max_reads; ++reads) {
     }
   }
   __syncthreads();
@@ -339,9 +344,9 @@ cudaError_t launch_fill_uniform_bf16(void* data, std::size_t count, unsigned see
   return cudaGetLastError();
 }
 
-cudaError_t launch_pointer_chase(const unsigned* next_word, unsigned steps, unsigned* sink,
+cudaError_t launch_pointer_chase(const unsigned* next_word, unsigned steps, unsigned* cursor,
                                  unsigned long long* elapsed_ns, cudaStream_t stream) {
-  pointer_chase_kernel<<<1, 1, 0, stream>>>(next_word, steps, sink, elapsed_ns);
+  pointer_chase_kernel<<<1, 1, 0, stream>>>(next_word, steps, cursor, elapsed_ns);
   return cudaGetLastError();
 }
 

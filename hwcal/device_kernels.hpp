@@ -75,8 +75,9 @@ cudaError_t launch_fill_uniform(float* data, std::size_t count, unsigned seed, f
 // bf16 values uniform in [-1, 1); `data` points to __nv_bfloat16.
 cudaError_t launch_fill_uniform_bf16(void* data, std::size_t count, unsigned seed, cudaStream_t stream);
 
-// One thread follows next_word[] from word 0 for `steps` loads (ld.global.cg: L2, not L1).
-cudaError_t launch_pointer_chase(const unsigned* next_word, unsigned steps, unsigned* sink,
+// One thread follows next_word[] from word *cursor for `steps` loads (ld.global.cg: L2, not L1), then stores the
+// word it reached in *cursor, so the next run continues from there.
+cudaError_t launch_pointer_chase(const unsigned* next_word, unsigned steps, unsigned* cursor,
                                  unsigned long long* elapsed_ns, cudaStream_t stream);
 // Reads word i * stride_words for i < nodes, to pull a chase array into L2 before timing.
 cudaError_t launch_touch_nodes(const unsigned* words, std::size_t nodes, unsigned stride_words, unsigned* sink,

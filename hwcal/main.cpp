@@ -1,6 +1,7 @@
 // vgpusim-hwcal: runs the calibration experiments on CUDA device 0 and writes one raw JSON file (schema
 // vgpusim.hwcal.raw/1), rewritten atomically after every experiment so a killed run still leaves a valid file.
 #include <cuda_runtime_api.h>
+#include <sys/prctl.h>
 
 #include <chrono>
 #include <cstdio>
@@ -86,6 +87,9 @@ class RawFile {
 };
 
 int run_children(int argc, char** argv) {
+  // Children sleep until a shared CLOCK_MONOTONIC instant; the default timer slack (50 us) would wake them up to
+  // 50 us late, each differently. 1 ns leaves the scheduler's wake-up latency (a few us on an idle core).
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   std::vector<std::string> arguments(argv + 3, argv + argc);
   const std::string mode = argc > 2 ? argv[2] : "";
   if (mode == "corun") return corun_child_main(arguments);

@@ -2,9 +2,11 @@
 // The daemon is told to quit with `echo quit | nvidia-cuda-mps-control` under the same two directory variables.
 #include "hwcal/mps_daemon.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -33,6 +35,8 @@ std::string tail_of_file(const std::string& path, std::size_t max_bytes) {
 }
 
 constexpr double kQueryTimeout_s = 5;
+constexpr double kKillWait_s = 5;  // after SIGTERM, before SIGKILL
+constexpr const char* kMpsComm = "nvidia-cuda-mps";  // comm (15 characters) of the control daemon and the servers
 
 // The daemon answers get_server_list (exit 0) while it runs; the control client fails when none is there.
 bool daemon_answers(const std::string& control_path, const std::vector<std::string>& environment) {
@@ -70,6 +74,7 @@ MpsDaemon::MpsDaemon(std::string control_path) : control_path_(std::move(control
     usleep(100000);
     answered = daemon_answers(control_path_, environment_);
   }
+  started_pids_ = daemon_processes();
   if (!answered) {
     const std::string log = tail_of_file(log_directory + "/control.log", 2000);
     stop();
@@ -92,26 +97,69 @@ Json MpsDaemon::stop() {
   // The emergency stop stays armed until the daemon is known to be gone, should anything below throw.
   const CommandResult quit = run_command({control_path_}, environment_, "quit\n", kCommandTimeout_s);
   const std::string log_directory = root_ + "/log";
-  // Quit is asynchronous: wait, bounded, until the daemon no longer answers.
+  // Quit is asynchronous: wait, bounded, until the daemon no longer answers and its processes are gone.
+  const auto gone = [&] {
+    return !daemon_answers(control_path_, environment_) && find_processes(kMpsComm, environment_.front()).empty();
+  };
   const std::int64_t end_ns = monotonic_ns() + static_cast<std::int64_t>(kStopWait_s * 1e9);
-  bool answers = daemon_answers(control_path_, environment_);
-  while (answers && monotonic_ns() < end_ns) {
+  bool stopped = gone();
+  while (!stopped && monotonic_ns() < end_ns) {
     usleep(200000);
-    answers = daemon_answers(control_path_, environment_);
+    stopped = gone();
   }
-  if (answers) {
-    emergency_mps_stop();  // last resort: quit once more, the way the signal handler would (disarms)
+  Json killed = Json::array();
+  if (!stopped) {
+    emergency_mps_stop();  // quit once more, the way the signal handler would (disarms)
+    usleep(500000);
+    // Last resort: the daemon's own pids. A daemon that ignores quit must not outlive the run.
+    killed = Json::array_of(kill_daemon_processes());
+    stopped = gone();
   } else {
     disarm_emergency_mps_stop();
   }
   out.set("quit_exit_status", quit.exit_status);
   out.set("quit_output", quit.output);
-  out.set("stopped", !answers);
+  out.set("daemon_pids", Json::array_of(started_pids_));
+  out.set("killed_pids", killed);
+  out.set("stopped", stopped);
   out.set("control_log_tail", tail_of_file(log_directory + "/control.log", 2000));
   out.set("server_log_tail", tail_of_file(log_directory + "/server.log", 2000));
   std::error_code ignored;
-  if (!answers) std::filesystem::remove_all(root_, ignored);  // else keep the logs for a person to read
+  if (stopped) std::filesystem::remove_all(root_, ignored);  // else keep the logs for a person to read
   return out;
+}
+
+std::vector<pid_t> MpsDaemon::daemon_processes() const {
+  std::vector<pid_t> pids = find_processes(kMpsComm, environment_.front());  // CUDA_MPS_PIPE_DIRECTORY=...
+  // Servers may not carry the variable: take the ones the daemon lists (one pid per line), if they are MPS.
+  const CommandResult servers = run_command({control_path_}, environment_, "get_server_list\n", kQueryTimeout_s);
+  if (servers.exit_status == 0) {
+    std::istringstream lines(servers.output);
+    long long pid = 0;
+    while (lines >> pid) {
+      std::ifstream comm_file("/proc/" + std::to_string(pid) + "/comm");
+      std::string comm;
+      if (pid > 0 && std::getline(comm_file, comm) && comm.rfind(kMpsComm, 0) == 0) {
+        pids.push_back(static_cast<pid_t>(pid));
+      }
+    }
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return pids;
+}
+
+std::vector<pid_t> MpsDaemon::kill_daemon_processes() {
+  // Found again now (not the pids of the start): a pid of a process that is gone may have been reused.
+  const std::vector<pid_t> pids = daemon_processes();
+  for (const pid_t pid : pids) kill(pid, SIGTERM);
+  const std::int64_t end_ns = monotonic_ns() + static_cast<std::int64_t>(kKillWait_s * 1e9);
+  const auto any_left = [&] { return std::any_of(pids.begin(), pids.end(), process_exists); };
+  while (any_left() && monotonic_ns() < end_ns) usleep(50000);
+  for (const pid_t pid : pids) {
+    if (process_exists(pid)) kill(pid, SIGKILL);
+  }
+  return pids;
 }
 
 }  // namespace vgpusim::hwcal

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "hwcal/json.hpp"
 #include "hwcal/stats.hpp"
@@ -105,12 +106,93 @@ void test_timeslice_analysis() {
   check(uncovered({{1, 2}, {3, 4}}, {0, 5}).size() == 3, "uncovered");
 }
 
+// Two processes alternating `slice` with `switch_cost` between slices; the running one stalls for `stall` in the
+// middle of each of its slices (0: no stall). Each probe's gaps as it would record them with a threshold below the
+// stall. Returns the end of the last switch.
+double alternate(ProbeTimeline& a, ProbeTimeline& b, double slice, double switch_cost, double stall, double until) {
+  double t = 0;
+  bool a_runs = true;
+  while (t + slice + switch_cost < until) {
+    const double slice_end = t + slice;
+    const double next_start = slice_end + switch_cost;
+    ProbeTimeline& waiting = a_runs ? b : a;
+    if (waiting.gaps.empty() || waiting.gaps.back().to_s < t) {
+      waiting.gaps.push_back({t, next_start});
+    } else {
+      waiting.gaps.back().to_s = next_start;
+    }
+    ProbeTimeline& running = a_runs ? a : b;
+    if (stall > 0) running.gaps.push_back({t + slice / 2, t + slice / 2 + stall});
+    running.gaps.push_back({slice_end, next_start});
+    t = next_start;
+    a_runs = !a_runs;
+  }
+  a.end_s = b.end_s = t;
+  a.gaps = merge_intervals(a.gaps);
+  b.gaps = merge_intervals(b.gaps);
+  return t;
+}
+
+bool within(double value, double want, double relative) { return std::abs(value - want) <= relative * want; }
+
+double mean_of(const std::vector<double>& values) {
+  double total = 0;
+  for (const double v : values) total += v;
+  return values.empty() ? std::numeric_limits<double>::quiet_NaN() : total / static_cast<double>(values.size());
+}
+
+void test_timeslice_stalls() {
+  // One 4 us stall per 2 ms slice (0.1 ms switches), recorded because it is above the 2-3 us threshold. Counted
+  // as a slice end and a switch, it would halve the slices and pull the switch cost towards 4 us.
+  ProbeTimeline a, b;
+  alternate(a, b, 0.002, 0.0001, 4e-6, 0.0403);
+  const PairSlices result = analyze_pair(a, b);
+  std::vector<double> slices = result.slice_s[0];
+  slices.insert(slices.end(), result.slice_s[1].begin(), result.slice_s[1].end());
+  check(slices.size() >= 10, "stalls: enough interior slices (" + std::to_string(slices.size()) + ")");
+  check(within(median_of(slices), 0.002, 0.03) && within(mean_of(slices), 0.002, 0.03),
+        "stalls: slice recovered within 3%: median " + std::to_string(median_of(slices)) + " s, mean " +
+            std::to_string(mean_of(slices)) + " s");
+  check(!result.switch_s.empty() && within(median_of(result.switch_s), 0.0001, 0.03) &&
+            within(mean_of(result.switch_s), 0.0001, 0.03),
+        "stalls: switch cost recovered within 3%: median " + std::to_string(median_of(result.switch_s)) +
+            " s, mean " + std::to_string(mean_of(result.switch_s)) + " s over " +
+            std::to_string(result.switch_s.size()) + " switches");
+  std::size_t four_us_stalls = 0;  // (the synthetic's last switch ends both timelines: no one ran in it either)
+  for (const auto& list : result.stall_s) {
+    for (const double stall : list) four_us_stalls += std::abs(stall - 4e-6) < 1e-12 ? 1 : 0;
+  }
+  check(four_us_stalls >= slices.size(), "stalls: each reported as a 4 us stall");
+  bool gaps_ok = !result.gap_s[0].empty() && !result.gap_s[1].empty();
+  for (const auto& list : result.gap_s) {
+    for (const double gap : list) gaps_ok = gaps_ok && gap > 0.002;
+  }
+  check(gaps_ok, "stalls: every switch-out gap holds the other's slice");
+  check(result.both_active_s < 1e-12, "stalls: no concurrency");
+  check(std::abs(result.active_fraction[0] + result.active_fraction[1] +
+                 static_cast<double>(result.switch_s.size()) * 0.0001 / result.window.length() - 1.0) < 1e-6,
+        "stalls: fractions and switches cover the window");
+
+  // The split on its own: a gap the other ran in is a switch-out; one it did not run in is a stall.
+  const ProbeTimeline one{0, 1, {{0.1, 0.2}, {0.5, 0.500004}}};
+  const auto split = split_gaps(one, {{0.1, 0.19}, {0.6, 0.7}});
+  check(split[0].size() == 1 && split[0][0].from_s == 0.1 && split[1].size() == 1 && split[1][0].from_s == 0.5,
+        "split_gaps");
+
+  // The pair threshold: above the solo run's largest stall, floored by the base, capped.
+  check(near(pair_threshold_s(2e-6, {}), 2e-6), "pair threshold without solo gaps is the base");
+  check(near(pair_threshold_s(2e-6, {3e-6, 4e-6}), 8e-6), "pair threshold is twice the largest solo gap");
+  check(near(pair_threshold_s(2e-6, {1e-3}), kMaxPairThreshold_s), "pair threshold is capped");
+  check(near(pair_threshold_s(30e-6, {1e-3}), 30e-6), "a base above the cap wins");
+}
+
 }  // namespace
 
 int main() {
   test_json();
   test_stats();
   test_timeslice_analysis();
+  test_timeslice_stalls();
   if (g_failures == 0) std::printf("hwcal selftest: all checks passed\n");
   return g_failures == 0 ? 0 : 1;
 }

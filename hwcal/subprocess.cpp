@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -158,6 +159,19 @@ void ChildProcess::send_line(const std::string& line) {
     if (n <= 0) throw HwcalError("child " + std::to_string(pid_) + " closed its input: " + std::strerror(errno));
     sent += static_cast<std::size_t>(n);
   }
+}
+
+bool ChildProcess::try_send_line(const std::string& line) noexcept {
+  if (to_child_ < 0) return false;
+  const std::string text = line + "\n";
+  std::size_t sent = 0;
+  while (sent < text.size()) {
+    const ssize_t n = write(to_child_, text.data() + sent, text.size() - sent);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;  // EPIPE: the child exited (SIGPIPE is ignored, see install_termination_handlers)
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
 }
 
 std::string ChildProcess::read_line(double timeout_s) {
@@ -303,6 +317,34 @@ std::optional<std::string> find_on_path(std::string_view program) {
   }
   return std::nullopt;
 }
+
+std::vector<pid_t> find_processes(std::string_view comm_prefix, const std::string& environment_entry) {
+  std::vector<pid_t> out;
+  const pid_t self = getpid();
+  std::error_code error;
+  std::filesystem::directory_iterator entries("/proc", error);
+  for (; !error && entries != std::filesystem::directory_iterator(); entries.increment(error)) {
+    const std::filesystem::directory_entry& entry = *entries;
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    if (pid == self) continue;
+    std::ifstream comm_file(entry.path() / "comm");
+    std::string comm;
+    if (!std::getline(comm_file, comm) || comm.rfind(comm_prefix, 0) != 0) continue;
+    std::ifstream environ_file(entry.path() / "environ", std::ios::binary);  // unreadable for other users
+    std::string variable;
+    while (std::getline(environ_file, variable, '\0')) {
+      if (variable == environment_entry) {
+        out.push_back(pid);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
 std::string self_executable() {
   char path[PATH_MAX + 1] = {};

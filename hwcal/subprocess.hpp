@@ -22,7 +22,10 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   pid_t pid() const { return pid_; }
+  // Throws HwcalError when the child closed its input (it exited).
   void send_line(const std::string& line);
+  // Best effort, for farewells ("quit"): false, and no throw, when the child is already gone.
+  bool try_send_line(const std::string& line) noexcept;
   // The next line without its newline; throws HwcalError on timeout or when the child closed its stdout.
   std::string read_line(double timeout_s);
   // The next protocol line ("ready ...", "done ...", "result ...", "error ..."); other lines (stray library output)
@@ -51,6 +54,13 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::vecto
                           const std::string& stdin_text, double timeout_s);
 
 std::optional<std::string> find_on_path(std::string_view program);
+
+// Processes of this user (other than this one) whose /proc/PID/comm starts with `comm_prefix` and whose initial
+// environment holds the entry `environment_entry` ("NAME=value"): how a daemon started with a private variable is
+// found again. comm is at most 15 characters ("nvidia-cuda-mps" for the MPS control daemon and server).
+std::vector<pid_t> find_processes(std::string_view comm_prefix, const std::string& environment_entry);
+// Whether `pid` still exists (kill(pid, 0); a zombie counts as existing).
+bool process_exists(pid_t pid);
 std::string self_executable();  // /proc/self/exe resolved
 
 // SIGTERM/SIGINT/SIGHUP/SIGABRT: kill children, run the emergency MPS stop, then die of the same signal.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -255,6 +256,17 @@ void run_timeslice_suite(RunContext& context) {
     solo_summary.set("block0_gap_s", summary_json(solo_gaps));
     solo_summary.set("gap_count_all_blocks", solo.gap_count);
     e.summary.set("solo", solo_summary);
+    // The pair's threshold sits above every stall the solo run saw (all blocks), so stalls are not recorded as gaps.
+    std::vector<double> solo_gaps_all;
+    for (const TimesliceGap& gap : solo.gaps) {
+      solo_gaps_all.push_back(static_cast<double>(gap.to_ns - gap.from_ns) * 1e-9);
+    }
+    const double solo_max_gap_s =
+        solo_gaps_all.empty() ? 0.0 : *std::max_element(solo_gaps_all.begin(), solo_gaps_all.end());
+    const auto pair_threshold_ns = static_cast<unsigned long long>(
+        std::llround(pair_threshold_s(static_cast<double>(threshold_ns) * 1e-9, solo_gaps_all) * 1e9));
+    e.params.set("solo_max_gap_s", solo_max_gap_s);
+    e.params.set("pair_threshold_s", static_cast<double>(pair_threshold_ns) * 1e-9);
 
     if (context.device.compute_mode != cudaComputeModeDefault) {
       e.skipped = "compute mode is not Default: two processes cannot share the GPU";
@@ -280,7 +292,7 @@ void run_timeslice_suite(RunContext& context) {
       children.push_back(std::make_unique<ChildProcess>(
           context.executable,
           std::vector<std::string>{"__child", "probe", "--blocks", std::to_string(blocks), "--duration-s",
-                                   std::to_string(kPairDuration_s), "--threshold-ns", std::to_string(threshold_ns),
+                                   std::to_string(kPairDuration_s), "--threshold-ns", std::to_string(pair_threshold_ns),
                                    "--out", directory + "/process" + std::to_string(p)},
           std::vector<std::string>{}));
     }
@@ -293,7 +305,7 @@ void run_timeslice_suite(RunContext& context) {
     }
     e.params.set("pair_processes_are_mps_clients", clients_mps);
     std::array<std::vector<double>, 2> slices;
-    std::vector<double> gaps, switches, both_active, windows;
+    std::vector<double> gaps, stalls, switches, both_active, windows;
     Json fractions = Json::array();
     for (unsigned repeat = 0; repeat < kPairRepeats; ++repeat) {
       if (deadline.remaining_s() < kPairDuration_s + 5) {
@@ -317,6 +329,7 @@ void run_timeslice_suite(RunContext& context) {
         e.repeats.push(run_json("pair", repeat, p, runs[p], origin, lengths_of(timelines[p].gaps)));
         slices[p].insert(slices[p].end(), analysis.slice_s[p].begin(), analysis.slice_s[p].end());
         gaps.insert(gaps.end(), analysis.gap_s[p].begin(), analysis.gap_s[p].end());
+        stalls.insert(stalls.end(), analysis.stall_s[p].begin(), analysis.stall_s[p].end());
       }
       switches.insert(switches.end(), analysis.switch_s.begin(), analysis.switch_s.end());
       both_active.push_back(analysis.both_active_s);
@@ -334,6 +347,8 @@ void run_timeslice_suite(RunContext& context) {
     pair.set("slice_s_by_process", by_process);
     pair.set("gap_s", summary_json(gaps));
     pair.set("switch_s", summary_json(switches));
+    pair.set("stall_count", stalls.size());
+    pair.set("stall_s", summary_json(stalls));
     pair.set("window_s", Json::array_of(windows));
     pair.set("both_active_s", Json::array_of(both_active));
     pair.set("active_fraction", fractions);

@@ -74,14 +74,37 @@ std::vector<Interval> clip(const std::vector<Interval>& intervals, Interval wind
 
 }  // namespace
 
+std::array<std::vector<Interval>, 2> split_gaps(const ProbeTimeline& timeline,
+                                                const std::vector<Interval>& other_active) {
+  std::array<std::vector<Interval>, 2> out;
+  for (const Interval& gap : timeline.gaps) {
+    const double other_ran = overlap_length({gap}, other_active);
+    const bool switched_out = gap.length() > 0 && other_ran >= kSwitchOutMinOtherShare * gap.length();
+    out[switched_out ? 0 : 1].push_back(gap);
+  }
+  return out;
+}
+
 PairSlices analyze_pair(const ProbeTimeline& a, const ProbeTimeline& b) {
   PairSlices out;
   out.window = {std::max(a.start_s, b.start_s), std::min(a.end_s, b.end_s)};
   if (out.window.to_s <= out.window.from_s) return out;
-  const std::array<const ProbeTimeline*, 2> timelines{&a, &b};
+  // Stalls (gaps the other did not run in) are dropped from the timelines, so they count as active time. Both
+  // splits use the timelines as measured: a stall of one cannot hide the other's real switch-out.
+  const std::array<std::vector<Interval>, 2> measured_active{merge_intervals(active_intervals(a)),
+                                                             merge_intervals(active_intervals(b))};
+  std::array<ProbeTimeline, 2> switched{a, b};
+  for (std::size_t p = 0; p < 2; ++p) {
+    std::array<std::vector<Interval>, 2> split = split_gaps(switched[p], measured_active[1 - p]);
+    switched[p].gaps = std::move(split[0]);
+    for (const Interval& stall : split[1]) {
+      const bool inside = stall.from_s >= out.window.from_s && stall.to_s <= out.window.to_s;
+      if (inside) out.stall_s[p].push_back(stall.length());
+    }
+  }
   std::array<std::vector<Interval>, 2> active;
   for (std::size_t p = 0; p < 2; ++p) {
-    const ProbeTimeline& timeline = *timelines[p];
+    const ProbeTimeline& timeline = switched[p];
     const std::vector<Interval> runs = active_intervals(timeline);
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const bool gap_before = runs[r].from_s > timeline.start_s;
@@ -105,6 +128,12 @@ PairSlices analyze_pair(const ProbeTimeline& a, const ProbeTimeline& b) {
     out.active_fraction[p] = total / window_length;
   }
   return out;
+}
+
+double pair_threshold_s(double base_s, const std::vector<double>& solo_gaps_s) {
+  double largest = 0;
+  for (const double gap : solo_gaps_s) largest = std::max(largest, gap);
+  return std::clamp(2 * largest, base_s, std::max(base_s, kMaxPairThreshold_s));
 }
 
 }  // namespace vgpusim::hwcal

@@ -1,5 +1,6 @@
 // Reads a hwcal raw file. Unknown experiments are ignored (the format may grow); experiments that were skipped or
-// failed are listed so that `fit` can say what it had to do without.
+// failed are listed so that `fit` can say what it had to do without; values the fits need that are not numbers (a
+// run cut short) leave their experiment or point out with a warning, not the whole file.
 #include "sim/io/hwcal_raw.hpp"
 
 #include <fmt/format.h>
@@ -19,23 +20,53 @@ double number(const json& j, const char* key, const std::string& where) {
   return j[key].get<double>();
 }
 
+// A value the fits use that may be missing or null in a file hwcal cut short: nothing, and a warning saying what
+// was left out, instead of rejecting the whole file.
+std::optional<double> optional_number(const json& j, const char* key, const std::string& where, const char* left_out,
+                                      std::vector<std::string>& warnings) {
+  if (j.is_object() && j.contains(key) && j[key].is_number()) return j[key].get<double>();
+  const std::string found = j.is_object() && j.contains(key) ? j[key].dump() : "nothing";
+  warnings.push_back(fmt::format("{}: expected a number at '{}', found {}: {} left out", where, key, found, left_out));
+  return std::nullopt;
+}
+
+double number_or(const json& j, const char* key, double fallback) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+
+// j[key], or null when j has no such key.
+const json& member(const json& j, const char* key) {
+  static const json null_value;
+  return j.is_object() && j.contains(key) ? j[key] : null_value;
+}
+
+// j[key] when it is an object, else an empty object (a null or absent summary reads as one without values).
+const json& object_at(const json& j, const char* key) {
+  static const json empty = json::object();
+  if (!j.is_object() || !j.contains(key) || !j[key].is_object()) return empty;
+  return j[key];
+}
+
 std::optional<RawStats> stats(const json& j) {
   if (!j.is_object() || !j.contains("median") || !j["median"].is_number()) return std::nullopt;
   RawStats s;
   s.median = j["median"].get<double>();
-  s.p10 = j.value("p10", s.median);
-  s.p90 = j.value("p90", s.median);
-  s.n = j.value("n", 1);
+  s.p10 = number_or(j, "p10", s.median);
+  s.p90 = number_or(j, "p90", s.median);
+  s.n = static_cast<int>(number_or(j, "n", 1));
   return s;
 }
 
-CorunKernel kernel(const json& k, const std::string& where) {
+std::optional<CorunKernel> kernel(const json& k, const std::string& where, std::vector<std::string>& warnings) {
   CorunKernel out;
-  out.kind = k.value("kind", "");
-  out.flops = k.contains("flops") && k["flops"].is_number() ? k["flops"].get<double>() : 0.0;
-  out.bytes = k.contains("bytes") && k["bytes"].is_number() ? k["bytes"].get<double>() : 0.0;
-  out.blocks_per_launch = number(k, "blocks_per_launch", where);
-  out.launches = static_cast<int>(number(k, "launches", where));
+  out.kind = k.is_object() && k.contains("kind") && k["kind"].is_string() ? k["kind"].get<std::string>() : "";
+  out.flops = number_or(k, "flops", 0.0);
+  out.bytes = number_or(k, "bytes", 0.0);
+  const auto blocks = optional_number(k, "blocks_per_launch", where, "experiment", warnings);
+  const auto launches = optional_number(k, "launches", where, "experiment", warnings);
+  if (!blocks || !launches) return std::nullopt;
+  out.blocks_per_launch = *blocks;
+  out.launches = static_cast<int>(*launches);
   return out;
 }
 
@@ -57,14 +88,17 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
   const json& dev = env.value("device", json::object());
   raw.device.name = dev.value("name", "");
   raw.device.sm_count = number(dev, "sm_count", file + ": environment.device");
-  raw.device.memory = dev.contains("total_memory_bytes") ? dev["total_memory_bytes"].get<double>() : 0.0;
+  raw.device.memory = number_or(dev, "total_memory_bytes", 0.0);
   const json& nvml = env.value("nvml", json::object());
   if (nvml.contains("driver_version") && nvml["driver_version"].is_string()) raw.device.driver = nvml["driver_version"];
   raw.device.date = env.value("date_utc", "");
 
-  for (const json& e : root.value("experiments", json::array())) {
-    const std::string name = e.value("name", "");
-    const std::string kind = e.value("kind", "");
+  const json& experiments = root.contains("experiments") ? root["experiments"] : json::array();
+  if (!experiments.is_array()) throw RawFormatError(fmt::format("{}: 'experiments' is not a list", file));
+  for (const json& e : experiments) {
+    if (!e.is_object()) throw RawFormatError(fmt::format("{}: an experiment is not an object", file));
+    const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
+    const std::string kind = e.contains("kind") && e["kind"].is_string() ? e["kind"].get<std::string>() : "";
     const std::string where = fmt::format("{}: experiment {}", file, name);
     if (e.contains("skipped") && e["skipped"].is_string()) {
       raw.not_measured.push_back(name + ": skipped: " + e["skipped"].get<std::string>());
@@ -74,46 +108,53 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
       raw.not_measured.push_back(name + ": error: " + e["error"].get<std::string>());
       continue;
     }
-    const json& summary = e.value("summary", json::object());
+    const json& summary = object_at(e, "summary");
     if (kind == "bandwidth") {
       const auto s = stats(summary.value("bytes_per_s", json()));
       if (!s) continue;
       if (name == "bandwidth.copy") raw.copy_bytes_per_s = s;
       if (name == "bandwidth.triad") raw.triad_bytes_per_s = s;
     } else if (kind == "bandwidth_sm_scaling") {
-      for (const json& p : summary.value("points", json::array())) {
-        const auto s = stats(p.value("bytes_per_s", json()));
-        if (s) raw.bandwidth_vs_sms.push_back({number(p, "distinct_sms", where), s->median});
+      const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
+                                                                                      : json::array();
+      for (const json& p : points) {
+        const auto s = stats(p.is_object() ? p.value("bytes_per_s", json()) : json());
+        if (!s) continue;
+        const auto sms = optional_number(p, "distinct_sms", where + ".summary.points", "point", raw.warnings);
+        if (sms) raw.bandwidth_vs_sms.push_back({*sms, s->median});
       }
     } else if (kind == "compute" && name == "compute.fp32_fma") {
       raw.fp32_flops_per_s = stats(summary.value("flops_per_s", json()));
     } else if (kind == "gemm") {
       raw.gemm_flops_per_s = stats(summary.value("flops_per_s", json()));
     } else if (kind == "timeslice") {
-      const json& pair = summary.value("pair", json::object());
+      const json& pair = object_at(summary, "pair");
       raw.slice = stats(pair.value("slice_s", json()));
       raw.switch_cost = stats(pair.value("switch_s", json()));
     } else if (kind == "corun") {
-      const json& params = e.value("params", json::object());
+      const json& params = object_at(e, "params");
       if (!params.contains("kernel_a") || !summary.contains("slowdown_a")) continue;
       CorunExperiment c;
       c.name = name;
-      c.form = params.value("form", "");
+      c.form = params.contains("form") && params["form"].is_string() ? params["form"].get<std::string>() : "";
       c.partition = params.contains("partition_label") && params["partition_label"].is_string()
                         ? params["partition_label"].get<std::string>()
                         : "";
-      const json& part = params.value("partition", json::object());
-      auto field = [&](const char* key, double fallback) {
-        return part.contains(key) && part[key].is_number() ? part[key].get<double>() : fallback;
-      };
-      c.a_sms = field("a_sms", 0);
-      c.b_sms = field("b_sms", 0);
-      c.a_cap = field("a_active_thread_percentage", 100) / 100.0;
-      c.b_cap = field("b_active_thread_percentage", 100) / 100.0;
-      c.a = kernel(params["kernel_a"], where + ".kernel_a");
-      c.b = kernel(params["kernel_b"], where + ".kernel_b");
-      c.slowdown_a = number(summary, "slowdown_a", where + ".summary");
-      c.slowdown_b = number(summary, "slowdown_b", where + ".summary");
+      const json& part = object_at(params, "partition");
+      c.a_sms = number_or(part, "a_sms", 0);
+      c.b_sms = number_or(part, "b_sms", 0);
+      c.a_cap = number_or(part, "a_active_thread_percentage", 100) / 100.0;
+      c.b_cap = number_or(part, "b_active_thread_percentage", 100) / 100.0;
+      // A pair cut before its first repeat (older hwcal) has null slowdowns: leave it out, keep the file.
+      const auto a = kernel(member(params, "kernel_a"), where + ".kernel_a", raw.warnings);
+      const auto b = kernel(member(params, "kernel_b"), where + ".kernel_b", raw.warnings);
+      const auto slowdown_a = optional_number(summary, "slowdown_a", where + ".summary", "experiment", raw.warnings);
+      const auto slowdown_b = optional_number(summary, "slowdown_b", where + ".summary", "experiment", raw.warnings);
+      if (!a || !b || !slowdown_a || !slowdown_b) continue;
+      c.a = *a;
+      c.b = *b;
+      c.slowdown_a = *slowdown_a;
+      c.slowdown_b = *slowdown_b;
       raw.coruns.push_back(c);
     }
   }

@@ -59,6 +59,9 @@ struct RawFile {
   std::optional<RawStats> slice, switch_cost;  // s
   std::vector<CorunExperiment> coruns;
   std::vector<std::string> not_measured;  // experiments skipped or failed, with why
+  // Values that should be numbers but are not (e.g. a null slowdown): the experiment or point holding them is left
+  // out and the file is still read; the caller prints these.
+  std::vector<std::string> warnings;
 };
 
 RawFile parse_raw(const std::string& text, const std::string& file);

@@ -135,6 +135,44 @@ TEST(Calibration, BadRawFilesAreRefusedClearly) {
   EXPECT_THROW(read_raw_file("/nonexistent/raw.json"), RawFormatError);
 }
 
+// A pair hwcal cut by its time budget before the first repeat (older hwcal) has null slowdowns: the reader leaves
+// that experiment out with a warning and keeps the rest of the file.
+TEST(Calibration, NullSlowdownIsLeftOutWithAWarning) {
+  const std::string kernel = R"({"kind": "compute", "kernel": "fma_chain", "launches": 20, "blocks_per_launch": 4224,
+                                  "threads_per_block": 256, "flops": 1e12, "bytes": 0})";
+  const auto corun = [&](const std::string& name, const std::string& slowdown_a, const std::string& slowdown_b) {
+    return R"({"name": ")" + name + R"(", "kind": "corun", "truncated": true, "error": null, "skipped": null,
+               "params": {"form": "streams", "partition_label": "", "partition": {"a_sms": 132, "b_sms": 132,
+                          "a_active_thread_percentage": null, "b_active_thread_percentage": null},
+                          "kernel_a": )" + kernel + R"(, "kernel_b": )" + kernel + R"(},
+               "repeats": [],
+               "summary": {"solo_a_s": null, "slowdown_a": )" + slowdown_a + R"(, "slowdown_b": )" + slowdown_b +
+           R"(, "slowdown_host_a": null}})";
+  };
+  const std::string text = R"({"schema": "vgpusim.hwcal.raw/1",
+    "environment": {"device": {"name": "NVIDIA H200", "sm_count": 132, "total_memory_bytes": null}},
+    "experiments": [)" + corun("corun.streams.compute+compute", "1.93", "2.05") + ", " +
+                           corun("corun.streams.compute+memory", "null", "null") + "]}";
+  const std::string path = testing::TempDir() + "/null-slowdown-raw.json";
+  {
+    std::ofstream out(path);
+    out << text;
+  }
+  const RawFile raw = read_raw_file(path);
+  ASSERT_EQ(raw.coruns.size(), 1u);
+  EXPECT_EQ(raw.coruns[0].name, "corun.streams.compute+compute");
+  EXPECT_DOUBLE_EQ(raw.coruns[0].slowdown_a, 1.93);
+  EXPECT_EQ(raw.coruns[0].a.launches, 20);
+  ASSERT_EQ(raw.warnings.size(), 2u);  // slowdown_a and slowdown_b
+  EXPECT_NE(raw.warnings[0].find("experiment corun.streams.compute+memory.summary: expected a number at "
+                                 "'slowdown_a', found null: experiment left out"),
+            std::string::npos)
+      << raw.warnings[0];
+  EXPECT_NE(raw.warnings[1].find("'slowdown_b'"), std::string::npos) << raw.warnings[1];
+  EXPECT_EQ(raw.device.memory, 0);
+  std::remove(path.c_str());
+}
+
 TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {
   const std::string dir = testing::TempDir();
   {

@@ -22,6 +22,13 @@ namespace {
 
 bool fit_set(const CorunExperiment& e) { return e.form == "green_ctx"; }
 
+// Values the raw reader left out (e.g. a null slowdown of a pair hwcal cut short): said on stderr, not fatal.
+RawFile read_raw_reporting_warnings(const std::string& raw_path) {
+  RawFile raw = read_raw_file(raw_path);
+  for (const std::string& warning : raw.warnings) std::cerr << "warning: " << warning << "\n";
+  return raw;
+}
+
 const GpuSpec& datasheet(const std::string& gpu) {
   const CatalogEntry* e = builtin_catalog().find(gpu);
   if (!e) throw InputError("unknown catalog GPU '" + gpu + "' (see `vgpusim list gpus`)");
@@ -98,7 +105,7 @@ Calibration fit_calibration(const RawFile& raw, const std::string& gpu) {
 }
 
 int fit_command(const std::string& raw_path, const std::string& out_path, const std::string& gpu_override) {
-  const RawFile raw = read_raw_file(raw_path);
+  const RawFile raw = read_raw_reporting_warnings(raw_path);
   const Calibration c = fit_calibration(raw, raw_catalog_gpu(raw, gpu_override));
   fmt::print("fitted {} ({}) from {}\n\n{:<34} {:>14} {:>14} {:>10} {:>7}  from\n", c.gpu, c.device, raw_path,
              "parameter", "value", "uncertainty", "residual", "points");
@@ -115,7 +122,7 @@ int fit_command(const std::string& raw_path, const std::string& out_path, const 
 
 int validate_command(const std::string& raw_path, const std::string& calibration_path, const std::string& json_path,
                      const std::string& gpu_override) {
-  const RawFile raw = read_raw_file(raw_path);
+  const RawFile raw = read_raw_reporting_warnings(raw_path);
   ParamOverrides params;
   std::string gpu;
   if (!calibration_path.empty()) {
