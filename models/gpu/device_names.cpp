@@ -21,13 +21,18 @@ std::string catalog_name_for_device(const std::string& device_name, double total
   std::string name;
   if (has("A100"))
     name = total_memory > 48 * kGiB ? "A100-80GB" : "A100-40GB";  // 40 GB boards report ~39.4 GiB
-  else if (has("H100") && !has("PCIE"))
-    name = "H100-SXM";
+  else if (has("H100"))  // "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H100 80GB HBM3" (SXM)
+    name = has("PCIE") ? "H100-PCIe" : has("NVL") ? "H100-NVL" : "H100-SXM";
+  else if (has("PRO") && has("6000") && has("BLACKWELL"))
+    // The catalog entry is the Server Edition; the Workstation and Max-Q editions differ in bandwidth and clocks.
+    name = has("SERVER") ? "RTX-PRO-6000" : "";
+  else if (has("3090"))
+    name = has("TI") ? "" : "RTX-3090";  // the 3090 Ti (84 SMs, 1008 GB/s) is not in the catalog
   else {
-    const std::pair<const char*, const char*> same[] = {{"H200", "H200"},   {"V100", "V100"},     {"L40S", "L40S"},
-                                                        {"L4", "L4"},       {"T4", "T4"},         {"A10G", "A10G"},
-                                                        {"A10", "A10"},     {"4090", "RTX-4090"}, {"M60", "M60"},
-                                                        {"MI300X", "MI300X"}, {"MI25", "MI25"}};
+    const std::pair<const char*, const char*> same[] = {
+        {"H200", "H200"}, {"B200", "B200"},     {"V100", "V100"}, {"L40S", "L40S"},     {"L40", "L40"},
+        {"L4", "L4"},     {"T4", "T4"},         {"A10G", "A10G"}, {"A10", "A10"},       {"A30", "A30"},
+        {"A40", "A40"},   {"4090", "RTX-4090"}, {"M60", "M60"},   {"MI300X", "MI300X"}, {"MI25", "MI25"}};
     for (const auto& [token, catalog_name] : same)
       if (has(token)) {
         name = catalog_name;

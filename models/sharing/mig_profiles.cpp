@@ -1,5 +1,5 @@
-// MIG profile tables for A100-40GB, A100-80GB, H100-SXM and H200 (figures as `nvidia-smi mig -lgip/-lgipp` print
-// them, with sources), and the layout check that places requested profiles on the fixed start slots.
+// MIG profile tables for A100-40GB, A100-80GB, H100-SXM, H200 and A30 (figures as `nvidia-smi mig -lgip/-lgipp`
+// print them, with sources), and the layout check that places requested profiles on the fixed start slots.
 #include "models/sharing/mig_profiles.hpp"
 
 #include <fmt/format.h>
@@ -17,8 +17,7 @@ namespace vgpusim {
 namespace {
 
 constexpr double kGiB = 1073741824.0;
-constexpr int kComputeSlices = 7;  // GPCs usable by MIG on GA100 and GH100
-constexpr int kMemorySlots = 8;    // memory slices; placements are indices on this axis
+constexpr int kMemorySlots = 8;  // eighths of the memory; placements are indices on this axis
 
 // One row of `nvidia-smi mig -lgip`: what differs between GPUs. The slice geometry (compute slices, memory
 // slices, max count, -lgipp placements) is the same on GA100 and GH100, so it lives in kGeometry below.
@@ -51,10 +50,22 @@ constexpr std::array<Geometry, 7> kGeometry = {{
     {7, 8, 1, {0, -1, -1, -1, -1, -1, -1}, 8, "{0}:8"},
 }};
 
-std::vector<MigProfile> seven_slice_profiles(const std::array<LgipRow, 7>& rows) {
+// A30 (GA100 with 4 compute slices and 4 memory slices). Row order: 1g, 1g+me, 2g, 2g+me, 4g. Its -lgipp output
+// (profile 14/21 {0,1,2,3}:1, 5/6 {0,2}:2, 0 {0}:4) is on a 4-slot axis; here every A30 memory slice is 2 of the 8
+// slots (eighths), so the starts and widths are doubled: {0,2,4,6}:2, {0,4}:4, {0}:8.
+constexpr std::array<Geometry, 5> kA30Geometry = {{
+    {1, 2, 4, {0, 2, 4, 6, -1, -1, -1}, 2, "{0,1,2,3}:1 on 4 slices, {0,2,4,6}:2 in eighths"},
+    {1, 2, 1, {0, 2, 4, 6, -1, -1, -1}, 2, "{0,1,2,3}:1 on 4 slices, {0,2,4,6}:2 in eighths"},
+    {2, 4, 2, {0, 4, -1, -1, -1, -1, -1}, 4, "{0,2}:2 on 4 slices, {0,4}:4 in eighths"},
+    {2, 4, 1, {0, 4, -1, -1, -1, -1, -1}, 4, "{0,2}:2 on 4 slices, {0,4}:4 in eighths"},
+    {4, 8, 1, {0, -1, -1, -1, -1, -1, -1}, 8, "{0}:4 on 4 slices, {0}:8 in eighths"},
+}};
+
+template <size_t N>
+std::vector<MigProfile> profiles_from(const std::array<LgipRow, N>& rows, const std::array<Geometry, N>& geometry) {
   std::vector<MigProfile> out;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const Geometry& g = kGeometry[i];
+    const Geometry& g = geometry[i];
     MigProfile p;
     p.name = rows[i].name;
     p.compute_slices = g.compute_slices;
@@ -69,6 +80,10 @@ std::vector<MigProfile> seven_slice_profiles(const std::array<LgipRow, 7>& rows)
     out.push_back(std::move(p));
   }
   return out;
+}
+
+std::vector<MigProfile> seven_slice_profiles(const std::array<LgipRow, 7>& rows) {
+  return profiles_from(rows, kGeometry);
 }
 
 std::vector<MigGpuTable> build_tables() {
@@ -180,6 +195,36 @@ std::vector<MigGpuTable> build_tables() {
                 hopper_reconfig;
   tables.push_back(std::move(h200));
 
+  // A30: 4 compute slices, 4 memory slices (each 2 eighths here), no double-memory 1g profile.
+  MigGpuTable a30;
+  a30.gpu = "A30";
+  a30.total_sms = 56;
+  a30.compute_slices = 4;
+  a30.profiles = profiles_from<5>(
+      {{
+          {"1g.6gb", 14, 5.8125,
+           "nvidia-smi mig -lgip on A30 (driver 535.183.01, public notes): profile 14, 14 SMs, 5.81 GiB, 4 instances"},
+          {"1g.6gb+me", 14, 5.8125,
+           "nvidia-smi mig -lgip on A30 (driver 535.183.01, public notes): profile 21, 14 SMs, 5.81 GiB, 1 instance "
+           "(+1 NVDEC, JPEG, OFA; R470 drivers and later)"},
+          {"2g.12gb", 28, 11.6875,
+           "nvidia-smi mig -lgip on A30 (driver 535.183.01, public notes): profile 5, 28 SMs, 11.69 GiB, 2 instances"},
+          {"2g.12gb+me", 28, 11.6875,
+           "nvidia-smi mig -lgip on A30 (driver 535.183.01, public notes): profile 6, 28 SMs, 11.69 GiB, 1 instance "
+           "(+1 JPEG, OFA; R525 drivers and later)"},
+          {"4g.24gb", 56, 23.4375,
+           "nvidia-smi mig -lgip on A30 (driver 535.183.01, public notes; also a Siemens AG MIG tool test fixture): "
+           "profile 0, 56 SMs, 23.44 GiB, 1 instance (another public output prints 23.50)"},
+      }},
+      kA30Geometry);
+  a30.source = guide +
+               " ('A30 MIG Profiles': 1g.6gb, 1g.6gb+me, 2g.12gb, 2g.12gb+me, 4g.24gb; fractions of 4); SM and GiB "
+               "figures and -lgipp placements from nvidia-smi on an A30 (driver 535.183.01) in a public notes file; "
+               "56 SMs in the full GPU, all reachable through MIG (4g.24gb has 56); reconfiguration_time 6 s is the "
+               "A100 figure from MIGRator reused for this GA100 part (an estimate, not measured on A30); toggling MIG "
+               "mode needs a GPU reset as on A100";
+  tables.push_back(std::move(a30));
+
   return tables;
 }
 
@@ -223,7 +268,7 @@ bool placed_before(const MigGpuTable& table, int a, int b) {
 }
 
 bool fits(const MigGpuTable& table, const Counts& counts) {
-  if (compute_slices(table, counts) > kComputeSlices) return false;
+  if (compute_slices(table, counts) > table.compute_slices) return false;
   std::vector<int> partitions;
   for (size_t p = 0; p < counts.size(); ++p)
     for (int i = 0; i < counts[p]; ++i) partitions.push_back(static_cast<int>(p));
@@ -361,7 +406,7 @@ std::variant<std::vector<MigPlacement>, std::string> place_mig_layout(const MigG
   std::vector<int> order;
   std::vector<int> starts;
   bool placed = false;
-  if (used <= kComputeSlices) {
+  if (used <= table.compute_slices) {
     std::vector<int> by_request(index.size());
     for (size_t i = 0; i < index.size(); ++i) by_request[i] = static_cast<int>(i);
     // Identical profiles keep their request order (stable sort), so the first one asked for gets the lowest slot.
@@ -384,9 +429,9 @@ std::variant<std::vector<MigPlacement>, std::string> place_mig_layout(const MigG
 
   std::string requested;
   for (const std::string& p : profiles) requested += (requested.empty() ? "" : " + ") + p;
-  const std::string why = used > kComputeSlices
-                              ? fmt::format("uses {} of {} compute slices", used, kComputeSlices)
-                              : fmt::format("uses {} of {} compute slices, no free placement", used, kComputeSlices);
+  const int total = table.compute_slices;
+  const std::string why = used > total ? fmt::format("uses {} of {} compute slices", used, total)
+                                       : fmt::format("uses {} of {} compute slices, no free placement", used, total);
   std::string layouts;
   for (const std::string& l : maximal_layouts(table, counts, first_seen)) layouts += (layouts.empty() ? "" : "; ") + l;
   return fmt::format("the layout {} does not fit on {} ({}); valid layouts with these profiles include: {}", requested,

@@ -10,8 +10,8 @@ namespace vgpusim {
 
 struct MigProfile {
   std::string name;          // e.g. "1g.10gb"
-  int compute_slices = 0;    // the "Ng" part: GPCs / compute slices (of 7)
-  int memory_slices = 0;     // eighths of the memory (and of L2 and DRAM bandwidth)
+  int compute_slices = 0;    // the "Ng" part: GPCs / compute slices (of 7, or of 4 on A30)
+  int memory_slices = 0;     // eighths of the memory (and of L2 and DRAM bandwidth); an A30 slice is 2 eighths
   double sms = 0;            // SMs in one instance
   double memory = 0;         // bytes usable by one instance
   int max_count = 0;         // instances of this profile on one GPU at most
@@ -21,8 +21,9 @@ struct MigProfile {
 };
 
 struct MigGpuTable {
-  std::string gpu;  // catalog name: A100-40GB, A100-80GB, H100-SXM, H200
+  std::string gpu;  // catalog name: A100-40GB, A100-80GB, H100-SXM, H200, A30
   double total_sms = 0;
+  int compute_slices = 7;  // compute slices (GPCs usable by MIG) of the whole GPU: 7, or 4 on A30
   std::vector<MigProfile> profiles;
   std::string source;
 };

@@ -1,6 +1,7 @@
 // The shipped catalog: every required device, every value sourced, and strict parsing of catalog files.
 #include <gtest/gtest.h>
 
+#include "models/gpu/device_names.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/yaml_reader.hpp"
 
@@ -8,8 +9,9 @@ using namespace vgpusim;
 
 TEST(Catalog, HasEveryRequiredDeviceWithSources) {
   const Catalog& c = builtin_catalog();
-  for (const char* name : {"A100-40GB", "A100-80GB", "H100-SXM", "H200", "L4", "T4", "A10", "A10G", "V100", "L40S",
-                           "RTX-4090", "M60", "MI25", "MI300X", "llvmpipe"}) {
+  for (const char* name : {"A100-40GB", "A100-80GB", "H100-SXM", "H100-PCIe", "H100-NVL", "H200", "B200", "A30", "L4",
+                           "T4", "A10", "A10G", "A40", "V100", "L40", "L40S", "RTX-3090", "RTX-4090", "RTX-PRO-6000",
+                           "M60", "MI25", "MI300X", "llvmpipe"}) {
     const CatalogEntry* e = c.find(name);
     ASSERT_NE(e, nullptr) << name;
     EXPECT_EQ(e->source.size(), gpu_fields().size() + 1) << name;  // every numeric field plus `mig`
@@ -25,6 +27,47 @@ TEST(Catalog, DatasheetValuesLandInSI) {
   EXPECT_DOUBLE_EQ(h100.fp16_tensor, 989e12);
   EXPECT_TRUE(h100.mig);
   EXPECT_FALSE(builtin_catalog().find("T4")->spec.mig);
+}
+
+TEST(Catalog, AddedGpusCarryTheirDatasheetFigures) {
+  const Catalog& c = builtin_catalog();
+  const GpuSpec& a30 = c.find("A30")->spec;
+  EXPECT_EQ(a30.compute_units, 56);
+  EXPECT_DOUBLE_EQ(a30.fp16_tensor, 165e12);
+  EXPECT_DOUBLE_EQ(a30.memory, 24.0 * 1073741824.0);
+  EXPECT_TRUE(a30.mig);
+  EXPECT_DOUBLE_EQ(c.find("H100-PCIe")->spec.fp16_tensor, 756e12);
+  EXPECT_DOUBLE_EQ(c.find("H100-NVL")->spec.memory_bandwidth, 3.9e12);
+  EXPECT_EQ(c.find("B200")->spec.compute_units, 148);
+  EXPECT_DOUBLE_EQ(c.find("L40")->spec.fp16_tensor, 181.05e12);  // FP32 accumulate, half the FP16-accumulate rate
+  EXPECT_DOUBLE_EQ(c.find("RTX-3090")->spec.fp16_tensor, 71e12);
+  EXPECT_DOUBLE_EQ(c.find("RTX-PRO-6000")->spec.memory_bandwidth, 1597e9);  // Server Edition
+  for (const char* name : {"A40", "L40", "RTX-3090"}) EXPECT_FALSE(c.find(name)->spec.mig) << name;
+  // Derived values say so.
+  EXPECT_TRUE(c.find("A30")->uncertain.count("boost_clock"));
+  EXPECT_TRUE(c.find("RTX-PRO-6000")->uncertain.count("fp16_tensor"));
+  EXPECT_FALSE(c.find("L4")->uncertain.count("compute_units"));
+}
+
+TEST(Catalog, DeviceNamesMapToTheNewEntries) {
+  const std::vector<std::string> names = builtin_catalog().names();
+  const auto map = [&](const char* device, double gib) {
+    return catalog_name_for_device(device, gib * 1073741824.0, names);
+  };
+  EXPECT_EQ(map("NVIDIA GeForce RTX 3090", 23.6), "RTX-3090");
+  EXPECT_EQ(map("NVIDIA GeForce RTX 3090 Ti", 23.6), "");
+  EXPECT_EQ(map("NVIDIA A30", 24), "A30");
+  EXPECT_EQ(map("NVIDIA A40", 44.4), "A40");
+  EXPECT_EQ(map("NVIDIA L40", 44.4), "L40");
+  EXPECT_EQ(map("NVIDIA L40S", 44.5), "L40S");
+  EXPECT_EQ(map("NVIDIA H100 PCIe", 79.6), "H100-PCIe");
+  EXPECT_EQ(map("NVIDIA H100 NVL", 93.6), "H100-NVL");
+  EXPECT_EQ(map("NVIDIA H100 80GB HBM3", 79.6), "H100-SXM");
+  EXPECT_EQ(map("NVIDIA B200", 178.4), "B200");
+  EXPECT_EQ(map("NVIDIA RTX PRO 6000 Blackwell Server Edition", 95), "RTX-PRO-6000");
+  EXPECT_EQ(map("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 95.6), "");
+  EXPECT_EQ(map("NVIDIA RTX 6000 Ada Generation", 47.5), "");
+  EXPECT_EQ(map("NVIDIA A100-SXM4-80GB", 79.2), "A100-80GB");
 }
 
 TEST(Catalog, RejectsAValueWithoutSource) {

@@ -122,7 +122,7 @@ TEST(KinetoImport, BoundFromKernelNames) {
   KinetoDevice v100{0, "Tesla V100-SXM2-32GB", 34079637504, 80}, a100{0, "NVIDIA A100-SXM4-80GB", 85e9, 108};
   EXPECT_EQ(catalog_name_for_device(v100.name, v100.total_memory, builtin_catalog().names()), "V100");
   EXPECT_EQ(catalog_name_for_device(a100.name, a100.total_memory, builtin_catalog().names()), "A100-80GB");
-  EXPECT_EQ(catalog_name_for_device("NVIDIA H100 PCIe", 80e9, builtin_catalog().names()), "");
+  EXPECT_EQ(catalog_name_for_device("NVIDIA H100 PCIe", 80e9, builtin_catalog().names()), "H100-PCIe");
 }
 
 TEST(KinetoReplay, SmallTraceReplaysExactlyWithIterationsAndWindow) {

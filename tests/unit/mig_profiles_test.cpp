@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -64,16 +65,63 @@ void expect_disjoint(const std::string& gpu, const std::vector<MigPlacement>& pl
 
 }  // namespace
 
-TEST(MigTables, AllFourGpusHaveTables) {
-  for (const char* gpu : {"A100-40GB", "A100-80GB", "H100-SXM", "H200"}) {
+TEST(MigTables, AllFiveGpusHaveTables) {
+  for (const char* gpu : {"A100-40GB", "A100-80GB", "H100-SXM", "H200", "A30"}) {
     const MigGpuTable* t = mig_table(gpu);
     ASSERT_NE(t, nullptr) << gpu;
-    EXPECT_EQ(t->profiles.size(), 7u) << gpu;
+    EXPECT_EQ(t->profiles.size(), std::string(gpu) == "A30" ? 5u : 7u) << gpu;
     EXPECT_FALSE(t->source.empty()) << gpu;
     for (const MigProfile& p : t->profiles) EXPECT_FALSE(p.source.empty()) << gpu << " " << p.name;
   }
-  EXPECT_EQ(mig_tables().size(), 4u);
+  EXPECT_EQ(mig_tables().size(), 5u);
   EXPECT_EQ(mig_table("T4"), nullptr);
+}
+
+TEST(MigTables, A30_MatchesNvidiaSmiLgip) {
+  const MigGpuTable& t = table("A30");
+  EXPECT_EQ(t.total_sms, 56);
+  EXPECT_EQ(t.compute_slices, 4);
+  EXPECT_EQ(profile("A30", "1g.6gb").sms, 14);
+  EXPECT_DOUBLE_EQ(profile("A30", "1g.6gb").memory, 5952.0 * 1048576.0);  // 5.81 GiB, 5952 MiB in nvidia-smi
+  EXPECT_EQ(profile("A30", "1g.6gb").max_count, 4);
+  EXPECT_EQ(profile("A30", "1g.6gb+me").max_count, 1);
+  EXPECT_EQ(profile("A30", "2g.12gb").sms, 28);
+  EXPECT_EQ(profile("A30", "2g.12gb").max_count, 2);
+  EXPECT_EQ(profile("A30", "4g.24gb").sms, 56);
+  EXPECT_DOUBLE_EQ(profile("A30", "4g.24gb").memory, 23.4375 * kGiB);
+  // A30 slices are quarters: 2 eighths of memory (and L2, bandwidth) per compute slice, on starts doubled from
+  // -lgipp's {0,1,2,3}:1 and {0,2}:2.
+  EXPECT_EQ(profile("A30", "1g.6gb").memory_slices, 2);
+  EXPECT_EQ(profile("A30", "1g.6gb").starts, (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(profile("A30", "2g.12gb").starts, (std::vector<int>{0, 4}));
+  EXPECT_EQ(profile("A30", "4g.24gb").slot_width, 8);
+}
+
+// Every table's profiles add up sensibly: a full layout of the smallest profile reaches at most the GPU's SMs and
+// memory, the largest profile has every memory slot, and each profile's SMs and memory grow with its slices.
+TEST(MigTables, ProfilesSumToAtMostTheGpu) {
+  const std::vector<std::pair<std::string, double>> memory = {
+      {"A100-40GB", 40}, {"A100-80GB", 80}, {"H100-SXM", 80}, {"H200", 141}, {"A30", 24}};
+  for (const auto& [gpu, gib] : memory) {
+    const MigGpuTable& t = table(gpu);
+    const MigProfile& g1 = t.profiles.front();
+    EXPECT_LE(g1.max_count * g1.compute_slices, t.compute_slices) << gpu;
+    EXPECT_LE(g1.max_count * g1.sms, t.total_sms) << gpu;
+    EXPECT_LE(g1.max_count * g1.memory, gib * kGiB) << gpu;
+    const MigProfile& whole = t.profiles.back();
+    EXPECT_EQ(whole.compute_slices, t.compute_slices) << gpu;
+    EXPECT_EQ(whole.memory_slices, 8) << gpu;
+    EXPECT_LE(whole.sms, t.total_sms) << gpu;
+    EXPECT_GT(whole.memory, 0.95 * gib * kGiB) << gpu;
+    for (const MigProfile& p : t.profiles) {
+      EXPECT_LE(p.sms, whole.sms) << gpu << " " << p.name;
+      EXPECT_LE(p.memory, whole.memory) << gpu << " " << p.name;
+    }
+  }
+  const std::vector<MigPlacement> a30 = placed("A30", repeat("1g.6gb", 4));
+  double sms = 0;
+  for (const MigPlacement& m : a30) sms += profile("A30", m.profile).sms;
+  EXPECT_EQ(sms, 56);  // unlike A100, the four A30 slices cover every SM
 }
 
 TEST(MigTables, A100_40GB_MatchesNvidiaSmiLgip) {
@@ -141,12 +189,27 @@ TEST(MigTables, SevenOneSliceInstancesOnA100Reach98Of108Sms) {
 
 TEST(MigLayout, SevenOneSliceInstancesFitAnEighthIsRefused) {
   for (const MigGpuTable& t : mig_tables()) {
-    const std::string g1 = t.profiles[0].name;
-    const std::vector<MigPlacement> p = placed(t.gpu, repeat(g1, 7));
-    ASSERT_EQ(p.size(), 7u) << t.gpu;
-    for (size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i].start, static_cast<int>(i)) << t.gpu;
+    const MigProfile& g1 = t.profiles[0];
+    const std::vector<MigPlacement> p = placed(t.gpu, repeat(g1.name, g1.max_count));
+    ASSERT_EQ(p.size(), static_cast<size_t>(t.compute_slices)) << t.gpu;  // 7, or 4 on A30
+    for (size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i].start, static_cast<int>(i) * g1.slot_width) << t.gpu;
   }
   EXPECT_EQ(refused("A100-40GB", repeat("1g.5gb", 8)), "at most 7 partitions of 1g.5gb fit on A100-40GB, asked for 8");
+  EXPECT_EQ(refused("A30", repeat("1g.6gb", 5)), "at most 4 partitions of 1g.6gb fit on A30, asked for 5");
+}
+
+TEST(MigLayout, A30LayoutsFollowItsFourSlices) {
+  const std::vector<MigPlacement> p = placed("A30", {"2g.12gb", "1g.6gb", "1g.6gb"});
+  ASSERT_EQ(p.size(), 3u);
+  expect_disjoint("A30", p);
+  EXPECT_EQ(p[0].start, 0);
+  EXPECT_EQ(p[1].start, 4);
+  EXPECT_EQ(p[2].start, 6);
+  EXPECT_EQ(placed("A30", {"2g.12gb", "2g.12gb"}).size(), 2u);
+  EXPECT_EQ(refused("A30", {"4g.24gb", "1g.6gb"}),
+            "the layout 4g.24gb + 1g.6gb does not fit on A30 (uses 5 of 4 compute slices); valid layouts with these "
+            "profiles include: 4g.24gb; 1g.6gb");
+  EXPECT_NE(refused("A30", {"3g.18gb"}).find("did you mean"), std::string::npos);
 }
 
 TEST(MigLayout, TwoThreeSliceInstancesFit) {

@@ -161,7 +161,7 @@ TEST(Mig, LayoutAndPlacementErrors) {
                                  "sharing: {{g0: {{mode: mig, partitions: [{{id: a, profile: 1g.5gb}}]}}}}\ntenants:\n{}",
                                  trainer("x", "g0/a", kCompute))),
             "m.yaml:5:39: sharing.g0.partitions: T4 does not support MIG (MIG GPUs: A100-40GB, A100-80GB, H100-SXM, "
-            "H200)");
+            "H200, A30)");
   // The key's old name is refused with its new one.
   EXPECT_EQ(error_of(scenario("{mode: mig, instances: [{id: a, profile: 1g.5gb}]}", trainer("x", "g0/a", kCompute))),
             "m.yaml:6:38: sharing.g0.instances: MIG partitions are listed under `partitions` (they used to be "
