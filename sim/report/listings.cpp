@@ -49,11 +49,11 @@ std::string gpus_listing(bool sources) {
   auto val = [](const CatalogEntry& e, const char* field, std::string text) {
     return e.uncertain.count(field) ? text + "?" : text;
   };
-  out += fmt::format("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", "name", "vendor", "units",
+  out += fmt::format("{:<12} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", "name", "vendor", "units",
                      "clock", "fp32", "fp16 tensor", "memory", "bandwidth", "L2", "MIG");
   for (const CatalogEntry& e : cat.gpus) {
     const GpuSpec& s = e.spec;
-    out += fmt::format("{:<11} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", s.name, s.vendor,
+    out += fmt::format("{:<12} {:<7} {:>5} {:>10} {:>13} {:>14} {:>11} {:>12} {:>10} {:>4}\n", s.name, s.vendor,
                        val(e, "compute_units", fmt::format("{:g}", s.compute_units)),
                        val(e, "boost_clock", units::format(s.boost_clock, Dim::Frequency)),
                        val(e, "fp32", units::format(s.fp32, Dim::FlopRate)),
