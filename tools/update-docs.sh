@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rewrites the generated parts of the docs from the tables the code enforces: docs/scenario-reference.md, the key
 # reference in docs/cluster.md and the parameter blocks of docs/models/*.md. Tests check that they are current.
+# It also regenerates docs/validation/ (the suite against scenarios/measurements).
 # Usage: tools/update-docs.sh [path/to/vgpusim]   (build it with -DVGPUSIM_NETWORK=ON for docs/models/network.md)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,3 +44,7 @@ for page in docs/models/*.md; do
       echo "updated $page ($model)"
     done
 done
+
+rm -f docs/validation/*.md docs/validation/*.svg
+"$bin" validate --published all scenarios/measurements --docs docs/validation > /dev/null
+echo "updated docs/validation/"

@@ -6,15 +6,15 @@
 
 #include <stdexcept>
 
+#include "models/sharing/mig_partition.hpp"
 #include "models/sharing/mig_profiles.hpp"
 #include "models/sharing/sharing_mode.hpp"
 
 namespace vgpusim {
-namespace {
 
 // A partition's share of the whole GPU: SM-bound rates scale with its SMs, memory-side resources with its memory
 // slices (eighths), as MIG dedicates L2 slices and memory controllers to each partition.
-GpuSpec partition_spec(const GpuSpec& gpu, const MigGpuTable& table, const MigProfile& profile) {
+GpuSpec mig_partition_spec(const GpuSpec& gpu, const MigGpuTable& table, const MigProfile& profile) {
   GpuSpec s = gpu;
   const double sm_share = profile.sms / table.total_sms;
   const double memory_share = profile.memory_slices / 8.0;
@@ -30,6 +30,8 @@ GpuSpec partition_spec(const GpuSpec& gpu, const MigGpuTable& table, const MigPr
   return s;
 }
 
+namespace {
+
 std::variant<std::vector<Partition>, std::string> make_partitions(const GpuSpec& gpu,
                                                                   const std::vector<std::string>& profiles,
                                                                   const ParamValues&) {
@@ -44,7 +46,7 @@ std::variant<std::vector<Partition>, std::string> make_partitions(const GpuSpec&
   std::vector<Partition> parts;
   for (const MigPlacement& p : std::get<std::vector<MigPlacement>>(placed)) {
     for (const MigProfile& profile : table->profiles)
-      if (profile.name == p.profile) parts.push_back({p.profile, p.start, partition_spec(gpu, *table, profile)});
+      if (profile.name == p.profile) parts.push_back({p.profile, p.start, mig_partition_spec(gpu, *table, profile)});
   }
   return parts;
 }

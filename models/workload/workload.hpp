@@ -38,6 +38,8 @@ class WorkloadSpec {
   virtual bool open_loop() const { return false; }
   // Latency targets of an open-loop workload.
   virtual std::vector<SloTarget> slo() const { return {}; }
+  // Device memory it is known to use (bytes); 0 when it does not say. A tenant without `memory` allocates this.
+  virtual double device_memory() const { return 0; }
   // A fresh state machine that plays it (random draws from `seed`).
   virtual std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const = 0;
 };

@@ -105,6 +105,7 @@ void Loader::tenants(const MapReader& top) {
       t.share = ParamValues::defaults(tenant_params);
     }
     t.workload = workload(r.get("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
+    if (!r.has("memory")) t.memory = t.workload->device_memory();
     if (!t.workload->bounded() && !std::isfinite(sc.duration))
       fail_at(file, r.get("workload"), r.child_path("workload"),
               "this workload has no count, so it runs until the scenario ends, but the scenario has no `duration`");

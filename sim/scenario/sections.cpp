@@ -70,7 +70,8 @@ const std::vector<Section>& sections_before_workloads() {
                   {"on", "GPU id or GPU id/partition id", true, "",
                    "which GPU (an id from `gpus`), or which partition of a partitioned GPU"},
                   {"memory", "size", false, "0 B",
-                   "device memory allocated at start; when it does not fit, the tenant fails with out-of-memory"},
+                   "device memory allocated at start (without it: what a `measured` workload says it uses); when it does "
+                   "not fit, the tenant fails with out-of-memory"},
                   {"start", "time", false, "0 s", "when the tenant starts"},
                   {"stream", "string", false, "",
                    "name of the random stream the workload draws from; tenants with the same stream see the same "

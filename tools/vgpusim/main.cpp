@@ -2,6 +2,8 @@
 // listings, sim/studies for cluster studies, plans and calibration). Exit status: 0 ok, 2 bad input (a file,
 // arguments), 1 internal error.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <utility>
 
@@ -13,6 +15,7 @@
 #include "sim/studies/cluster/cluster_command.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "sim/studies/plan/plan_command.hpp"
+#include "sim/studies/validation/published.hpp"
 
 #ifndef VGPUSIM_VERSION
 #define VGPUSIM_VERSION "0.0.0"
@@ -83,9 +86,17 @@ int main(int argc, char** argv) {
   fit->add_option("-o,--out", cal_out, "calibration file to write (YAML)");
   fit->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the device name)");
 
-  auto* validate = app.add_subcommand("validate", "re-simulate the measured co-runs and report prediction errors");
-  std::string validate_raw, cal_in, validation_json;
-  validate->add_option("raw", validate_raw, "hwcal raw measurement file (JSON)")->required();
+  auto* validate = app.add_subcommand(
+      "validate", "re-simulate measured situations (hwcal co-runs, or published datasets) and report prediction errors");
+  std::string validate_raw, cal_in, validation_json, validation_docs, validation_cases;
+  std::vector<std::string> published;
+  validate->add_option("raw", validate_raw, "hwcal raw measurement file (JSON)");
+  validate->add_option("--published", published,
+                       "NAME DIR: a published dataset (" + fmt::format("{}", fmt::join(published_datasets(), ", ")) +
+                           ", or all) and its folder, e.g. scenarios/measurements")
+      ->expected(2);
+  validate->add_option("--docs", validation_docs, "with --published: write the docs/validation pages to this folder");
+  validate->add_option("--cases", validation_cases, "with --published: write every case to this CSV file");
   validate->add_option("--calibration", cal_in, "calibration file (without: the models' defaults)");
   validate->add_option("--json", validation_json, "also write the table as JSON");
   validate->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the calibration)");
@@ -159,7 +170,18 @@ int main(int argc, char** argv) {
     if (*plan) return plan_command(read_scenario_document(plan_path, "plan file"), plan_run, plan_out, plan_quiet);
     if (*merge) return merge_command(merge_parts, merge_out);
     if (*fit) return fit_command(raw_path, cal_out, gpu_override);
-    if (*validate) return validate_command(validate_raw, cal_in, validation_json, gpu_override);
+    if (*validate) {
+      if (!published.empty()) {
+        if (!validate_raw.empty() || !cal_in.empty())
+          throw InputError("validate: give either a raw file or --published NAME DIR, not both");
+        PublishedOptions options;
+        options.gpu = gpu_override;
+        return validate_published_command(published[0], published[1], options, validation_json, validation_docs,
+                                          validation_cases);
+      }
+      if (validate_raw.empty()) throw InputError("validate: give a raw file, or --published NAME DIR");
+      return validate_command(validate_raw, cal_in, validation_json, gpu_override);
+    }
     if (*synth) return synth_raw_command(synth_gpu, synth_out, synth_noise, synth_seed);
     if (what == "gpus") std::cout << gpus_listing(sources);
     if (what == "instances") std::cout << instances_listing(sources);

@@ -1,0 +1,217 @@
+// Importers of published measurements (see published.hpp).
+#include "sim/io/published.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "sim/core/errors.hpp"
+
+namespace vgpusim {
+namespace {
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, sep)) out.push_back(cell);
+  if (!line.empty() && line.back() == sep) out.emplace_back();
+  return out;
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+double number(const std::string& path, size_t line, const std::string& what, const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0))
+    throw InputError(fmt::format("{}:{}: {}: expected a number >= 0, found '{}'", path, line, what, text));
+  return v;
+}
+
+int integer(const std::string& path, size_t line, const std::string& what, const std::string& text) {
+  const double v = number(path, line, what, text);
+  if (v > 1e9 || v != static_cast<double>(static_cast<int>(v)))
+    throw InputError(fmt::format("{}:{}: {}: expected a whole number, found '{}'", path, line, what, text));
+  return static_cast<int>(v);
+}
+
+// Lines of a text file without '\r', numbered from 1, provenance lines ('#') and blank lines left out.
+template <typename LineFn>
+void for_each_line(const std::string& path, LineFn fn) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
+  std::string line;
+  size_t n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    fn(line, n);
+  }
+}
+
+// A CSV file with a header naming at least `required`; calls row(cells by name, line).
+template <typename RowFn>
+void read_csv(const std::string& path, const std::vector<std::string>& required, RowFn row) {
+  std::vector<std::string> header;
+  for_each_line(path, [&](const std::string& line, size_t n) {
+    if (header.empty()) {
+      header = split(line, ',');
+      for (const std::string& r : required)
+        if (std::find(header.begin(), header.end(), r) == header.end())
+          throw InputError(fmt::format("{}:{}: the header lacks the column '{}' (found '{}')", path, n, r, line));
+      return;
+    }
+    const std::vector<std::string> cells = split(line, ',');
+    if (cells.size() != header.size())
+      throw InputError(fmt::format("{}:{}: expected {} columns, found {}", path, n, header.size(), cells.size()));
+    std::map<std::string, std::string> by_name;
+    for (size_t i = 0; i < cells.size(); ++i) by_name[header[i]] = cells[i];
+    row(by_name, n);
+  });
+  if (header.empty()) throw InputError(fmt::format("{}: no header line", path));
+}
+
+}  // namespace
+
+std::vector<GavelPair> read_gavel_pairs(const std::string& path) {
+  std::vector<GavelPair> out;
+  read_csv(path,
+           {"gpu", "job_a", "scale_a", "job_b", "scale_b", "solo_tput_a", "solo_tput_b", "coloc_tput_a",
+            "coloc_tput_b"},
+           [&](std::map<std::string, std::string>& c, size_t n) {
+             GavelPair p;
+             p.gpu = c["gpu"];
+             p.job_a = c["job_a"];
+             p.job_b = c["job_b"];
+             p.scale_a = integer(path, n, "scale_a", c["scale_a"]);
+             p.scale_b = integer(path, n, "scale_b", c["scale_b"]);
+             p.solo_a = number(path, n, "solo_tput_a", c["solo_tput_a"]);
+             p.solo_b = number(path, n, "solo_tput_b", c["solo_tput_b"]);
+             p.coloc_a = number(path, n, "coloc_tput_a", c["coloc_tput_a"]);
+             p.coloc_b = number(path, n, "coloc_tput_b", c["coloc_tput_b"]);
+             p.line = n;
+             out.push_back(std::move(p));
+           });
+  return out;
+}
+
+std::vector<MigPerfRow> read_migperf(const std::string& path) {
+  std::vector<MigPerfRow> out;
+  read_csv(path,
+           {"gpu", "task", "domain", "model", "batch_size", "seq_length", "mig_profile", "latency_ms", "throughput",
+            "gract_mean", "fb_used_mean_MiB"},
+           [&](std::map<std::string, std::string>& c, size_t n) {
+             MigPerfRow r;
+             r.gpu = c["gpu"];
+             r.task = c["task"];
+             r.domain = c["domain"];
+             r.model = c["model"];
+             r.profile = c["mig_profile"];
+             r.batch = integer(path, n, "batch_size", c["batch_size"]);
+             r.seq = c["seq_length"].empty() ? 0 : integer(path, n, "seq_length", c["seq_length"]);
+             r.latency_ms = number(path, n, "latency_ms", c["latency_ms"]);
+             r.throughput = number(path, n, "throughput", c["throughput"]);
+             r.gract = number(path, n, "gract_mean", c["gract_mean"]);
+             r.fb_mib = number(path, n, "fb_used_mean_MiB", c["fb_used_mean_MiB"]);
+             r.line = n;
+             out.push_back(std::move(r));
+           });
+  return out;
+}
+
+StreamTable read_gpu_stream(const std::string& path) {
+  StreamTable t;
+  for_each_line(path, [&](const std::string& line, size_t n) {
+    const auto bar = line.find('|');
+    if (bar == std::string::npos) throw InputError(fmt::format("{}:{}: expected 'left | right' columns", path, n));
+    const std::vector<std::string> left = words(line.substr(0, bar));
+    std::vector<std::string> right = words(line.substr(bar + 1));
+    if (t.kernels.empty()) {
+      if (left.size() != 3 || left[0] != "blockSize" || left[1] != "threads" || left[2] != "%occ" || right.empty())
+        throw InputError(fmt::format("{}:{}: expected the header 'blockSize threads %occ | kernels...'", path, n));
+      t.kernels = right;
+      return;
+    }
+    if (!right.empty() && right[0] == "GB/s:") right.erase(right.begin());
+    if (left.size() != 4 || left[3] != "%" || right.size() != t.kernels.size())
+      throw InputError(fmt::format("{}:{}: expected 'BLOCK THREADS OCC % | GB/s: {} values'", path, n,
+                                   t.kernels.size()));
+    StreamRow r;
+    r.block_size = integer(path, n, "blockSize", left[0]);
+    r.threads = number(path, n, "threads", left[1]);
+    r.occupancy = number(path, n, "%occ", left[2]) / 100.0;
+    for (size_t i = 0; i < right.size(); ++i) r.bandwidth.push_back(number(path, n, t.kernels[i], right[i]) * 1e9);
+    r.line = n;
+    t.rows.push_back(std::move(r));
+  });
+  if (t.rows.empty()) throw InputError(fmt::format("{}: no measurements", path));
+  return t;
+}
+
+std::vector<SmallKernelRow> read_small_kernels(const std::string& path) {
+  std::vector<SmallKernelRow> out;
+  for_each_line(path, [&](const std::string& line, size_t n) {
+    const std::vector<std::string> w = words(line);
+    if (w.size() < 3 || w[1].size() < 3 || w[1].substr(w[1].size() - 2) != "kB")
+      throw InputError(fmt::format("{}:{}: expected 'ELEMENTS SIZEkB GB/s...'", path, n));
+    SmallKernelRow r;
+    r.elements = number(path, n, "elements", w[0]);
+    r.volume = 16 * r.elements;  // a scale kernel on doubles: 8 bytes read and 8 written per element
+    // The size column is a check only: most files print KiB, the A100-80GB ones MiB under the same "kB" label.
+    const double size = number(path, n, "size", w[1].substr(0, w[1].size() - 2));
+    if (std::abs(size * 1024 - r.volume) > 1024 + 0.02 * r.volume &&
+        std::abs(size * 1024 * 1024 - r.volume) > 1024 * 1024 + 0.02 * r.volume)
+      throw InputError(fmt::format("{}:{}: size {} does not match 16 bytes x {} elements", path, n, w[1], w[0]));
+    for (size_t i = 2; i < w.size(); ++i) r.bandwidth.push_back(number(path, n, "GB/s", w[i]) * 1e9);
+    r.line = n;
+    out.push_back(std::move(r));
+  });
+  if (out.empty()) throw InputError(fmt::format("{}: no measurements", path));
+  return out;
+}
+
+std::vector<VidurRow> read_vidur_ops(const std::string& path) {
+  std::vector<VidurRow> out;
+  const std::vector<std::string> shape = {"n_head",     "n_kv_head",     "n_embd",
+                                          "n_expanded_embd", "vocab_size", "use_gated_mlp",
+                                          "num_tokens", "num_tensor_parallel_workers"};
+  read_csv(path, shape, [&](std::map<std::string, std::string>& c, size_t n) {
+    VidurRow r;
+    r.n_head = integer(path, n, "n_head", c["n_head"]);
+    r.n_kv_head = integer(path, n, "n_kv_head", c["n_kv_head"]);
+    r.n_embd = integer(path, n, "n_embd", c["n_embd"]);
+    r.n_expanded_embd = integer(path, n, "n_expanded_embd", c["n_expanded_embd"]);
+    r.vocab_size = integer(path, n, "vocab_size", c["vocab_size"]);
+    const std::string& g = c["use_gated_mlp"];
+    if (g != "True" && g != "False")
+      throw InputError(fmt::format("{}:{}: use_gated_mlp: expected True or False, found '{}'", path, n, g));
+    r.gated_mlp = g == "True";
+    r.tokens = integer(path, n, "num_tokens", c["num_tokens"]);
+    r.tensor_parallel = integer(path, n, "num_tensor_parallel_workers", c["num_tensor_parallel_workers"]);
+    if (r.tensor_parallel < 1)
+      throw InputError(fmt::format("{}:{}: num_tensor_parallel_workers must be >= 1", path, n));
+    for (const auto& [name, text] : c) {
+      if (name.size() < 4 || name.substr(name.size() - 3) != "_ms") continue;
+      if (text.empty()) continue;  // an op the model does not have (phi-2 has no post-attention norm)
+      r.op_time[name.substr(0, name.size() - 3)] = number(path, n, name, text) * 1e-3;
+    }
+    r.line = n;
+    out.push_back(std::move(r));
+  });
+  return out;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,65 @@
+// Workload kind `measured`: a job described by its solo throughput and nvidia-smi / DCGM utilization on a catalog
+// GPU (models/workload/telemetry.hpp), replayed on the tenant's GPU, partition and sharing mode.
+#include <utility>
+
+#include "models/workload/telemetry.hpp"
+#include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/workload_kind.hpp"
+
+namespace vgpusim {
+
+WorkloadKindInfo measured_workload_kind() {
+  WorkloadKindInfo kind;
+  kind.name = "measured";
+  kind.help = "a job described by its solo throughput and nvidia-smi / DCGM utilization; reports units/s";
+  kind.sections = {
+      {"workload.measured",
+       "A job as it ran alone on one GPU: its throughput and what nvidia-smi or DCGM showed. Each unit of work is "
+       "host time then GPU work whose compute/memory mix and SM fill come from the utilizations "
+       "(docs/models/telemetry-workload.md).",
+       {{"gpu", "catalog GPU", true, "", "the GPU it was measured on"},
+        {"throughput", "rate", true, "", "units of work per second alone (iterations, samples, requests...)"},
+        {"gpu_util", "ratio", true, "",
+         "share of time a kernel runs: nvidia-smi utilization.gpu, DCGM_FI_DEV_GPU_UTIL"},
+        {"mem_util", "ratio", true, "",
+         "share of time device memory is read or written: nvidia-smi utilization.memory, DCGM_FI_DEV_MEM_COPY_UTIL"},
+        {"memory", "size", false, "0 B",
+         "device memory used (nvidia-smi memory.used); the tenant allocates it unless it gives its own `memory`"},
+        {"sm_active", "ratio", false, "", "DCGM_FI_PROF_SM_ACTIVE; sets the share of SMs its kernels occupy",
+         "kernels fill every SM"},
+        {"sm_occupancy", "ratio", false, "", "DCGM_FI_PROF_SM_OCCUPANCY; checked and recorded, not used",
+         "not given"},
+        {"dram_active", "ratio", false, "", "DCGM_FI_PROF_DRAM_ACTIVE; replaces mem_util for the memory side",
+         "mem_util"},
+        {"kernels_per_unit", "integer", false, "1", "kernels per unit of work (exact fidelity)"},
+        {"precision", "fp16 | fp32 | fp64", false, "fp32", "the pipes its compute runs on"},
+        {"units", "integer", false, "", "units of work to run", "until the scenario ends"}}},
+  };
+  kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& tenant_gpu) -> WorkloadRef {
+    SoloTelemetry t;
+    const std::string gpu = r.string("gpu");
+    const CatalogEntry* e = loader.catalog.find(gpu);
+    if (!e) loader.unknown_gpu_model(r.get("gpu"), r.child_path("gpu"), gpu);
+    t.throughput = r.quantity("throughput", units::Dim::Rate);
+    t.gpu_util = r.quantity("gpu_util", units::Dim::Ratio);
+    t.mem_util = r.quantity("mem_util", units::Dim::Ratio);
+    t.memory = loader.nonnegative(r, "memory", units::Dim::Bytes);
+    for (auto [key, field] : {std::pair{"sm_active", &t.sm_active}, std::pair{"sm_occupancy", &t.sm_occupancy},
+                              std::pair{"dram_active", &t.dram_active}})
+      if (r.has(key)) *field = r.quantity(key, units::Dim::Ratio);
+    t.kernels_per_unit = loader.count(r, "kernels_per_unit");
+    const std::string p = r.has("precision") ? r.choice("precision", {"fp16", "fp32", "fp64"}) : "fp32";
+    t.precision = p == "fp16" ? KernelBound::FP16 : p == "fp64" ? KernelBound::FP64 : KernelBound::FP32;
+    for (const auto& [field, message] : telemetry_problems(t)) {
+      const std::string key = field == "kernels_per_unit" || r.has(field) ? field : "gpu_util";
+      fail_at(r.file(), r.get(key), r.child_path(key), message);
+    }
+    const long long units = r.has("units") ? r.integer("units", 0, 1LL << 50) : -1;
+    // The measured GPU's roofline: the tenant GPU's (with its calibration) when it is the same model.
+    const ParamValues perf = gpu == tenant_gpu.spec.name ? tenant_gpu.performance : ParamValues::defaults(roofline_params());
+    return measured_workload(t, e->spec, perf, units);
+  };
+  return kind;
+}
+
+}  // namespace vgpusim

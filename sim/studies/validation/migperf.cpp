@@ -1,0 +1,109 @@
+// MIGPerf (MIGProfiler): one workload alone on one MIG instance per profile. Each profile's throughput is predicted
+// from the same workload's full-GPU row (7g) described as solo telemetry, replayed on the profile's partition.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "models/gpu/roofline.hpp"
+#include "models/sharing/mig_partition.hpp"
+#include "models/workload/telemetry.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/published.hpp"
+#include "sim/studies/validation/published.hpp"
+
+namespace fs = std::filesystem;
+
+namespace vgpusim {
+namespace {
+
+std::string workload_id(const MigPerfRow& r) {
+  return r.seq > 0 ? fmt::format("{} {} {} batch {} seq {}", r.task, r.domain, r.model, r.batch, r.seq)
+                   : fmt::format("{} {} {} batch {}", r.task, r.domain, r.model, r.batch);
+}
+
+// Throughput should be samples per second, batch / latency; the NLP training column is not.
+bool consistent(const MigPerfRow& r) {
+  if (!(r.latency_ms > 0) || !(r.throughput > 0)) return false;
+  const double expected = r.batch * 1000.0 / r.latency_ms;
+  return std::abs(r.throughput / expected - 1) < 0.15;
+}
+
+}  // namespace
+
+std::vector<ValidationRun> validate_migperf(const std::string& dir, const PublishedOptions&) {
+  ValidationRun run;
+  run.dataset = "migperf";
+  run.quantity = "throughput (samples/s)";
+  run.method =
+      "MIGPerf measured one workload at a time on one MIG instance of each profile, with DCGM's graphics-engine "
+      "activity. Each workload's full-GPU row (7g) becomes a `measured` workload: throughput, gpu_util = the DCGM "
+      "activity (GR_ENGINE_ACTIVE), mem_util not measured and taken as 0 (compute-bound kernels), kernels filling "
+      "every SM. It is replayed alone on each smaller profile's partition (SMs, bandwidth and L2 from the MIG "
+      "tables): host time is unchanged, kernel time follows the roofline on the partition. No parameter is "
+      "fitted (split \"no fit\"). Rows whose throughput disagrees with batch x 1000 / latency by more than 15% "
+      "(the NLP training column), and rows without a throughput, are skipped. Baseline: throughput in proportion "
+      "to the profile's SMs. The A100-40GB folder holds per-experiment files of other formats and is not read.";
+  const fs::path file = fs::path(dir) / "migperf_consolidated_A100-80g.csv";
+  const std::vector<MigPerfRow> rows = read_migperf(file.string());
+  const ParamValues roof = ParamValues::defaults(roofline_params());
+  std::map<std::string, const MigPerfRow*> full;
+  for (const MigPerfRow& r : rows)
+    if (r.profile.rfind("7g.", 0) == 0) full[r.gpu + " " + workload_id(r)] = &r;
+  for (const MigPerfRow& r : rows) {
+    if (r.profile.rfind("7g.", 0) == 0) continue;
+    const CatalogEntry* entry = builtin_catalog().find(r.gpu);
+    const MigGpuTable* table = entry ? mig_table(r.gpu) : nullptr;
+    if (!table) {
+      run.skipped.push_back({r.gpu, "GPU without a MIG table in the catalog"});
+      continue;
+    }
+    const auto f = full.find(r.gpu + " " + workload_id(r));
+    if (f == full.end()) {
+      run.skipped.push_back({r.gpu, "no full-GPU (7g) row for the workload"});
+      continue;
+    }
+    const MigPerfRow& base = *f->second;
+    if (!(r.throughput > 0) || !(base.throughput > 0)) {
+      run.skipped.push_back({r.gpu, "no throughput (likely out of memory)"});
+      continue;
+    }
+    if (!consistent(r) || !consistent(base)) {
+      run.skipped.push_back({r.gpu, "throughput disagrees with batch / latency (NLP training column)"});
+      continue;
+    }
+    const MigProfile* slice = nullptr;
+    const MigProfile* whole = nullptr;
+    for (const MigProfile& p : table->profiles) {
+      if (p.name == r.profile) slice = &p;
+      if (p.name == base.profile) whole = &p;
+    }
+    if (!slice || !whole) {
+      run.skipped.push_back({r.gpu, "profile not in the MIG table"});
+      continue;
+    }
+    SoloTelemetry t;
+    t.throughput = base.throughput;
+    t.gpu_util = std::min(1.0, base.gract);
+    t.mem_util = 0;
+    if (!telemetry_problems(t).empty()) {
+      run.skipped.push_back({r.gpu, "full-GPU row has no engine activity"});
+      continue;
+    }
+    const GpuSpec whole_spec = mig_partition_spec(entry->spec, *table, *whole);
+    const GpuSpec slice_spec = mig_partition_spec(entry->spec, *table, *slice);
+    const TelemetryWork w = telemetry_work(t, whole_spec, roof);
+    ValidationCase c;
+    c.gpu = r.gpu;
+    c.split = "no fit";
+    c.id = fmt::format("{} on {}", workload_id(r), r.profile);
+    c.measured = r.throughput;
+    c.predicted = 1.0 / (w.host_time + solo_time(w.unit, slice_spec, roof));
+    c.baseline["proportional to SMs"] = base.throughput * slice->sms / whole->sms;
+    run.cases.push_back(c);
+  }
+  return {run};
+}
+
+}  // namespace vgpusim

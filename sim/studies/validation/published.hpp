@@ -1,0 +1,83 @@
+// `vgpusim validate --published NAME DIR`: the project's models against published measurements of real GPUs
+// (scenarios/measurements/). One function per dataset simulates each measured situation and returns measured
+// against predicted, with naive baselines beside; summaries, JSON and the generated docs/validation/ pages are
+// made from that.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vgpusim {
+
+struct ValidationCase {
+  std::string gpu;     // catalog GPU (or the source's name when not in the catalog)
+  std::string split;   // where the number comes from, e.g. "5-fold held-out", "no fit"
+  std::string id;      // what was measured, e.g. "ResNet-50 (batch size 64) with LM (batch size 5): ResNet-50"
+  double measured = 0;
+  double predicted = 0;
+  std::map<std::string, double> baseline;  // naive predictions by name
+};
+
+struct ValidationSkip {
+  std::string gpu;
+  std::string reason;
+  std::string split = {};  // the split it would have been in; "" = any of its GPU's
+};
+
+struct ValidationRun {
+  std::string dataset;  // gavel, migperf, gpu-benches-stream, gpu-benches-small-kernels, vidur
+  std::string quantity;  // what a case measures, with its unit, e.g. "co-located steps/s"
+  std::string method;    // how the model predicts it (markdown)
+  std::vector<ValidationCase> cases;
+  std::vector<ValidationSkip> skipped;
+};
+
+// Prediction error of one GPU and split of a dataset.
+struct ValidationSummary {
+  std::string dataset, gpu, split;
+  size_t cases = 0, skipped = 0;
+  double mape = 0, median_ape = 0, p90_ape = 0;  // percent
+  std::map<std::string, double> baseline_mape;  // percent, by baseline name
+  std::map<std::string, size_t> skip_reasons;
+};
+// One summary per (GPU, split), in first-seen order. A skip is counted on the summary of its GPU and split, or
+// without a split on its GPU's first; a GPU with only skips gets a summary with no cases.
+std::vector<ValidationSummary> summarize(const ValidationRun& run);
+
+struct PublishedOptions {
+  std::string gpu;  // vidur: predict for this catalog GPU instead of the file's
+};
+
+// The datasets, in the order `--published all` runs them.
+const std::vector<std::string>& published_datasets();
+// Runs one dataset from its folder (the layout of scenarios/measurements/NAME): one run per quantity it measures
+// (gpu-benches gives two). Throws InputError.
+std::vector<ValidationRun> validate_published(const std::string& dataset, const std::string& dir,
+                                              const PublishedOptions& options);
+
+std::vector<ValidationRun> validate_gavel(const std::string& dir, const PublishedOptions& options);
+std::vector<ValidationRun> validate_migperf(const std::string& dir, const PublishedOptions& options);
+std::vector<ValidationRun> validate_gpu_benches(const std::string& dir, const PublishedOptions& options);
+std::vector<ValidationRun> validate_vidur(const std::string& dir, const PublishedOptions& options);
+
+// The catalog GPU a file's name stands for (e.g. "a100_80" -> "A100-80GB"), "" when none.
+std::string published_gpu_name(const std::string& stem);
+
+// The summary table as text.
+std::string summary_table(const std::vector<ValidationSummary>& summaries);
+// [{"dataset", "gpu", "split", "cases", "skipped", "mape", "median_ape", "p90_ape", "baseline": {name: mape}}].
+std::string summaries_json(const std::vector<ValidationSummary>& summaries);
+// The dataset's page for docs/validation/NAME.md (which shows NAME.svg) and its scatter plot.
+std::string validation_page(const ValidationRun& run, const std::vector<ValidationSummary>& summaries,
+                            const std::string& data_dir);
+std::string validation_svg(const ValidationRun& run);
+
+// The command: DATASET is a name or "all"; DIR is the measurements folder (holding one folder per dataset) or,
+// for one dataset, that dataset's folder. `json` and `docs_dir` are optional outputs; `cases_csv` writes every
+// case. Returns the exit status.
+int validate_published_command(const std::string& dataset, const std::string& dir, const PublishedOptions& options,
+                               const std::string& json, const std::string& docs_dir, const std::string& cases_csv);
+
+}  // namespace vgpusim

@@ -1,0 +1,250 @@
+// The published-measurement importers, the validation summaries, the telemetry workload and the Gavel fold fit.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "models/workload/telemetry.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/published.hpp"
+#include "sim/run/simulation.hpp"
+#include "sim/studies/validation/published.hpp"
+#include "tests/unit/scenario_helpers.hpp"
+
+namespace fs = std::filesystem;
+using namespace vgpusim;
+using vgpusim::testing_support::error_of;
+using vgpusim::testing_support::run_text;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("vgpusim-published-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string error_reading(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(PublishedImport, StreamTable) {
+  const fs::path d = temp_dir("stream");
+  const std::string path = write(d / "x.txt",
+                                 "blockSize   threads       %occ  |                init       read\n"
+                                 "       32        4224      3 %  |  GB/s:         297        123\n"
+                                 "       64        8448    6.2 %  |  GB/s:         590        244\n");
+  const StreamTable t = read_gpu_stream(path);
+  ASSERT_EQ(t.kernels, (std::vector<std::string>{"init", "read"}));
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.rows[1].occupancy, 0.062);
+  EXPECT_DOUBLE_EQ(t.rows[1].bandwidth[1], 244e9);
+  const std::string bad = write(d / "bad.txt",
+                                "blockSize   threads       %occ  |   init\n"
+                                "       32        4224      3 %  |  GB/s:   x97\n");
+  EXPECT_EQ(error_reading([&] { read_gpu_stream(bad); }), bad + ":2: init: expected a number >= 0, found 'x97'");
+}
+
+TEST(PublishedImport, SmallKernelsAcceptKibOrMibButNotNonsense) {
+  const fs::path d = temp_dir("small");
+  const auto rows = read_small_kernels(write(d / "a.txt", "4096  64kB     26     26\n22657553  345kB  100 200\n"));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[0].volume, 65536);
+  EXPECT_DOUBLE_EQ(rows[1].bandwidth[1], 200e9);
+  const std::string bad = write(d / "b.txt", "4096  640kB     26     26\n");
+  EXPECT_NE(error_reading([&] { read_small_kernels(bad); }).find(bad + ":1: size 640kB does not match"),
+            std::string::npos);
+}
+
+TEST(PublishedImport, VidurOpsAndGavelHeader) {
+  const fs::path d = temp_dir("vidur");
+  const std::string path = write(
+      d / "a100_x_mlp_median_ms.csv",
+      "# source line\n"
+      "n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,num_tensor_parallel_workers,"
+      "emb_ms,add_ms,post_attention_layernorm_ms\n"
+      "32,8,4096,14336,128256,True,16,2,0.5,0.25,\n");
+  const auto rows = read_vidur_ops(path);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].tensor_parallel, 2);
+  EXPECT_TRUE(rows[0].gated_mlp);
+  EXPECT_DOUBLE_EQ(rows[0].op_time.at("emb"), 0.5e-3);
+  EXPECT_EQ(rows[0].op_time.count("post_attention_layernorm"), 0u);  // left empty: not measured
+  const std::string gavel = write(d / "g.csv", "gpu,job_a,scale_a\nv100,A,1\n");
+  EXPECT_NE(error_reading([&] { read_gavel_pairs(gavel); }).find(gavel + ":1: the header lacks the column 'job_b'"),
+            std::string::npos);
+}
+
+TEST(PublishedSummary, ErrorsPerGpuAndSplitWithBaselinesAndSkips) {
+  ValidationRun run;
+  run.dataset = "toy";
+  const double predicted[] = {1.1, 0.8, 1.0, 1.5};
+  for (double p : predicted) run.cases.push_back({"A", "s", "case", 1.0, p, {{"half", 0.5}}});
+  run.cases.push_back({"B", "s", "case", 2.0, 2.0, {}});
+  run.skipped.push_back({"A", "why", "s"});
+  run.skipped.push_back({"C", "not in the catalog"});
+  const auto s = summarize(run);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].gpu, "A");
+  EXPECT_EQ(s[0].cases, 4u);
+  EXPECT_EQ(s[0].skipped, 1u);
+  EXPECT_NEAR(s[0].mape, (10 + 20 + 0 + 50) / 4.0, 1e-9);
+  EXPECT_NEAR(s[0].median_ape, 15, 1e-9);
+  EXPECT_NEAR(s[0].p90_ape, 20 + 0.7 * 30, 1e-9);  // between 20% and 50%, 0.7 of the way
+  EXPECT_NEAR(s[0].baseline_mape.at("half"), 50, 1e-9);
+  EXPECT_EQ(s[1].mape, 0);
+  EXPECT_EQ(s[2].gpu, "C");
+  EXPECT_EQ(s[2].cases, 0u);
+  EXPECT_EQ(s[2].skip_reasons.at("not in the catalog"), 1u);
+  const std::string json = summaries_json(s);
+  EXPECT_NE(json.find("\"p90_ape\": 41"), std::string::npos) << json;
+}
+
+TEST(TelemetryWorkload, ReplaysItsOwnThroughputOnTheMeasuredGpu) {
+  const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
+  const ParamValues roof = ParamValues::defaults(roofline_params());
+  SoloTelemetry t;
+  t.throughput = 40;
+  t.gpu_util = 0.6;
+  t.mem_util = 0.3;
+  t.sm_active = 0.3;
+  const TelemetryWork w = telemetry_work(t, v100, roof);
+  EXPECT_NEAR(w.host_time, 0.4 / 40, 1e-12);
+  EXPECT_NEAR(solo_time(w.unit, v100, roof), 0.6 / 40, 1e-12);
+  EXPECT_NEAR(w.sm_fill, 0.5, 1e-12);
+  EXPECT_NEAR(w.memory_share, 0.5, 1e-12);
+  const KernelTimes k = kernel_times(w.unit, v100, roof);
+  EXPECT_NEAR(k.memory, 0.3 / 40, 1e-12);
+  EXPECT_NEAR(k.sm_fill, 0.5, 1e-12);
+  // On a GPU with twice the FP32 rate and bandwidth the kernel halves; the host time does not change.
+  GpuSpec twice = v100;
+  twice.fp32 *= 2;
+  twice.memory_bandwidth *= 2;
+  EXPECT_NEAR(solo_time(w.unit, twice, roof), 0.3 / 40, 1e-12);
+}
+
+TEST(TelemetryWorkload, ProblemsNameTheField) {
+  SoloTelemetry t;
+  t.throughput = 10;
+  t.gpu_util = 0;
+  auto p = telemetry_problems(t);
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].first, "gpu_util");
+  t.gpu_util = 0.5;
+  t.mem_util = 0.7;
+  p = telemetry_problems(t);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].first, "mem_util");
+  t.mem_util = 1.2;
+  p = telemetry_problems(t);
+  ASSERT_EQ(p.size(), 2u);  // over 100% and above gpu_util
+  EXPECT_NE(p[0].second.find("over 100%"), std::string::npos);
+}
+
+namespace {
+std::string measured_scenario(const std::string& workload, const std::string& on = "g0",
+                              const std::string& sharing = "{mode: timeslice}") {
+  return "version: 1\nname: t\nduration: 20s\nfidelity: exact\ngpus:\n  - {id: g0, model: A100-80GB}\nsharing:\n  g0: " +
+         sharing + "\ntenants:\n  - name: job\n    on: " + on + "\n    workload:\n      measured: " + workload + "\n";
+}
+}  // namespace
+
+TEST(TelemetryWorkload, ScenarioAloneGivesTheMeasuredThroughputAndAllocatesItsMemory) {
+  const Results r = run_text(measured_scenario(
+      "{gpu: A100-80GB, throughput: 50/s, gpu_util: 70%, mem_util: 20%, memory: 10GiB, kernels_per_unit: 4}"));
+  ASSERT_EQ(r.tenants.size(), 1u);
+  EXPECT_NEAR(r.tenants[0].shared.throughput, 50, 50 * 1e-3);
+  EXPECT_EQ(r.tenants[0].unit, "units");
+  const Scenario sc = load_scenario_text(
+      measured_scenario("{gpu: A100-80GB, throughput: 50/s, gpu_util: 70%, mem_util: 20%, memory: 10GiB}"), "t.yaml",
+      builtin_catalog());
+  EXPECT_DOUBLE_EQ(sc.tenants[0].memory, 10.0 * (1 << 30));
+}
+
+TEST(TelemetryWorkload, OnAnotherGpuTheKernelTimeScalesAndHostTimeStays) {
+  // Compute-bound (mem_util 0) at 50% GPU time on a V100, replayed on an A100: kernel time x fp32 ratio.
+  const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
+  const GpuSpec& a100 = builtin_catalog().find("A100-80GB")->spec;
+  const Results r = run_text(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 50%, mem_util: 0%}"));
+  const double expected = 1.0 / (0.05 + 0.05 * v100.fp32 / a100.fp32);
+  EXPECT_NEAR(r.tenants[0].shared.throughput, expected, expected * 5e-3);  // whole units in 20 s
+}
+
+TEST(TelemetryWorkload, ContradictionsAreFileLineColErrors) {
+  EXPECT_EQ(error_of(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 0%, mem_util: 0%}"), "t.yaml"),
+            "t.yaml:13:57: tenants[0].workload.measured.gpu_util: 0% with a positive throughput: the job would do no "
+            "GPU work (give the share of time a kernel runs, nvidia-smi utilization.gpu)");
+  const std::string above =
+      error_of(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 40%, mem_util: 60%}"), "t.yaml");
+  EXPECT_NE(above.find("t.yaml:13:72: tenants[0].workload.measured.mem_util: 60% is above gpu_util 40%"),
+            std::string::npos)
+      << above;
+  const std::string over =
+      error_of(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 140%, mem_util: 0%}"), "t.yaml");
+  EXPECT_NE(over.find("gpu_util: 140% is over 100%"), std::string::npos) << over;
+  const std::string gpu = error_of(measured_scenario("{gpu: V1000, throughput: 10/s, gpu_util: 40%, mem_util: 0%}"),
+                                   "t.yaml");
+  EXPECT_NE(gpu.find("tenants[0].workload.measured.gpu"), std::string::npos) << gpu;
+}
+
+// A Gavel-format file made by the simulator from known gpu_util values on the fit's grid: the 5-fold held-out
+// predictions must recover the co-located throughputs (and would not if folds, fit or replay broke).
+TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
+  const std::vector<std::pair<std::string, std::pair<double, double>>> jobs = {
+      {"J1", {20, 0.9}}, {"J2", {8, 0.5}}, {"J3", {30, 0.3}}, {"J4", {5, 0.75}}, {"J5", {12, 0.6}}, {"J6", {3, 1.0}}};
+  const std::string head =
+      "version: 1\nname: p\nduration: 1s\nfidelity: fluid\ngpus:\n  - {id: g0, model: V100}\nsharing:\n  g0: {mode: "
+      "timeslice}\ntenants:\n";
+  std::string csv = "gpu,job_a,scale_a,job_b,scale_b,solo_tput_a,solo_tput_b,coloc_tput_a,coloc_tput_b\n";
+  for (size_t a = 0; a < jobs.size(); ++a)
+    for (size_t b = a; b < jobs.size(); ++b) {
+      std::string text = head;
+      const size_t pair[2] = {a, b};
+      for (int i = 0; i < 2; ++i)
+        text += fmt::format("  - {{name: t{}, on: g0, workload: {{measured: {{gpu: V100, throughput: {}/s, gpu_util: "
+                            "{}%, mem_util: 0%}}}}}}\n",
+                            i, jobs[pair[i]].second.first, jobs[pair[i]].second.second * 100);
+      Scenario sc = load_scenario_text(text, "p.yaml", builtin_catalog());
+      sc.duration = 40 / std::min(jobs[a].second.first, jobs[b].second.first);
+      const RunRecord rec = simulate(sc);
+      double tput[2];
+      for (int i = 0; i < 2; ++i) {
+        const auto& u = rec.tenants[i].unit_times;
+        double sum = 0;
+        for (size_t k = 1; k < u.size(); ++k) sum += u[k];
+        tput[i] = static_cast<double>(u.size() - 1) / sum;
+      }
+      csv += fmt::format("v100,{},1,{},1,{},{},{:.17g},{:.17g}\n", jobs[a].first, jobs[b].first, jobs[a].second.first,
+                         jobs[b].second.first, tput[0], tput[1]);
+      if (a != b)
+        csv += fmt::format("v100,{},1,{},1,{},{},{:.17g},{:.17g}\n", jobs[b].first, jobs[a].first,
+                           jobs[b].second.first, jobs[a].second.first, tput[1], tput[0]);
+    }
+  const fs::path d = temp_dir("gavel");
+  write(d / "gavel_pairs_physical.csv", csv);
+  const auto runs = validate_gavel(d.string(), {});
+  ASSERT_EQ(runs.size(), 1u);
+  const auto s = summarize(runs[0]);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].split, "5-fold held-out (physical_cluster_throughputs)");
+  EXPECT_EQ(s[0].cases, 2u * 21u);
+  EXPECT_LT(s[0].mape, 1.0);
+  EXPECT_GT(s[0].baseline_mape.at("each gets half"), 10.0);
+}
