@@ -2,14 +2,20 @@
 #include "sim/io/calibration_file.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 
 #include "models/registry/models.hpp"
+#include "sim/io/embedded.hpp"
 #include "sim/io/files.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
+
+extern const EmbeddedFile kBuiltinCalibrations[];  // generated from models/calibration/*.yaml at build time
+extern const int kBuiltinCalibrationsCount;
+
 namespace {
 
 std::string quoted(const std::string& s) {
@@ -35,26 +41,49 @@ ParamOverrides Calibration::overrides() const {
   return o;
 }
 
+const std::vector<std::pair<std::string, units::Dim>>& calibration_fact_names() {
+  static const std::vector<std::pair<std::string, units::Dim>> names = {
+      {"launch_overhead", units::Dim::Time}, {"min_kernel_time", units::Dim::Time}, {"l2_knee", units::Dim::Bytes}};
+  return names;
+}
+
 std::string calibration_yaml(const Calibration& c) {
+  std::vector<std::string> measured;  // the fields known (a published source has no driver or date)
+  for (const auto& [key, value] : {std::pair{"device", &c.device}, {"driver", &c.driver}, {"date", &c.date},
+                                   {"raw", &c.raw}})
+    if (!value->empty()) measured.push_back(fmt::format("{}: {}", key, quoted(*value)));
   std::string out = fmt::format(
-      "# Fitted by `vgpusim fit` from hwcal measurements. A scenario that names this file in gpus[].calibration\n"
-      "# uses these values instead of the models' defaults for that GPU (its own explicit values still win).\n"
-      "version: 1\ngpu: {}\nmeasured: {{device: {}, driver: {}, date: {}, raw: {}}}\nparameters:\n",
-      c.gpu, quoted(c.device), quoted(c.driver), quoted(c.date), quoted(c.raw));
+      "# Fitted by `vgpusim fit` from {}. A scenario on this GPU model uses these values\n"
+      "# instead of the models' defaults (its own explicit values still win).\n"
+      "version: 1\ngpu: {}\nmeasured: {{{}}}\nparameters:{}\n",
+      c.facts.empty() && c.raw.find("gpu-benches") == std::string::npos ? "hwcal measurements" : "published measurements",
+      c.gpu, fmt::join(measured, ", "), c.values.empty() ? " {}" : "");
   for (const FittedValue& v : c.values)
     out += fmt::format("  {}: {{value: {}, uncertainty: {}, residual: {:.6g}, points: {}, from: {}}}  # {}\n", v.name,
                        exact(v.value, v.dim), exact(v.uncertainty, v.dim), v.residual, v.points, quoted(v.from),
                        units::format(v.value, v.dim));
+  if (!c.facts.empty()) {
+    out += "# Measured facts no model parameter holds yet.\nfacts:\n";
+    for (const CalibrationFact& f : c.facts)
+      out += fmt::format("  {}: {{value: {}, from: {}}}  # {}\n", f.name,
+                         f.dim == units::Dim::Bytes ? fmt::format("{:.9g}B", f.value) : exact(f.value, f.dim),
+                         quoted(f.from), units::format(f.value, f.dim));
+  }
   return out;
 }
 
 Calibration read_calibration_file(const std::string& path) {
-  YAML::Node root = parse_yaml(read_text_file(path, "calibration file"), path);
+  return read_calibration_text(read_text_file(path, "calibration file"), path);
+}
+
+Calibration read_calibration_text(const std::string& text, const std::string& path) {
+  YAML::Node root = parse_yaml(text, path);
   static const Section top{"(calibration)", "",
                            {{"version", "", true, "", ""},
                             {"gpu", "", true, "", ""},
                             {"measured", "", false, "", ""},
-                            {"parameters", "", true, "", ""}}};
+                            {"parameters", "", true, "", ""},
+                            {"facts", "", false, "", ""}}};
   static const Section measured{"measured", "",
                                 {{"device", "", false, "", ""},
                                  {"driver", "", false, "", ""},
@@ -115,7 +144,52 @@ Calibration read_calibration_file(const std::string& path) {
     f.from = v.has("from") ? v.string("from") : "";
     c.values.push_back(f);
   }
+  if (r.has("facts")) {
+    Section facts{"facts", "", {}};
+    for (const auto& [name, dim] : calibration_fact_names()) facts.keys.push_back({name, "", false, "", ""});
+    static const Section fact{"fact", "", {{"value", "", true, "", ""}, {"from", "", false, "", ""}}};
+    MapReader fr(path, r.get("facts"), "facts", facts);
+    fr.finish();
+    for (const auto& [name, dim] : calibration_fact_names()) {
+      if (!fr.has(name)) continue;
+      MapReader v(path, fr.get(name), fr.child_path(name), fact);
+      v.finish();
+      c.facts.push_back({name, dim, v.quantity("value", dim), v.has("from") ? v.string("from") : ""});
+    }
+  }
   return c;
+}
+
+namespace {
+const std::map<std::string, Calibration>& builtin_calibrations() {
+  static const std::map<std::string, Calibration> all = [] {
+    std::map<std::string, Calibration> m;
+    for (int i = 0; i < kBuiltinCalibrationsCount; ++i) {
+      Calibration c = read_calibration_text(kBuiltinCalibrations[i].text, kBuiltinCalibrations[i].path);
+      c.raw = c.raw.empty() ? kBuiltinCalibrations[i].path : c.raw;
+      m[c.gpu] = std::move(c);
+    }
+    return m;
+  }();
+  return all;
+}
+}  // namespace
+
+const Calibration* builtin_calibration(const std::string& gpu) {
+  const auto& all = builtin_calibrations();
+  const auto it = all.find(gpu);
+  return it == all.end() ? nullptr : &it->second;
+}
+
+ParamOverrides builtin_overrides(const std::string& gpu) {
+  const Calibration* c = builtin_calibration(gpu);
+  return c ? c->overrides() : ParamOverrides{};
+}
+
+std::vector<std::string> builtin_calibration_gpus() {
+  std::vector<std::string> out;
+  for (const auto& [gpu, c] : builtin_calibrations()) out.push_back(gpu);
+  return out;
 }
 
 }  // namespace vgpusim

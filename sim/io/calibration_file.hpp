@@ -22,17 +22,40 @@ struct FittedValue {
   std::string from;         // which experiments
 };
 
+// A measured fact about the GPU that no model parameter holds yet (kept with its source for the models to come):
+// launch_overhead and min_kernel_time (time), l2_knee (bytes).
+struct CalibrationFact {
+  std::string name;
+  units::Dim dim = units::Dim::Time;
+  double value = 0;  // SI
+  std::string from;  // source and how it was derived
+};
+
 struct Calibration {
   std::string gpu;       // catalog name
   std::string device;    // as CUDA named it
   std::string driver, date, raw;
   std::vector<FittedValue> values;
+  std::vector<CalibrationFact> facts;
 
   ParamOverrides overrides() const;
 };
 
+// The facts a calibration file may hold, with their dimensions.
+const std::vector<std::pair<std::string, units::Dim>>& calibration_fact_names();
+
 std::string calibration_yaml(const Calibration& c);
 // Throws InputError (FILE:LINE:COL) on a bad file.
 Calibration read_calibration_file(const std::string& path);
+// The same from text (`path` names it in messages).
+Calibration read_calibration_text(const std::string& text, const std::string& path);
+
+// The calibration shipped for a catalog GPU (models/calibration/, built in), nullptr when there is none. Scenarios
+// use it unless they name another file or `calibration: none`.
+const Calibration* builtin_calibration(const std::string& gpu);
+// Its values as overrides; empty when the GPU has no shipped calibration.
+ParamOverrides builtin_overrides(const std::string& gpu);
+// The GPUs with a shipped calibration.
+std::vector<std::string> builtin_calibration_gpus();
 
 }  // namespace vgpusim

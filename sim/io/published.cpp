@@ -214,4 +214,14 @@ std::vector<VidurRow> read_vidur_ops(const std::string& path) {
   return out;
 }
 
+std::string published_gpu_name(const std::string& stem) {
+  static const std::map<std::string, std::string> names = {
+      {"a100_40", "A100-40GB"}, {"alex_a100_40", "A100-40GB"}, {"a100_80", "A100-80GB"}, {"a100", "A100-80GB"},
+      {"h100_pcie", "H100-PCIe"}, {"h200", "H200"},          {"v100", "V100"},          {"a40", "A40"},
+      {"alex_a40", "A40"},        {"l40", "L40"},            {"genoa_l40", "L40"}};
+  const auto it = names.find(stem);
+  return it == names.end() ? "" : it->second;
+}
+
+
 }  // namespace vgpusim

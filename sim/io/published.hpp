@@ -52,6 +52,9 @@ struct SmallKernelRow {
 };
 std::vector<SmallKernelRow> read_small_kernels(const std::string& path);
 
+// The catalog GPU a gpu-benches file name stands for (e.g. "a100_80" -> "A100-80GB"), "" when none.
+std::string published_gpu_name(const std::string& stem);
+
 // Vidur: median GPU time of each non-attention op of one transformer layer.
 struct VidurRow {
   int n_head = 0, n_kv_head = 0, n_embd = 0, n_expanded_embd = 0, vocab_size = 0;

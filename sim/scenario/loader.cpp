@@ -45,7 +45,9 @@ void Loader::gpus(const MapReader& top) {
     g.spec = e->spec;
     for (const GpuField& f : gpu_fields())
       if (r.has(f.name)) g.spec.*f.member = positive(r, f.name, static_cast<Dim>(f.dim));
-    if (r.has("calibration")) {
+    if (r.has("calibration") && r.string("calibration") == "none") {
+      // The models' defaults, without the GPU's shipped calibration.
+    } else if (r.has("calibration")) {
       std::filesystem::path cal = r.string("calibration");
       if (cal.is_relative()) cal = std::filesystem::path(file).parent_path() / cal;
       const Calibration c = read_calibration_file(cal.string());
@@ -53,6 +55,8 @@ void Loader::gpus(const MapReader& top) {
         fail_at(file, r.get("calibration"), r.child_path("calibration"),
                 fmt::format("{} is a calibration of {}, but this GPU is {}", cal.string(), c.gpu, model));
       g.calibrated = c.overrides();
+    } else if (const Calibration* shipped = builtin_calibration(model)) {
+      g.calibrated = shipped->overrides();
     }
     // Parameters: the model's default, then the calibration's value, then the scenario's own.
     g.performance = read_params(r, roofline_params(), g.calibrated);

@@ -38,9 +38,11 @@ const std::vector<Section>& sections_before_workloads() {
     for (const GpuField& f : gpu_fields())
       gpu.keys.push_back({f.name, std::string(units::dim_noun(static_cast<units::Dim>(f.dim))), false, "",
                           std::string("override: ") + f.help, "catalog value"});
-    gpu.keys.push_back({"calibration", "path", false, "",
+    gpu.keys.push_back({"calibration", "path or none", false, "",
                         "a calibration file written by `vgpusim fit` for this GPU model (relative to the scenario); "
-                        "its values replace the models' defaults for this GPU, the scenario's own values still win"});
+                        "its values replace the models' defaults for this GPU, the scenario's own values still win; "
+                        "`none`: the models' defaults",
+                        "the calibration shipped for the GPU model (models/calibration/), if any"});
     for (const ParamSpec& p : roofline_params())
       gpu.keys.push_back({p.name, "fraction", false, "",
                           p.help + " (`" + p.qualified() + "`; source: " + p.source + ")", p.default_text()});  // read as its ParamSpec declares it

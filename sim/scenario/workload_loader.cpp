@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 
+#include "sim/io/calibration_file.hpp"
 #include "models/gpu/roofline.hpp"
 #include "sim/scenario/loader_state.hpp"
 #include "sim/scenario/workload_kind.hpp"
@@ -35,7 +36,7 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
       if (!e) unknown_gpu_model(r.get("on"), r.child_path("on"), name);
       if (name != tenant_gpu.spec.name) {
         ref = &e->spec;
-        perf = ParamValues::defaults(roofline_params());
+        perf = with_overrides(roofline_params(), builtin_overrides(name));
       }
     }
     const std::string b = r.choice("bound", {"memory", "fp16", "fp32", "fp64"});

@@ -4,14 +4,18 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "models/workload/telemetry.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
 #include "sim/run/simulation.hpp"
+#include "sim/studies/calibration/published_fit.hpp"
 #include "sim/studies/validation/published.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
@@ -247,4 +251,61 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
   EXPECT_EQ(s[0].cases, 2u * 21u);
   EXPECT_LT(s[0].mape, 1.0);
   EXPECT_GT(s[0].baseline_mape.at("each gets half"), 10.0);
+}
+
+TEST(BuiltinCalibration, ShippedFilesAreWhatFitGpuBenchesWrites) {
+  const auto all = fit_gpu_benches(std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/measurements/gpu-benches");
+  std::set<std::string> fitted, shipped;
+  for (const Calibration& c : all) {
+    std::string name = c.gpu;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    fitted.insert(name + ".yaml");
+    std::ifstream in(std::string(VGPUSIM_SOURCE_DIR) + "/models/calibration/" + name + ".yaml");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, calibration_yaml(c)) << "models/calibration/" << name
+                                         << ".yaml is stale: vgpusim fit --gpu-benches scenarios/measurements/"
+                                            "gpu-benches -o models/calibration";
+    // And the built-in copy is that file.
+    ASSERT_NE(builtin_calibration(c.gpu), nullptr) << c.gpu;
+    for (const auto& [param, value] : c.overrides())  // the file holds 9 significant digits
+      EXPECT_NEAR(builtin_calibration(c.gpu)->overrides().at(param), value, 1e-8 * value) << param;
+    EXPECT_EQ(builtin_calibration(c.gpu)->facts.size(), c.facts.size());
+  }
+  for (const auto& e : fs::directory_iterator(std::string(VGPUSIM_SOURCE_DIR) + "/models/calibration"))
+    shipped.insert(e.path().filename().string());
+  EXPECT_EQ(fitted, shipped);
+  EXPECT_GE(fitted.size(), 5u);
+}
+
+TEST(BuiltinCalibration, FactsRoundTripAndUnknownFactsAreRefused) {
+  const Calibration* c = builtin_calibration("A40");
+  ASSERT_NE(c, nullptr);
+  ASSERT_FALSE(c->facts.empty());
+  const Calibration back = read_calibration_text(calibration_yaml(*c), "x.yaml");
+  ASSERT_EQ(back.facts.size(), c->facts.size());
+  for (size_t i = 0; i < back.facts.size(); ++i) EXPECT_NEAR(back.facts[i].value, c->facts[i].value, 1e-12);
+  const std::string bad = "version: 1\ngpu: A40\nparameters: {}\nfacts:\n  launch_overhed: {value: 2us}\n";
+  EXPECT_NE(error_reading([&] { read_calibration_text(bad, "b.yaml"); }).find("b.yaml:5:3: facts.launch_overhed"),
+            std::string::npos);
+}
+
+TEST(BuiltinCalibration, ScenariosUseTheShippedCalibrationUnlessTheyOptOut) {
+  const Calibration* c = builtin_calibration("A100-80GB");
+  ASSERT_NE(c, nullptr);
+  const auto scenario = [](const std::string& gpu_extra) {
+    return "version: 1\nname: t\nduration: 1s\ngpus:\n  - {id: g0, model: A100-80GB" + gpu_extra +
+           "}\nsharing:\n  g0: {mode: mps}\ntenants:\n  - {name: a, on: g0, workload: {training: {step: {bytes: "
+           "1GB}}}}\n";
+  };
+  const Scenario shipped = load_scenario_text(scenario(""), "t.yaml", builtin_catalog());
+  EXPECT_DOUBLE_EQ(shipped.gpus[0].performance.get("memory_efficiency"),
+                   c->overrides().at("roofline.memory_efficiency"));
+  EXPECT_DOUBLE_EQ(shipped.sharing[0].params.get("bw_saturation_fraction"),
+                   c->overrides().at("contention.bw_saturation_fraction"));
+  const Scenario none = load_scenario_text(scenario(", calibration: none"), "t.yaml", builtin_catalog());
+  EXPECT_DOUBLE_EQ(none.gpus[0].performance.get("memory_efficiency"), 0.9);
+  EXPECT_DOUBLE_EQ(none.sharing[0].params.get("bw_saturation_fraction"), 1.0);
+  // The scenario's own value still wins over the shipped one.
+  const Scenario own = load_scenario_text(scenario(", memory_efficiency: 50%"), "t.yaml", builtin_catalog());
+  EXPECT_DOUBLE_EQ(own.gpus[0].performance.get("memory_efficiency"), 0.5);
 }

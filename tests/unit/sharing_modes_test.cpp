@@ -72,8 +72,8 @@ TEST(Mps, MemoryBoundClientsShareTheBandwidth) {
 TEST(Mps, BandwidthSaturationLetsAFewSmsStreamAtFullSpeed) {
   const std::string t = trainer("mem", "g0", kMemory, ", share: {active_threads: 50%}") +
                         trainer("cmp", "g0", kCompute, ", share: {active_threads: 50%}");
-  // Bandwidth proportional to SMs (the default): the memory-bound client streams at half speed.
-  const Results linear = run_text(scenario("{mode: mps}", t));
+  // Bandwidth proportional to SMs: the memory-bound client streams at half speed.
+  const Results linear = run_text(scenario("{mode: mps, bw_saturation_fraction: 100%}", t));
   EXPECT_NEAR(tenant(linear, "mem").relative_performance, 0.5, 0.002);
   EXPECT_NEAR(tenant(linear, "cmp").relative_performance, 0.5, 0.002);
   // If a quarter of the SMs saturates DRAM, half the SMs give the memory-bound client all it needs.

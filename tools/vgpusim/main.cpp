@@ -12,6 +12,7 @@
 #include "sim/report/run_command.hpp"
 #include "sim/report/run_formats.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
+#include "sim/studies/calibration/published_fit.hpp"
 #include "sim/studies/cluster/cluster_command.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "sim/studies/plan/plan_command.hpp"
@@ -82,8 +83,12 @@ int main(int argc, char** argv) {
 
   auto* fit = app.add_subcommand("fit", "fit model parameters to hwcal raw measurements and write a calibration file");
   std::string raw_path, cal_out, gpu_override;
-  fit->add_option("raw", raw_path, "hwcal raw measurement file (JSON)")->required();
-  fit->add_option("-o,--out", cal_out, "calibration file to write (YAML)");
+  std::string gpu_benches_dir;
+  fit->add_option("raw", raw_path, "hwcal raw measurement file (JSON)");
+  fit->add_option("--gpu-benches", gpu_benches_dir,
+                  "instead of a raw file: the gpu-benches folder (scenarios/measurements/gpu-benches); writes one "
+                  "calibration per catalog GPU it covers into the -o folder");
+  fit->add_option("-o,--out", cal_out, "calibration file to write (YAML); with --gpu-benches a folder");
   fit->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the device name)");
 
   auto* validate = app.add_subcommand(
@@ -169,7 +174,14 @@ int main(int argc, char** argv) {
     }
     if (*plan) return plan_command(read_scenario_document(plan_path, "plan file"), plan_run, plan_out, plan_quiet);
     if (*merge) return merge_command(merge_parts, merge_out);
-    if (*fit) return fit_command(raw_path, cal_out, gpu_override);
+    if (*fit) {
+      if (!gpu_benches_dir.empty()) {
+        if (!raw_path.empty()) throw InputError("fit: give either a raw file or --gpu-benches DIR, not both");
+        return fit_gpu_benches_command(gpu_benches_dir, cal_out);
+      }
+      if (raw_path.empty()) throw InputError("fit: give a raw file, or --gpu-benches DIR");
+      return fit_command(raw_path, cal_out, gpu_override);
+    }
     if (*validate) {
       if (!published.empty()) {
         if (!validate_raw.empty() || !cal_in.empty())

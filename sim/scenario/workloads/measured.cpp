@@ -2,6 +2,7 @@
 // GPU (models/workload/telemetry.hpp), replayed on the tenant's GPU, partition and sharing mode.
 #include <utility>
 
+#include "sim/io/calibration_file.hpp"
 #include "models/workload/telemetry.hpp"
 #include "sim/scenario/loader_state.hpp"
 #include "sim/scenario/workload_kind.hpp"
@@ -55,8 +56,10 @@ WorkloadKindInfo measured_workload_kind() {
       fail_at(r.file(), r.get(key), r.child_path(key), message);
     }
     const long long units = r.has("units") ? r.integer("units", 0, 1LL << 50) : -1;
-    // The measured GPU's roofline: the tenant GPU's (with its calibration) when it is the same model.
-    const ParamValues perf = gpu == tenant_gpu.spec.name ? tenant_gpu.performance : ParamValues::defaults(roofline_params());
+    // The measured GPU's roofline: the tenant GPU's (with its calibration) when it is the same model, else the
+    // measured GPU's shipped calibration.
+    const ParamValues perf = gpu == tenant_gpu.spec.name ? tenant_gpu.performance
+                                                          : with_overrides(roofline_params(), builtin_overrides(gpu));
     return measured_workload(t, e->spec, perf, units);
   };
   return kind;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "sim/io/calibration_file.hpp"
 #include "models/gpu/device_names.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/scenario/loader_state.hpp"
@@ -52,7 +53,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
   ParamValues perf = tenant_gpu.performance;
   if (source != tenant_gpu.spec.name) {
     ref = &catalog.find(source)->spec;
-    perf = ParamValues::defaults(roofline_params());
+    perf = with_overrides(roofline_params(), builtin_overrides(source));
   }
   TraceWindow window;
   if (r.has("window")) {

@@ -1,5 +1,6 @@
 // Candidate enumeration, simulation and judgement. Replicas are spread over a candidate's GPUs (fewest tenants
 // first, within memory and the mode's tenant limit); the candidate then runs as an ordinary scenario.
+#include "sim/io/calibration_file.hpp"
 #include "sim/studies/plan/plan.hpp"
 
 #include <fmt/format.h>
@@ -63,7 +64,8 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
       ScenarioGpu inst;
       inst.id = fmt::format("i{}g{}", i, g);
       inst.spec = gpu->spec;
-      inst.performance = ParamValues::defaults(roofline_params());
+      inst.calibrated = builtin_overrides(gpu->spec.name);
+      inst.performance = with_overrides(roofline_params(), inst.calibrated);
       sc.gpus.push_back(inst);
       sc.sharing.push_back(sharing.config);
       sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, gpu->spec, sharing.config, true});

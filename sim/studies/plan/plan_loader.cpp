@@ -1,5 +1,6 @@
 // Reads plan files. Workload and sharing entries go through the scenario loader's own readers, so their keys,
 // units and messages are the scenario format's.
+#include "sim/io/calibration_file.hpp"
 #include "sim/studies/plan/plan_loader.hpp"
 
 #include <fmt/format.h>
@@ -89,7 +90,8 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   // Workloads, as in scenarios; a kernel given by duration without `on` refers to the first instance's GPU.
   ScenarioGpu reference;
   reference.spec = builtin_catalog().find(plan.instances.front().gpu)->spec;
-  reference.performance = ParamValues::defaults(roofline_params());
+  reference.calibrated = builtin_overrides(reference.spec.name);
+  reference.performance = with_overrides(roofline_params(), reference.calibrated);
   const YAML::Node workloads = top.get("workloads");
   if (!workloads.IsSequence() || workloads.size() == 0)
     fail_at(file, workloads, "workloads", "expected a non-empty list of workloads");

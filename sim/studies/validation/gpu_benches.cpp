@@ -9,8 +9,10 @@
 #include "models/gpu/roofline.hpp"
 #include "models/sharing/contention.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
+#include "sim/studies/calibration/published_fit.hpp"
 #include "sim/studies/validation/published.hpp"
 
 namespace fs = std::filesystem;
@@ -25,50 +27,6 @@ std::vector<fs::path> text_files(const fs::path& dir) {
     if (e.path().extension() == ".txt") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
-}
-
-// The contention model's bandwidth reach: a streaming kernel holding `share` of the GPU's thread slots draws
-// min(1, share / bw_saturation_fraction) of the bandwidth.
-double reach(double share, double saturation) {
-  ParamValues p = ParamValues::defaults(contention_params());
-  p.set("bw_saturation_fraction", saturation);
-  const ContextLoad load{1, 0, 0.0, 1.0, 1.0};
-  std::vector<double> rates;
-  const double cap = std::clamp(share, 1e-6, 1.0);
-  spatial_rates(std::span<const ContextLoad>(&load, 1), std::span<const double>(&cap, 1), SmAllocation::Proportional,
-                p, rates);
-  return rates[0];
-}
-
-struct StreamFit {
-  double efficiency = 0, saturation = 1;
-};
-
-// memory_efficiency and bw_saturation_fraction minimizing the squared relative error over `points`
-// (occupancy, bytes/s): a grid over the saturation, the efficiency in closed form for each.
-StreamFit fit_stream(const std::vector<std::pair<double, double>>& points, double peak) {
-  StreamFit best;
-  double best_err = 1e300;
-  for (int i = 1; i <= 400; ++i) {
-    const double sat = i / 400.0;
-    double num = 0, den = 0;
-    for (const auto& [occ, bw] : points) {
-      const double f = peak * reach(occ, sat) / bw;
-      num += f;
-      den += f * f;
-    }
-    const double eff = std::clamp(num / den, 0.01, 1.0);
-    double err = 0;
-    for (const auto& [occ, bw] : points) {
-      const double r = eff * peak * reach(occ, sat) / bw - 1;
-      err += r * r;
-    }
-    if (err < best_err) {
-      best_err = err;
-      best = {eff, sat};
-    }
-  }
-  return best;
 }
 
 ValidationRun stream_run(const fs::path& dir) {
@@ -112,9 +70,9 @@ ValidationRun stream_run(const fs::path& dir) {
         c.split = "odd rows (fit on even)";
         c.id = fmt::format("{} {} occupancy {:.1f}%", stem, table.kernels[k], r.occupancy * 100);
         c.measured = r.bandwidth[k];
-        c.predicted = fit.efficiency * peak * reach(r.occupancy, fit.saturation);
+        c.predicted = fit.efficiency * peak * stream_reach(r.occupancy, fit.saturation);
         c.baseline["uncalibrated model"] = defaults_roof.get("memory_efficiency") * peak *
-                                           reach(r.occupancy, defaults_cont.get("bw_saturation_fraction"));
+                                           stream_reach(r.occupancy, defaults_cont.get("bw_saturation_fraction"));
         c.baseline["plain roofline"] = defaults_roof.get("memory_efficiency") * peak;
         run.cases.push_back(c);
       }
@@ -132,10 +90,12 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       "published columns are GB/s of data volume per launch time, and the measured time per launch is the volume "
       "over the median of the columns. Variants: plain launches, CUDA graphs (`graph`), a grid-synchronized "
       "persistent kernel (`gsync`) and PyTorch (`pt`). The model predicts a kernel's time with the roofline: volume "
-      "/ (catalog bandwidth x memory_efficiency). It has no per-kernel latency and no L2 bandwidth, so it "
-      "underestimates small kernels badly; the sharing-model issue adds both. No parameter is fitted here. "
-      "Baseline: the plain roofline at the catalog bandwidth (efficiency 1).";
-  const ParamValues roof = ParamValues::defaults(roofline_params());
+      "/ (catalog bandwidth x memory_efficiency), memory_efficiency from the GPU's shipped calibration (fitted on "
+      "gpu-stream, not on these tables). It has no per-kernel latency and no L2 bandwidth, so it underestimates "
+      "small kernels badly; the calibration files record the launch overhead for the model that will use it. No "
+      "parameter is fitted here. Baselines: the plain roofline at the catalog bandwidth (efficiency 1) and the "
+      "roofline with its default efficiency.";
+  const ParamValues defaults = ParamValues::defaults(roofline_params());
   for (const fs::path& file : text_files(dir / "gpu-small-kernels")) {
     std::string stem = file.stem().string();
     std::string variant = "plain";
@@ -153,6 +113,7 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       for (size_t i = 0; i < rows.size(); ++i) run.skipped.push_back({gpu.empty() ? stem : gpu, "GPU not in the catalog"});
       continue;
     }
+    const ParamValues roof = with_overrides(roofline_params(), builtin_overrides(gpu));
     for (const SmallKernelRow& r : rows) {
       std::vector<double> bw = r.bandwidth;
       std::sort(bw.begin(), bw.end());
@@ -170,6 +131,7 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       c.measured = r.volume / median;
       c.predicted = solo_time(k, entry->spec, roof);
       c.baseline["plain roofline"] = r.volume / entry->spec.memory_bandwidth;
+      c.baseline["uncalibrated roofline"] = solo_time(k, entry->spec, defaults);
       run.cases.push_back(c);
     }
   }

@@ -9,6 +9,7 @@
 #include "models/sharing/mig_partition.hpp"
 #include "models/workload/telemetry.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
 #include "sim/studies/validation/published.hpp"
@@ -47,7 +48,8 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       "to the profile's SMs. The A100-40GB folder holds per-experiment files of other formats and is not read.";
   const fs::path file = fs::path(dir) / "migperf_consolidated_A100-80g.csv";
   const std::vector<MigPerfRow> rows = read_migperf(file.string());
-  const ParamValues roof = ParamValues::defaults(roofline_params());
+  // Each GPU's roofline as scenarios see it, with its shipped calibration.
+  const ParamValues roof = with_overrides(roofline_params(), builtin_overrides("A100-80GB"));
   std::map<std::string, const MigPerfRow*> full;
   for (const MigPerfRow& r : rows)
     if (r.profile.rfind("7g.", 0) == 0) full[r.gpu + " " + workload_id(r)] = &r;

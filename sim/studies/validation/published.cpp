@@ -52,15 +52,6 @@ const std::vector<std::string>& published_datasets() {
   return names;
 }
 
-std::string published_gpu_name(const std::string& stem) {
-  static const std::map<std::string, std::string> names = {
-      {"a100_40", "A100-40GB"}, {"alex_a100_40", "A100-40GB"}, {"a100_80", "A100-80GB"}, {"a100", "A100-80GB"},
-      {"h100_pcie", "H100-PCIe"}, {"h200", "H200"},          {"v100", "V100"},          {"a40", "A40"},
-      {"alex_a40", "A40"},        {"l40", "L40"},            {"genoa_l40", "L40"}};
-  const auto it = names.find(stem);
-  return it == names.end() ? "" : it->second;
-}
-
 std::vector<ValidationRun> validate_published(const std::string& dataset, const std::string& dir,
                                               const PublishedOptions& options) {
   if (!std::filesystem::is_directory(dir)) throw InputError(fmt::format("{}: not a folder", dir));

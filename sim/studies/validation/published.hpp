@@ -62,8 +62,6 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
 std::vector<ValidationRun> validate_gpu_benches(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_vidur(const std::string& dir, const PublishedOptions& options);
 
-// The catalog GPU a file's name stands for (e.g. "a100_80" -> "A100-80GB"), "" when none.
-std::string published_gpu_name(const std::string& stem);
 
 // The summary table as text.
 std::string summary_table(const std::vector<ValidationSummary>& summaries);

@@ -7,6 +7,7 @@
 
 #include "models/gpu/roofline.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
 #include "sim/studies/validation/published.hpp"
@@ -70,12 +71,14 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
       "embedding, output projection, MLP up / activation / down, residual add) for several models, token counts and "
       "tensor-parallel degrees. The model predicts each op from its FLOPs (GEMMs on the fp16 tensor cores, the "
       "rest on the FP32 pipes) and bytes (fp16 weights read once, activations read and written) with the roofline "
-      "and its default efficiencies on the catalog GPU: the file name's prefix (a100 = A100-80GB, as the source's "
+      "with the GPU's shipped calibration (models/calibration/, fitted on gpu-benches' stream tables, not on these "
+      "files) on the catalog GPU: the file name's prefix (a100 = A100-80GB, as the source's "
       "device configuration says; a40 = A40), or `--gpu`. No parameter is fitted (split \"no fit\"). The roofline "
       "has no per-kernel latency, so ops of a few microseconds are underestimated; the sharing-model issue adds it. "
-      "Baseline: the plain roofline at catalog peaks (efficiencies 1).";
-  const ParamValues roof = ParamValues::defaults(roofline_params());
-  ParamValues plain = roof;
+      "Baselines: the plain roofline at catalog peaks (efficiencies 1) and the roofline with its default "
+      "efficiencies (no calibration).";
+  const ParamValues defaults = ParamValues::defaults(roofline_params());
+  ParamValues plain = defaults;
   plain.set("compute_efficiency", 1.0);
   plain.set("memory_efficiency", 1.0);
   std::vector<fs::path> files;
@@ -97,6 +100,8 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
       for (const VidurRow& r : rows) run.skipped.push_back({prefix, fmt::format("GPU not in the catalog ({} ops)", r.op_time.size())});
       continue;
     }
+    // The GPU's roofline as scenarios see it: with its shipped calibration (from gpu-benches, another source).
+    const ParamValues roof = with_overrides(roofline_params(), builtin_overrides(gpu));
     for (const VidurRow& r : rows)
       for (const auto& [op, time] : r.op_time) {
         OpWork w;
@@ -119,6 +124,7 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
         c.measured = time;
         c.predicted = solo_time(k, entry->spec, roof);
         c.baseline["plain roofline"] = solo_time(k, entry->spec, plain);
+        c.baseline["uncalibrated roofline"] = solo_time(k, entry->spec, defaults);
         run.cases.push_back(c);
       }
   }

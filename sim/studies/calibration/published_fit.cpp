@@ -1,0 +1,194 @@
+// Calibration from gpu-benches. What is fitted to what:
+// - roofline.memory_efficiency and contention.bw_saturation_fraction: gpu-stream's scale and triad columns (a
+//   copy and the kernel hwcal's bandwidth experiments use), all rows, least squares of relative errors with the
+//   efficiency no lower than the highest bandwidth measured.
+// - launch_overhead: the intercept a of T = a + V / b over the gpu-small-kernels rows (plain launches) whose volume
+//   fits in a quarter of L2; min_kernel_time: the smallest measured time per launch; l2_knee: the volume with the
+//   highest bandwidth, when the curve falls after it.
+#include "sim/studies/calibration/published_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <span>
+
+#include "models/sharing/contention.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/io/files.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/published.hpp"
+
+namespace fs = std::filesystem;
+
+namespace vgpusim {
+
+double stream_reach(double share, double saturation) {
+  ParamValues p = ParamValues::defaults(contention_params());
+  p.set("bw_saturation_fraction", saturation);
+  const ContextLoad load{1, 0, 0.0, 1.0, 1.0};
+  std::vector<double> rates;
+  const double cap = std::clamp(share, 1e-6, 1.0);
+  spatial_rates(std::span<const ContextLoad>(&load, 1), std::span<const double>(&cap, 1), SmAllocation::Proportional,
+                p, rates);
+  return rates[0];
+}
+
+StreamFit fit_stream(const std::vector<std::pair<double, double>>& points, double peak, double min_efficiency) {
+  StreamFit best;
+  double best_err = 1e300;
+  // A grid over the saturation (0.25% steps); for each, the efficiency in closed form.
+  for (int i = 1; i <= 400; ++i) {
+    const double sat = i / 400.0;
+    double num = 0, den = 0;
+    for (const auto& [occ, bw] : points) {
+      const double f = peak * stream_reach(occ, sat) / bw;
+      num += f;
+      den += f * f;
+    }
+    const double eff = std::clamp(num / den, std::min(min_efficiency, 1.0), 1.0);
+    double err = 0;
+    for (const auto& [occ, bw] : points) {
+      const double r = eff * peak * stream_reach(occ, sat) / bw - 1;
+      err += r * r;
+    }
+    if (err < best_err) {
+      best_err = err;
+      best = {eff, sat, std::sqrt(err / static_cast<double>(std::max<size_t>(1, points.size())))};
+    }
+  }
+  return best;
+}
+
+std::string gpu_benches_commit(const std::string& dir) {
+  std::ifstream in(fs::path(dir) / "SOURCE.txt");
+  std::string line;
+  std::getline(in, line);
+  const auto at = line.find("commit ");
+  if (at == std::string::npos) return "";
+  const auto end = line.find_first_of(" (", at + 7);
+  return line.substr(at + 7, end == std::string::npos ? std::string::npos : end - at - 7);
+}
+
+namespace {
+
+// A stream fit with a larger RMS relative error is not written (its knee does not describe the curve).
+constexpr double kMaxStreamResidual = 0.15;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void small_kernel_facts(const fs::path& file, const std::string& source, const GpuSpec& gpu, Calibration& c) {
+  const std::vector<SmallKernelRow> rows = read_small_kernels(file.string());
+  std::vector<std::pair<double, double>> vt;  // volume, time per launch
+  for (const SmallKernelRow& r : rows) {
+    const double bw = median(r.bandwidth);
+    if (bw > 0) vt.emplace_back(r.volume, r.volume / bw);
+  }
+  if (vt.size() < 3) return;
+  const std::string from = fmt::format("{} {}", source, file.filename().string());
+  double tmin = vt[0].second;
+  for (const auto& [v, t] : vt) tmin = std::min(tmin, t);
+  // T = a + V / b over the L2-resident rows, ordinary least squares of T on V.
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, n = 0;
+  for (const auto& [v, t] : vt) {
+    if (v > gpu.l2_cache / 4) continue;
+    sx += v;
+    sy += t;
+    sxx += v * v;
+    sxy += v * t;
+    n += 1;
+  }
+  if (n >= 3 && n * sxx - sx * sx > 0) {
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    const double a = (sy - slope * sx) / n;
+    if (a > 0)
+      c.facts.push_back({"launch_overhead", units::Dim::Time, a,
+                         fmt::format("{}: intercept of time per launch against volume over {} rows up to L2/4", from,
+                                     static_cast<int>(n))});
+  }
+  c.facts.push_back({"min_kernel_time", units::Dim::Time, tmin, from + ": smallest time per launch"});
+  size_t peak = 0;
+  for (size_t i = 0; i < vt.size(); ++i)
+    if (vt[i].first / vt[i].second > vt[peak].first / vt[peak].second) peak = i;
+  const double peak_bw = vt[peak].first / vt[peak].second;
+  const double last_bw = vt.back().first / vt.back().second;
+  if (peak + 1 < vt.size() && last_bw < 0.8 * peak_bw)
+    c.facts.push_back({"l2_knee", units::Dim::Bytes, vt[peak].first,
+                       fmt::format("{}: volume of the highest bandwidth ({:.0f} GB/s; {:.0f} GB/s at the largest)",
+                                   from, peak_bw / 1e9, last_bw / 1e9)});
+}
+
+}  // namespace
+
+std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
+  const fs::path d(dir);
+  if (!fs::is_directory(d / "gpu-stream"))
+    throw InputError(fmt::format("{}: expected the gpu-benches folders gpu-stream (and gpu-small-kernels)", dir));
+  const std::string commit = gpu_benches_commit(dir);
+  const std::string source = "te42kyfo/gpu-benches" + (commit.empty() ? std::string() : " " + commit);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(d / "gpu-stream"))
+    if (e.path().extension() == ".txt") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<Calibration> out;
+  for (const fs::path& file : files) {
+    const std::string stem = file.stem().string();
+    const std::string gpu = published_gpu_name(stem);
+    const CatalogEntry* entry = gpu.empty() ? nullptr : builtin_catalog().find(gpu);
+    if (!entry) continue;
+    const StreamTable t = read_gpu_stream(file.string());
+    std::vector<std::pair<double, double>> points;
+    for (size_t k = 0; k < t.kernels.size(); ++k)
+      if (t.kernels[k] == "scale" || t.kernels[k] == "triad")
+        for (const StreamRow& r : t.rows) points.emplace_back(r.occupancy, r.bandwidth[k]);
+    if (points.empty()) continue;
+    // The plateau is at least the highest bandwidth measured: where the curve has not flattened by the largest
+    // occupancy (H200), the knee's least squares alone would put it below what was reached.
+    double highest = 0;
+    for (const auto& [occ, bw] : points) highest = std::max(highest, bw);
+    const StreamFit fit = fit_stream(points, entry->spec.memory_bandwidth, highest / entry->spec.memory_bandwidth);
+    Calibration c;
+    c.gpu = gpu;
+    c.device = stem;
+    c.raw = fmt::format("{} gpu-stream/{}", source, file.filename().string());
+    const fs::path small = d / "gpu-small-kernels" / (stem + ".txt");
+    if (fs::exists(small)) small_kernel_facts(small, source + " gpu-small-kernels", entry->spec, c);
+    if (fit.residual > kMaxStreamResidual) {
+      // The knee does not describe this curve (H200's bandwidth still rises at the largest occupancy measured):
+      // its values would replace better ones, so only the facts are kept.
+      std::cerr << fmt::format("{}: gpu-stream fit left out (RMS relative error {:.1f}% > {:.0f}%)\n", gpu,
+                               100 * fit.residual, 100 * kMaxStreamResidual);
+      if (!c.facts.empty()) out.push_back(std::move(c));
+      continue;
+    }
+    const std::string from = fmt::format("{} gpu-stream/{}: scale and triad against occupancy, {} points", source,
+                                         file.filename().string(), points.size());
+    c.values.push_back({"roofline.memory_efficiency", units::Dim::Ratio, fit.efficiency, 0, fit.residual,
+                        static_cast<int>(points.size()), from});
+    c.values.push_back({"contention.bw_saturation_fraction", units::Dim::Ratio, fit.saturation, 0, fit.residual,
+                        static_cast<int>(points.size()), from + " (share of thread slots = occupancy)"});
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir) {
+  const std::vector<Calibration> all = fit_gpu_benches(dir);
+  if (all.empty()) throw InputError(fmt::format("{}: no gpu-stream table of a catalog GPU", dir));
+  for (const Calibration& c : all) {
+    std::string name = c.gpu;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    const std::string text = calibration_yaml(c);
+    if (!out_dir.empty()) write_atomically(out_dir, name + ".yaml", text);
+    std::cout << "# " << c.gpu << (out_dir.empty() ? "" : " -> " + out_dir + "/" + name + ".yaml") << "\n" << text;
+  }
+  return 0;
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,36 @@
+// Calibration from published microbenchmarks (gpu-benches, scenarios/measurements/gpu-benches): per catalog GPU,
+// the roofline's memory efficiency and the contention model's bandwidth saturation from gpu-stream, and the
+// launch overhead, minimum kernel time and L2 knee from gpu-small-kernels (facts no model parameter holds yet).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/io/calibration_file.hpp"
+
+namespace vgpusim {
+
+// The contention model's bandwidth reach for a streaming kernel holding `share` of the GPU's thread slots:
+// min(1, share / saturation) (models/sharing/contention.cpp), with the share read as occupancy x SMs held.
+double stream_reach(double share, double saturation);
+
+struct StreamFit {
+  double efficiency = 0, saturation = 1;
+  double residual = 0;  // RMS relative error over the points
+};
+// memory_efficiency and bw_saturation_fraction minimizing the squared relative error of
+// peak x efficiency x stream_reach(occupancy, saturation) over `points` (occupancy, bytes/s), the efficiency no
+// lower than `min_efficiency`.
+StreamFit fit_stream(const std::vector<std::pair<double, double>>& points, double peak, double min_efficiency = 0.01);
+
+// The gpu-benches source line (commit) of the folder, from its SOURCE.txt; "" when absent.
+std::string gpu_benches_commit(const std::string& dir);
+
+// One calibration per catalog GPU with a gpu-stream table in `dir` (the gpu-benches folder).
+std::vector<Calibration> fit_gpu_benches(const std::string& dir);
+
+// `vgpusim fit --gpu-benches DIR -o OUT_DIR`: writes OUT_DIR/<gpu>.yaml (lower case) for each and prints them.
+int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir);
+
+}  // namespace vgpusim
