@@ -32,3 +32,13 @@ expect_run(0 "H100-SXM" list gpus)
 expect_run(0 "timeslice" list models)
 expect_run(0 "switch_cost" list keys --markdown)
 expect_run(0 "finetune" run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=4ms --seed 3)
+# Published validation and calibration: bad names and folders are input errors.
+expect_run(2 "unknown dataset 'nope'; known: gavel, migperf, gpu-benches, vidur, or all"
+           validate --published nope "${SOURCE}/scenarios/measurements")
+expect_run(2 "not a folder" validate --published gavel "${WORK}/missing")
+expect_run(2 "give a raw file, or --published NAME DIR" validate)
+expect_run(2 "--gpu H2000: not a catalog GPU" validate --published vidur "${SOURCE}/scenarios/measurements" --gpu H2000)
+expect_run(2 "give a raw file, or --gpu-benches DIR" fit)
+expect_run(2 "expected the gpu-benches folders" fit --gpu-benches "${SOURCE}/scenarios/measurements")
+expect_run(0 "migperf +A100-80GB +no fit +69" validate --published migperf "${SOURCE}/scenarios/measurements/migperf")
+expect_run(0 "roofline.memory_efficiency" fit --gpu-benches "${SOURCE}/scenarios/measurements/gpu-benches")
