@@ -85,8 +85,9 @@ void run_latency_suite(RunContext& context) {
       build_chase(host_words, nodes, random);
       HWCAL_CUDA(cudaMemcpy(words.get(), host_words.data(), nodes * kNodeStrideBytes, cudaMemcpyHostToDevice));
       HWCAL_CUDA(launch_touch_nodes(words.get(), nodes, kStrideWords, sink.get(), nullptr));
-      // Start at a random node; runs 2 and 3 go on from where the previous one stopped, so with more nodes than
-      // steps every run visits new nodes (a fixed start would have runs 2-3 re-read what run 1 left in L2).
+      // Start at a random node; runs 2 and 3 go on from where the previous one stopped, so with nodes >= runs x
+      // steps every run visits new nodes (a fixed start would have runs 2-3 re-read what run 1 left in L2). With
+      // fewer nodes (below 12 MiB) a run laps the cycle: its revisits were read a whole footprint earlier.
       const unsigned start_word = static_cast<unsigned>(random() % nodes) * kStrideWords;
       HWCAL_CUDA(cudaMemcpy(cursor.get(), &start_word, sizeof(start_word), cudaMemcpyHostToDevice));
       std::vector<double> latencies;

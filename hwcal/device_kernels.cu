@@ -189,8 +189,9 @@ __global__ void fill_uniform_bf16_kernel(__nv_bfloat16* data, std::size_t count,
   }
 }
 
-// Starts where *cursor says and leaves it where it stopped: consecutive runs walk on along the cycle to nodes
-// not visited yet, instead of revisiting (now L2-resident) nodes from the same start.
+// Starts where *cursor says and leaves it where it stopped: consecutive runs walk on along the cycle (to nodes not
+// visited yet while the cycle is at least runs x steps long), instead of revisiting (now L2-resident) nodes from
+// the same start.
 __global__ void pointer_chase_kernel(const unsigned* next_word, unsigned steps, unsigned* cursor,
                                      unsigned long long* elapsed_ns) {
   unsigned word = *cursor;
@@ -233,6 +234,7 @@ __global__ void timer_resolution_kernel(unsigned long long duration_ns, TimerRes
   out->min_delta_ns = changes == 0 ? 0 : min_delta;
   out->first_ns = first;
   out->last_change_ns = last_change;
+  out->capped = previous - first < duration_ns ? 1ull : 0ull;  // the loop ended at reads == max_reads, early
 }
 
 __global__ void timeslice_probe_kernel(unsigned long long duration_ns, unsigned long long threshold_ns,
@@ -255,6 +257,7 @@ __global__ void timeslice_probe_kernel(unsigned long long duration_ns, unsigned 
   buffers.block_start_ns[blockIdx.x] = start;
   buffers.block_end_ns[blockIdx.x] = previous;
   buffers.block_reads[blockIdx.x] = reads;
+  buffers.block_capped[blockIdx.x] = previous - start < duration_ns ? 1u : 0u;  // ended at the cap, early
 }
 
 __global__ void smid_probe_kernel(unsigned long long spin_ns, unsigned* block_smids) {

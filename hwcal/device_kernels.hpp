@@ -31,6 +31,7 @@ struct TimesliceProbeBuffers {
   unsigned long long* block_start_ns;  // one per block
   unsigned long long* block_end_ns;
   unsigned long long* block_reads;     // timer reads per block (the loop count)
+  unsigned* block_capped;              // 1 where the block stopped at the iteration cap, not after its duration
 };
 
 struct TimerResolution {
@@ -39,6 +40,7 @@ struct TimerResolution {
   unsigned long long min_delta_ns;  // smallest non-zero step
   unsigned long long first_ns;
   unsigned long long last_change_ns;
+  unsigned long long capped;        // 1: stopped at the iteration cap, not after the window
 };
 
 // How a kernel is launched. blocks = 0 means one tile per block (the grid covers the data once).

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "hwcal/check.hpp"
@@ -74,7 +75,7 @@ MpsDaemon::MpsDaemon(std::string control_path) : control_path_(std::move(control
     usleep(100000);
     answered = daemon_answers(control_path_, environment_);
   }
-  started_pids_ = daemon_processes();
+  record(daemon_processes());
   if (!answered) {
     const std::string log = tail_of_file(log_directory + "/control.log", 2000);
     stop();
@@ -95,12 +96,12 @@ Json MpsDaemon::stop() {
   if (!running_) return out;
   running_ = false;
   // The emergency stop stays armed until the daemon is known to be gone, should anything below throw.
+  // Before the quit, while the daemon still answers: its servers are learned only from it.
+  record(daemon_processes());
   const CommandResult quit = run_command({control_path_}, environment_, "quit\n", kCommandTimeout_s);
   const std::string log_directory = root_ + "/log";
   // Quit is asynchronous: wait, bounded, until the daemon no longer answers and its processes are gone.
-  const auto gone = [&] {
-    return !daemon_answers(control_path_, environment_) && find_processes(kMpsComm, environment_.front()).empty();
-  };
+  const auto gone = [&] { return !daemon_answers(control_path_, environment_) && live_daemon_processes().empty(); };
   const std::int64_t end_ns = monotonic_ns() + static_cast<std::int64_t>(kStopWait_s * 1e9);
   bool stopped = gone();
   while (!stopped && monotonic_ns() < end_ns) {
@@ -114,12 +115,16 @@ Json MpsDaemon::stop() {
     // Last resort: the daemon's own pids. A daemon that ignores quit must not outlive the run.
     killed = Json::array_of(kill_daemon_processes());
     stopped = gone();
+    // Something survived even the kill: armed again, so that atexit and the signal handler try once more.
+    if (!stopped) arm_emergency_mps_stop(control_path_, environment_);
   } else {
     disarm_emergency_mps_stop();
   }
+  std::vector<pid_t> recorded_pids;
+  for (const ProcessIdentity& process : recorded_) recorded_pids.push_back(process.pid);
   out.set("quit_exit_status", quit.exit_status);
   out.set("quit_output", quit.output);
-  out.set("daemon_pids", Json::array_of(started_pids_));
+  out.set("daemon_pids", Json::array_of(recorded_pids));
   out.set("killed_pids", killed);
   out.set("stopped", stopped);
   out.set("control_log_tail", tail_of_file(log_directory + "/control.log", 2000));
@@ -149,9 +154,31 @@ std::vector<pid_t> MpsDaemon::daemon_processes() const {
   return pids;
 }
 
+void MpsDaemon::record(const std::vector<pid_t>& pids) {
+  for (const pid_t pid : pids) {
+    const std::optional<ProcessIdentity> process = process_identity(pid);
+    if (!process || process->comm.rfind(kMpsComm, 0) != 0) continue;
+    const bool known = std::any_of(recorded_.begin(), recorded_.end(), [&](const ProcessIdentity& other) {
+      return other.pid == process->pid && other.start_ticks == process->start_ticks;
+    });
+    if (!known) recorded_.push_back(*process);
+  }
+}
+
+std::vector<pid_t> MpsDaemon::live_daemon_processes() const {
+  std::vector<pid_t> pids = daemon_processes();
+  for (const ProcessIdentity& process : recorded_) {
+    if (still_running(process)) pids.push_back(process.pid);
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return pids;
+}
+
 std::vector<pid_t> MpsDaemon::kill_daemon_processes() {
-  // Found again now (not the pids of the start): a pid of a process that is gone may have been reused.
-  const std::vector<pid_t> pids = daemon_processes();
+  // Found again now, and the recorded ones only if still the same processes: a pid of a process that is gone may
+  // have been reused.
+  const std::vector<pid_t> pids = live_daemon_processes();
   for (const pid_t pid : pids) kill(pid, SIGTERM);
   const std::int64_t end_ns = monotonic_ns() + static_cast<std::int64_t>(kKillWait_s * 1e9);
   const auto any_left = [&] { return std::any_of(pids.begin(), pids.end(), process_exists); };

@@ -1,14 +1,19 @@
 // CPU test of hwcal's process handling and co-run bookkeeping: farewells to children that already exited, the
-// MPS daemon's lookup of processes by their environment, and a co-run pair cut by its budget before any repeat.
+// MPS daemon's lookup of processes by their environment and re-check by pid, comm and start time, and a co-run
+// pair cut by its budget before any repeat.
 // Links the CUDA runtime but calls no CUDA function (ctest hwcal/process_test); exits 1 if a check failed.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +39,11 @@ void sleep_s(double seconds) { sleep_until_monotonic_ns(monotonic_ns() + static_
 std::unique_ptr<ChildProcess> exited_child() {
   auto child = std::make_unique<ChildProcess>("/bin/sh", std::vector<std::string>{"-c", "exit 3"},
                                               std::vector<std::string>{});
-  sleep_s(0.3);  // it has exited (not reaped): its end of the pipe is closed
+  // Until it has exited (so its end of the pipe is closed), however busy the machine; WNOWAIT leaves it unreaped,
+  // for finish() to collect its status.
+  siginfo_t info{};
+  while (waitid(P_PID, static_cast<id_t>(child->pid()), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
   return child;
 }
 
@@ -76,10 +85,18 @@ void test_find_processes() {
   check(find_processes("sleep", entry + "0").empty(), "another value of the variable matches nothing");
   check(find_processes("nvidia-cuda-mps", entry).empty(), "another comm matches nothing");
   check(process_exists(sleeper.pid()), "process_exists: running child");
+  const std::optional<ProcessIdentity> identity = process_identity(sleeper.pid());
+  check(identity && identity->pid == sleeper.pid() && identity->comm == "sleep" && identity->start_ticks > 0,
+        "process_identity: pid, comm and start time of the running child");
+  check(identity && still_running(*identity), "still_running: running child");
+  check(!process_identity(0) && !process_identity(-1), "process_identity: no process for pid 0 or -1");
   const pid_t pid = sleeper.pid();
   kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
+  // Reaped by its owner, so that its destructor does not signal a pid that may have been reused by then.
+  const std::string how = sleeper.finish(5);
+  check(how == std::string("killed by signal ") + strsignal(SIGKILL), "finish reports the kill: " + how);
   check(!process_exists(pid), "process_exists: reaped child");
+  check(identity && !still_running(*identity), "still_running: reaped child");
 }
 
 class FakeExecutor : public PairExecutor {

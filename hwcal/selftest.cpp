@@ -175,8 +175,9 @@ void test_timeslice_stalls() {
 
   // The split on its own: a gap the other ran in is a switch-out; one it did not run in is a stall.
   const ProbeTimeline one{0, 1, {{0.1, 0.2}, {0.5, 0.500004}}};
-  const auto split = split_gaps(one, {{0.1, 0.19}, {0.6, 0.7}});
-  check(split[0].size() == 1 && split[0][0].from_s == 0.1 && split[1].size() == 1 && split[1][0].from_s == 0.5,
+  const auto split = split_gaps(one, {{0.1, 0.19}, {0.6, 0.7}}, {0, 1});
+  check(split[0].size() == 1 && split[0][0].from_s == 0.1 && split[1].size() == 1 && split[1][0].from_s == 0.5 &&
+            split[2].empty(),
         "split_gaps");
 
   // The pair threshold: above the solo run's largest stall, floored by the base, capped.
@@ -186,6 +187,33 @@ void test_timeslice_stalls() {
   check(near(pair_threshold_s(30e-6, {1e-3}), 30e-6), "a base above the cap wins");
 }
 
+void test_timeslice_edges() {
+  // The other's probe ends inside a gap: it ran 10 us of a 60 us gap, all of the part its probe saw. Over the whole
+  // gap (17%) it would be a stall, and both would be active in those 10 us.
+  const ProbeTimeline a{0, 1, {{0.49999, 0.50005}}};
+  const ProbeTimeline b{0.4, 0.5, {{0.4, 0.49999}}};
+  const auto split = split_gaps(a, merge_intervals(active_intervals(b)), {b.start_s, b.end_s});
+  check(split[0].size() == 1 && split[1].empty() && split[2].empty(),
+        "a gap the other ran in until its probe ended is a switch-out");
+  const PairSlices cut = analyze_pair(a, b);
+  check(near(cut.window.to_s, 0.5) && cut.both_active_s < 1e-12 && cut.stall_s[0].empty(),
+        "end of window: no concurrency, no stall (both_active_s " + std::to_string(cut.both_active_s) + " s)");
+
+  // Concurrent processes with one 1 ms pause of both: idle for both, not a stall (active) and not a switch.
+  const PairSlices paused = analyze_pair({0, 1, {{0.5, 0.501}}}, {0, 1, {{0.5, 0.501}}});
+  check(near(paused.both_active_s, 0.999) && paused.switch_s.empty() && paused.idle_s.size() == 1 &&
+            near(paused.idle_s[0], 0.001),
+        "a long pause of both is idle: both_active_s " + std::to_string(paused.both_active_s) + " s, " +
+            std::to_string(paused.switch_s.size()) + " switches, " + std::to_string(paused.idle_s.size()) +
+            " idle stretches");
+  check(paused.idle_gap_s[0].size() == 1 && paused.idle_gap_s[1].size() == 1 && paused.stall_s[0].empty() &&
+            paused.stall_s[1].empty() && paused.slice_s[0].empty() && paused.slice_s[1].empty(),
+        "a long pause: an idle gap of each, no stalls, no slices");
+  const double pause_end = 0.5 + 0.9 * kMaxStall_s;
+  const auto short_pause = split_gaps({0, 1, {{0.5, pause_end}}}, {{0, 0.5}, {pause_end, 1}}, {0, 1});
+  check(short_pause[1].size() == 1, "a pause of both below kMaxStall_s is still a stall");
+}
+
 }  // namespace
 
 int main() {
@@ -193,6 +221,7 @@ int main() {
   test_stats();
   test_timeslice_analysis();
   test_timeslice_stalls();
+  test_timeslice_edges();
   if (g_failures == 0) std::printf("hwcal selftest: all checks passed\n");
   return g_failures == 0 ? 0 : 1;
 }

@@ -346,6 +346,32 @@ std::vector<pid_t> find_processes(std::string_view comm_prefix, const std::strin
 
 bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
+std::optional<ProcessIdentity> process_identity(pid_t pid) {
+  if (pid <= 0) return std::nullopt;
+  std::ifstream stat_file("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(stat_file, stat)) return std::nullopt;
+  // "pid (comm) state ppid ..."; comm may hold spaces and parentheses, so it ends at the last ')'.
+  const std::size_t open = stat.find('(');
+  const std::size_t close = stat.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 1));
+  std::string state, skipped;
+  fields >> state;
+  for (int field = 4; field < 22; ++field) fields >> skipped;  // ppid ... priority, nice, threads, itrealvalue
+  ProcessIdentity out;
+  fields >> out.start_ticks;  // field 22
+  if (fields.fail() || state == "Z") return std::nullopt;
+  out.pid = pid;
+  out.comm = stat.substr(open + 1, close - open - 1);
+  return out;
+}
+
+bool still_running(const ProcessIdentity& process) {
+  const std::optional<ProcessIdentity> now = process_identity(process.pid);
+  return now && now->comm == process.comm && now->start_ticks == process.start_ticks;
+}
+
 std::string self_executable() {
   char path[PATH_MAX + 1] = {};
   const ssize_t n = readlink("/proc/self/exe", path, PATH_MAX);

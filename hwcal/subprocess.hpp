@@ -61,6 +61,17 @@ std::optional<std::string> find_on_path(std::string_view program);
 std::vector<pid_t> find_processes(std::string_view comm_prefix, const std::string& environment_entry);
 // Whether `pid` still exists (kill(pid, 0); a zombie counts as existing).
 bool process_exists(pid_t pid);
+// A process as seen once (from /proc/PID/stat): a later check against its comm and start time is not fooled by the
+// pid having been reused.
+struct ProcessIdentity {
+  pid_t pid = 0;
+  std::string comm;
+  unsigned long long start_ticks = 0;  // clock ticks after boot
+};
+// nullopt when `pid` is gone, a zombie, or unreadable.
+std::optional<ProcessIdentity> process_identity(pid_t pid);
+// Whether that process still runs: same pid, comm and start time, not a zombie.
+bool still_running(const ProcessIdentity& process);
 std::string self_executable();  // /proc/self/exe resolved
 
 // SIGTERM/SIGINT/SIGHUP/SIGABRT: kill children, run the emergency MPS stop, then die of the same signal.
@@ -69,7 +80,7 @@ void install_termination_handlers();
 // Set while a private MPS daemon runs: what the signal handler (and atexit) runs to stop it.
 void arm_emergency_mps_stop(const std::string& control_path, const std::vector<std::string>& environment);
 void disarm_emergency_mps_stop();
-// Sends "quit" to the armed daemon (async-signal-safe); no-op when disarmed.
+// Sends "quit" to the armed daemon (async-signal-safe) and disarms; no-op when disarmed.
 void emergency_mps_stop();
 
 // Child side of the line protocol (stdin/stdout of a child process).

@@ -34,6 +34,7 @@ struct ProbeRun {
   int pid = 0;
   unsigned gap_count = 0;  // may exceed the records kept (capacity)
   std::vector<unsigned long long> block_start_ns, block_end_ns, block_reads;
+  std::vector<unsigned> block_capped;  // 1: the block stopped at the iteration cap, before its duration
   std::vector<TimesliceGap> gaps;
 };
 
@@ -41,7 +42,7 @@ class ProbeRunner {
  public:
   ProbeRunner(unsigned blocks, unsigned capacity)
       : blocks_(blocks), capacity_(capacity), gaps_(capacity), count_(1), start_(blocks), end_(blocks),
-        reads_(blocks) {}
+        reads_(blocks), capped_(blocks) {}
 
   // Zeroes the gap count; done before waiting for a shared start time, so the start launches the probe at once.
   void reset() { count_.zero(); }
@@ -52,7 +53,8 @@ class ProbeRunner {
   }
 
   ProbeRun launch(double duration_s, unsigned long long threshold_ns) {
-    const TimesliceProbeBuffers buffers{gaps_.get(), capacity_, count_.get(), start_.get(), end_.get(), reads_.get()};
+    const TimesliceProbeBuffers buffers{gaps_.get(), capacity_,   count_.get(), start_.get(),
+                                        end_.get(),  reads_.get(), capped_.get()};
     HWCAL_CUDA(launch_timeslice_probe(blocks_, static_cast<unsigned long long>(duration_s * 1e9), threshold_ns,
                                       buffers, nullptr));
     HWCAL_CUDA(cudaDeviceSynchronize());
@@ -63,6 +65,7 @@ class ProbeRunner {
     out.block_start_ns = start_.download(blocks_);
     out.block_end_ns = end_.download(blocks_);
     out.block_reads = reads_.download(blocks_);
+    out.block_capped = capped_.download(blocks_);
     return out;
   }
 
@@ -71,6 +74,7 @@ class ProbeRunner {
   DeviceBuffer<TimesliceGap> gaps_;
   DeviceBuffer<unsigned> count_;
   DeviceBuffer<unsigned long long> start_, end_, reads_;
+  DeviceBuffer<unsigned> capped_;
 };
 
 void write_run(const ProbeRun& run, const std::string& path) {
@@ -78,7 +82,7 @@ void write_run(const ProbeRun& run, const std::string& path) {
   out << "probe " << run.pid << " " << run.gap_count << "\n";
   for (std::size_t b = 0; b < run.block_start_ns.size(); ++b) {
     out << "block " << b << " " << run.block_start_ns[b] << " " << run.block_end_ns[b] << " " << run.block_reads[b]
-        << "\n";
+        << " " << run.block_capped[b] << "\n";
   }
   for (const TimesliceGap& gap : run.gaps) {
     out << "gap " << gap.block << " " << gap.smid << " " << gap.from_ns << " " << gap.to_ns << "\n";
@@ -99,10 +103,12 @@ ProbeRun read_run(const std::string& path) {
     } else if (tag == "block") {
       std::size_t b = 0;
       unsigned long long start = 0, end = 0, reads = 0;
-      fields >> b >> start >> end >> reads;
+      unsigned capped = 0;
+      fields >> b >> start >> end >> reads >> capped;
       run.block_start_ns.push_back(start);
       run.block_end_ns.push_back(end);
       run.block_reads.push_back(reads);
+      run.block_capped.push_back(capped);
     } else if (tag == "gap") {
       TimesliceGap gap{};
       fields >> gap.block >> gap.smid >> gap.from_ns >> gap.to_ns;
@@ -111,6 +117,20 @@ ProbeRun read_run(const std::string& path) {
     HWCAL_REQUIRE(!fields.fail(), "bad line in " + path + ": " + line);
   }
   return run;
+}
+
+unsigned capped_blocks(const ProbeRun& run) {
+  return static_cast<unsigned>(std::count_if(run.block_capped.begin(), run.block_capped.end(),
+                                             [](unsigned capped) { return capped != 0; }));
+}
+
+// A block that stopped at the iteration cap saw less than its duration (the timer stood still or ran slow): its
+// reads, gaps and end are those of a shorter probe.
+void warn_if_capped(const ProbeRun& run, const std::string& which) {
+  const unsigned capped = capped_blocks(run);
+  if (capped == 0) return;
+  progress("timeslice.probe: warning: " + std::to_string(capped) + " of " + std::to_string(run.block_capped.size()) +
+           " blocks of the " + which + " stopped at the iteration cap before their duration");
 }
 
 double relative_s(unsigned long long ns, unsigned long long origin_ns) {
@@ -158,6 +178,7 @@ Json run_json(const char* label, unsigned repeat, unsigned process, const ProbeR
   out.set("gap_overflow", run.gap_count > run.gaps.size());
   out.set("gaps_per_block", summary_json(gaps_per_block));
   out.set("reads_per_block", summary_json(reads));
+  out.set("capped_blocks", capped_blocks(run));
   out.set("block0_gap_s", summary_json(pair_gaps_block0));
   out.set("sampled_blocks", Json::array_of(sampled));
   out.set("gaps", gaps);
@@ -225,11 +246,13 @@ void run_timeslice_suite(RunContext& context) {
     HWCAL_CUDA(launch_timer_resolution(static_cast<unsigned long long>(kTimerWindow_s * 1e9), resolution.get(),
                                        nullptr));
     const TimerResolution timer = resolution.download(1)[0];
+    if (timer.capped != 0) progress("timeslice.probe: warning: the timer-tick window stopped at the iteration cap");
     const double tick_s = timer.changes == 0 ? 0.0
                                              : static_cast<double>(timer.last_change_ns - timer.first_ns) * 1e-9 /
                                                    static_cast<double>(timer.changes);
     ProbeRunner runner(blocks, kGapCapacity);
     const ProbeRun calibration = runner.run(kLoopCalibration_s, ~0ull >> 1);
+    warn_if_capped(calibration, "loop-period probe");
     std::vector<double> reads;
     for (const unsigned long long r : calibration.block_reads) reads.push_back(static_cast<double>(r));
     const double loop_period_s = kLoopCalibration_s / median_of(reads);
@@ -239,7 +262,9 @@ void run_timeslice_suite(RunContext& context) {
     e.params.set("threads_per_block", 1);
     e.params.set("timer_tick_s", tick_s);
     e.params.set("timer_min_step_s", static_cast<double>(timer.min_delta_ns) * 1e-9);
+    e.params.set("timer_window_capped", timer.capped != 0);
     e.params.set("loop_period_s", loop_period_s);
+    e.params.set("loop_period_capped_blocks", capped_blocks(calibration));
     e.params.set("threshold_s", static_cast<double>(threshold_ns) * 1e-9);
     e.params.set("solo_duration_s", kSoloDuration_s);
     e.params.set("pair_duration_s", kPairDuration_s);
@@ -248,6 +273,7 @@ void run_timeslice_suite(RunContext& context) {
     e.params.set("time_origin", "earliest block start of the run (solo) or of the pair, in %globaltimer");
 
     const ProbeRun solo = runner.run(kSoloDuration_s, threshold_ns);
+    warn_if_capped(solo, "solo probe");
     const unsigned long long solo_origin = *std::min_element(solo.block_start_ns.begin(), solo.block_start_ns.end());
     const std::vector<double> solo_gaps = lengths_of(timeline_of(solo, solo_origin).gaps);
     e.repeats.push(run_json("solo", 0, 0, solo, solo_origin, solo_gaps));
@@ -305,7 +331,7 @@ void run_timeslice_suite(RunContext& context) {
     }
     e.params.set("pair_processes_are_mps_clients", clients_mps);
     std::array<std::vector<double>, 2> slices;
-    std::vector<double> gaps, stalls, switches, both_active, windows;
+    std::vector<double> gaps, stalls, idle_gaps, switches, idle, both_active, windows;
     Json fractions = Json::array();
     for (unsigned repeat = 0; repeat < kPairRepeats; ++repeat) {
       if (deadline.remaining_s() < kPairDuration_s + 5) {
@@ -319,6 +345,8 @@ void run_timeslice_suite(RunContext& context) {
         const std::string done = children[p]->read_reply(kPairDuration_s + kChildAnswer_s);
         HWCAL_REQUIRE(done.rfind("done ", 0) == 0, "probe child: " + done);
         runs[p] = read_run(done.substr(5));
+        warn_if_capped(runs[p],
+                       "pair probe (repeat " + std::to_string(repeat) + ", process " + std::to_string(p) + ")");
       }
       const unsigned long long origin =
           std::min(*std::min_element(runs[0].block_start_ns.begin(), runs[0].block_start_ns.end()),
@@ -330,8 +358,10 @@ void run_timeslice_suite(RunContext& context) {
         slices[p].insert(slices[p].end(), analysis.slice_s[p].begin(), analysis.slice_s[p].end());
         gaps.insert(gaps.end(), analysis.gap_s[p].begin(), analysis.gap_s[p].end());
         stalls.insert(stalls.end(), analysis.stall_s[p].begin(), analysis.stall_s[p].end());
+        idle_gaps.insert(idle_gaps.end(), analysis.idle_gap_s[p].begin(), analysis.idle_gap_s[p].end());
       }
       switches.insert(switches.end(), analysis.switch_s.begin(), analysis.switch_s.end());
+      idle.insert(idle.end(), analysis.idle_s.begin(), analysis.idle_s.end());
       both_active.push_back(analysis.both_active_s);
       windows.push_back(analysis.window.length());
       fractions.push(Json::array_of(analysis.active_fraction));
@@ -349,6 +379,9 @@ void run_timeslice_suite(RunContext& context) {
     pair.set("switch_s", summary_json(switches));
     pair.set("stall_count", stalls.size());
     pair.set("stall_s", summary_json(stalls));
+    pair.set("idle_gap_count", idle_gaps.size());
+    pair.set("idle_gap_s", summary_json(idle_gaps));
+    pair.set("idle_s", summary_json(idle));
     pair.set("window_s", Json::array_of(windows));
     pair.set("both_active_s", Json::array_of(both_active));
     pair.set("active_fraction", fractions);

@@ -74,52 +74,91 @@ std::vector<Interval> clip(const std::vector<Interval>& intervals, Interval wind
 
 }  // namespace
 
-std::array<std::vector<Interval>, 2> split_gaps(const ProbeTimeline& timeline,
-                                                const std::vector<Interval>& other_active) {
-  std::array<std::vector<Interval>, 2> out;
+std::array<std::vector<Interval>, 3> split_gaps(const ProbeTimeline& timeline,
+                                                const std::vector<Interval>& other_active, Interval other_span) {
+  std::array<std::vector<Interval>, 3> out;
   for (const Interval& gap : timeline.gaps) {
-    const double other_ran = overlap_length({gap}, other_active);
-    const bool switched_out = gap.length() > 0 && other_ran >= kSwitchOutMinOtherShare * gap.length();
-    out[switched_out ? 0 : 1].push_back(gap);
+    // Only where the other's probe ran does its timeline say whether it ran: the share is of that part of the gap.
+    const Interval seen{std::max(gap.from_s, other_span.from_s), std::min(gap.to_s, other_span.to_s)};
+    const bool switched_out =
+        seen.length() > 0 && overlap_length({seen}, other_active) >= kSwitchOutMinOtherShare * seen.length();
+    if (switched_out) {
+      out[0].push_back(gap);
+    } else if (gap.length() <= kMaxStall_s) {
+      out[1].push_back(gap);
+    } else {
+      out[2].push_back(gap);
+    }
   }
   return out;
 }
+
+namespace {
+
+bool covers(const std::vector<Interval>& intervals, double t) {
+  return std::any_of(intervals.begin(), intervals.end(),
+                     [&](const Interval& x) { return x.from_s <= t && t <= x.to_s; });
+}
+
+}  // namespace
 
 PairSlices analyze_pair(const ProbeTimeline& a, const ProbeTimeline& b) {
   PairSlices out;
   out.window = {std::max(a.start_s, b.start_s), std::min(a.end_s, b.end_s)};
   if (out.window.to_s <= out.window.from_s) return out;
-  // Stalls (gaps the other did not run in) are dropped from the timelines, so they count as active time. Both
-  // splits use the timelines as measured: a stall of one cannot hide the other's real switch-out.
+  const auto inside = [&](const Interval& x) { return x.from_s >= out.window.from_s && x.to_s <= out.window.to_s; };
+  // Stalls (short gaps the other did not run in) are dropped from the timelines, so they count as active time;
+  // switch-outs and idle gaps stay. Both splits use the timelines as measured: a stall of one cannot hide the
+  // other's real switch-out.
   const std::array<std::vector<Interval>, 2> measured_active{merge_intervals(active_intervals(a)),
                                                              merge_intervals(active_intervals(b))};
+  const std::array<Interval, 2> span{Interval{a.start_s, a.end_s}, Interval{b.start_s, b.end_s}};
   std::array<ProbeTimeline, 2> switched{a, b};
+  std::array<std::vector<Interval>, 2> switch_outs, idle_gaps;
   for (std::size_t p = 0; p < 2; ++p) {
-    std::array<std::vector<Interval>, 2> split = split_gaps(switched[p], measured_active[1 - p]);
-    switched[p].gaps = std::move(split[0]);
+    std::array<std::vector<Interval>, 3> split = split_gaps(switched[p], measured_active[1 - p], span[1 - p]);
     for (const Interval& stall : split[1]) {
-      const bool inside = stall.from_s >= out.window.from_s && stall.to_s <= out.window.to_s;
-      if (inside) out.stall_s[p].push_back(stall.length());
+      if (inside(stall)) out.stall_s[p].push_back(stall.length());
     }
+    for (const Interval& idle : split[2]) {
+      if (inside(idle)) out.idle_gap_s[p].push_back(idle.length());
+    }
+    switch_outs[p] = std::move(split[0]);
+    idle_gaps[p] = std::move(split[2]);
+    std::vector<Interval>& kept = switched[p].gaps;
+    kept = switch_outs[p];
+    kept.insert(kept.end(), idle_gaps[p].begin(), idle_gaps[p].end());
+    std::sort(kept.begin(), kept.end(), [](const Interval& x, const Interval& y) { return x.from_s < y.from_s; });
   }
   std::array<std::vector<Interval>, 2> active;
   for (std::size_t p = 0; p < 2; ++p) {
     const ProbeTimeline& timeline = switched[p];
+    // A run next to an idle gap was not ended (or begun) by a switch to the other: not a slice.
+    const auto next_to_idle = [&](const Interval& run) {
+      return std::any_of(idle_gaps[p].begin(), idle_gaps[p].end(),
+                         [&](const Interval& gap) { return gap.to_s == run.from_s || gap.from_s == run.to_s; });
+    };
     const std::vector<Interval> runs = active_intervals(timeline);
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const bool gap_before = runs[r].from_s > timeline.start_s;
       const bool gap_after = runs[r].to_s < timeline.end_s;
-      const bool inside = runs[r].from_s >= out.window.from_s && runs[r].to_s <= out.window.to_s;
-      if (gap_before && gap_after && inside) out.slice_s[p].push_back(runs[r].length());
+      if (gap_before && gap_after && inside(runs[r]) && !next_to_idle(runs[r])) {
+        out.slice_s[p].push_back(runs[r].length());
+      }
     }
-    for (const Interval& gap : timeline.gaps) {
-      if (gap.from_s >= out.window.from_s && gap.to_s <= out.window.to_s) out.gap_s[p].push_back(gap.length());
+    for (const Interval& gap : switch_outs[p]) {
+      if (inside(gap)) out.gap_s[p].push_back(gap.length());
     }
     active[p] = merge_intervals(clip(runs, out.window));
   }
   std::vector<Interval> either = active[0];
   either.insert(either.end(), active[1].begin(), active[1].end());
-  for (const Interval& idle : uncovered(merge_intervals(either), out.window)) out.switch_s.push_back(idle.length());
+  for (const Interval& idle : uncovered(merge_intervals(either), out.window)) {
+    // Neither is active here, so each is inside one of its gaps; if both gaps are idle, nobody switched.
+    const double middle = 0.5 * (idle.from_s + idle.to_s);
+    const bool nobody_switched = covers(idle_gaps[0], middle) && covers(idle_gaps[1], middle);
+    (nobody_switched ? out.idle_s : out.switch_s).push_back(idle.length());
+  }
   out.both_active_s = overlap_length(active[0], active[1]);
   const double window_length = out.window.length();
   for (std::size_t p = 0; p < 2; ++p) {

@@ -1,7 +1,8 @@
 // Turns time-slice probe gap lists into slice lengths, gaps and switch costs (pure functions, no CUDA).
-// A process is "active" between its gaps; where neither of two processes is active, the GPU is switching. A gap of
-// one process in which the other did not run is a stall (a hiccup of a few us), not a switch: it is counted as
-// active time, so it neither ends a slice nor counts as a switch.
+// A process is "active" between its gaps; where neither of two processes is active, the GPU is switching. A short
+// gap of one process in which the other did not run is a stall (a hiccup of a few us), not a switch: it is counted
+// as active time, so it neither ends a slice nor counts as a switch. A long one (above kMaxStall_s) is idle time:
+// neither process ran, so it is active time of neither.
 #pragma once
 
 #include <array>
@@ -30,32 +31,41 @@ std::vector<Interval> merge_intervals(std::vector<Interval> intervals);
 std::vector<Interval> uncovered(const std::vector<Interval>& merged, Interval window);
 double overlap_length(const std::vector<Interval>& merged_a, const std::vector<Interval>& merged_b);
 
-// A gap is a switch-out only if the other process was active for at least this share of it: a real one holds the
-// other's whole slice (plus the switches), a stall holds nothing of it.
+// A gap is a switch-out only if the other process was active for at least this share of the part of the gap
+// inside the other's probe ([start_s, end_s]; where its probe did not run, whether it ran is unknown): a real one
+// holds the other's whole slice (plus the switches), a stall holds nothing of it.
 inline constexpr double kSwitchOutMinOtherShare = 0.25;
-
-// Which gaps of `timeline` the other process ran in (other_active: its merged active intervals); the rest are
-// stalls. Returns {switch-out gaps, stalls}.
-std::array<std::vector<Interval>, 2> split_gaps(const ProbeTimeline& timeline,
-                                                const std::vector<Interval>& other_active);
-
-struct PairSlices {
-  Interval window;                           // both processes running: [max start, min end]
-  std::array<std::vector<double>, 2> slice_s;  // own active runs bounded by a switch-out on both sides, inside window
-  std::array<std::vector<double>, 2> gap_s;    // switch-out gaps fully inside window
-  std::array<std::vector<double>, 2> stall_s;  // gaps inside window in which the other did not run (not switches)
-  std::vector<double> switch_s;              // idle stretches inside window: neither process active (stalls count
-                                             // as active)
-  double both_active_s = 0;                  // time both were active (concurrency; ~0 under time-slicing)
-  std::array<double, 2> active_fraction{};   // share of the window each process was active
-};
-
-PairSlices analyze_pair(const ProbeTimeline& a, const ProbeTimeline& b);
 
 // The pair probes' gap threshold: above every stall the solo probe saw (twice its largest gap), so stalls are not
 // even recorded; never below `base_s` (the timer and loop floor) and, whatever the solo run saw, never above
 // max(base_s, kMaxPairThreshold_s), far below any real gap (the other's slice).
 inline constexpr double kMaxPairThreshold_s = 20e-6;
 double pair_threshold_s(double base_s, const std::vector<double>& solo_gaps_s);
+
+// A gap the other did not run in is a stall only up to this length: a hiccup, a few times the largest pair
+// threshold. A longer one is idle time (neither ran: a third context, a pause of the whole GPU), not active time.
+inline constexpr double kMaxStall_s = 4 * kMaxPairThreshold_s;
+
+// Which gaps of `timeline` the other process ran in (other_active: its merged active intervals; other_span: its
+// probe's [start_s, end_s]); of the rest, those up to kMaxStall_s are stalls and the longer ones idle.
+// Returns {switch-out gaps, stalls, idle gaps}.
+std::array<std::vector<Interval>, 3> split_gaps(const ProbeTimeline& timeline,
+                                                const std::vector<Interval>& other_active, Interval other_span);
+
+struct PairSlices {
+  Interval window;                                // both processes running: [max start, min end]
+  std::array<std::vector<double>, 2> slice_s;     // own active runs bounded by a switch-out on both sides, inside
+                                                  // window
+  std::array<std::vector<double>, 2> gap_s;       // switch-out gaps fully inside window
+  std::array<std::vector<double>, 2> stall_s;     // short gaps inside window in which the other did not run
+  std::array<std::vector<double>, 2> idle_gap_s;  // long gaps inside window in which the other did not run
+  std::vector<double> switch_s;  // stretches inside window where neither process is active (stalls count as active)
+                                 // and at least one of them is switched out for the other
+  std::vector<double> idle_s;    // stretches inside window where both are in idle gaps: not switches
+  double both_active_s = 0;                 // time both were active (concurrency; ~0 under time-slicing)
+  std::array<double, 2> active_fraction{};  // share of the window each process was active
+};
+
+PairSlices analyze_pair(const ProbeTimeline& a, const ProbeTimeline& b);
 
 }  // namespace vgpusim::hwcal
