@@ -20,19 +20,13 @@
 #include "hwcal/corun.hpp"
 #include "hwcal/experiment.hpp"
 #include "hwcal/subprocess.hpp"
+#include "hwcal/test_checks.hpp"
 
 namespace {
 
 using namespace vgpusim::hwcal;
 
-int g_failures = 0;
-
-void check(bool condition, const std::string& what) {
-  if (!condition) {
-    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-    ++g_failures;
-  }
-}
+using vgpusim::hwcal::testing::check;
 
 void sleep_s(double seconds) { sleep_until_monotonic_ns(monotonic_ns() + static_cast<std::int64_t>(seconds * 1e9)); }
 
@@ -160,6 +154,5 @@ int main() {
   test_farewell_to_exited_child();
   test_find_processes();
   test_corun_budget();
-  if (g_failures == 0) std::printf("hwcal process test: all checks passed\n");
-  return g_failures == 0 ? 0 : 1;
+  return vgpusim::hwcal::testing::verdict("hwcal process test");
 }

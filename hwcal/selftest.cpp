@@ -8,20 +8,14 @@
 
 #include "hwcal/json.hpp"
 #include "hwcal/stats.hpp"
+#include "hwcal/test_checks.hpp"
 #include "hwcal/timeslice_analysis.hpp"
 
 namespace {
 
 using namespace vgpusim::hwcal;
 
-int g_failures = 0;
-
-void check(bool condition, const std::string& what) {
-  if (!condition) {
-    std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-    ++g_failures;
-  }
-}
+using vgpusim::hwcal::testing::check;
 
 bool near(double x, double y) { return std::abs(x - y) <= 1e-12 * std::max(1.0, std::abs(y)); }
 
@@ -222,6 +216,5 @@ int main() {
   test_timeslice_analysis();
   test_timeslice_stalls();
   test_timeslice_edges();
-  if (g_failures == 0) std::printf("hwcal selftest: all checks passed\n");
-  return g_failures == 0 ? 0 : 1;
+  return vgpusim::hwcal::testing::verdict("hwcal selftest");
 }

@@ -10,19 +10,11 @@
 #include <limits>
 #include <sstream>
 
+#include "sim/io/text_fields.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
 namespace {
-
-std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, sep)) out.push_back(cell);
-  if (!line.empty() && line.back() == sep) out.emplace_back();
-  return out;
-}
 
 // A CSV file whose header must be exactly `columns`; calls `row(cells, line_number)` for each data line.
 // `columns` may also be matched by its first `min_columns` names alone (the multigpu pod lists have no times).
@@ -36,7 +28,7 @@ void read_csv(const std::string& path, std::vector<std::string> columns, RowFn r
     ++n;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (n == 1) {
-      const std::vector<std::string> header = split(line, ',');
+      const std::vector<std::string> header = split_fields(line, ',');
       if (min_columns > 0 && header.size() == min_columns &&
           std::equal(header.begin(), header.end(), columns.begin()))
         columns.resize(min_columns);
@@ -45,26 +37,11 @@ void read_csv(const std::string& path, std::vector<std::string> columns, RowFn r
       continue;
     }
     if (line.empty()) continue;
-    std::vector<std::string> cells = split(line, ',');
+    std::vector<std::string> cells = split_fields(line, ',');
     if (cells.size() != columns.size())
       throw InputError(fmt::format("{}:{}: expected {} columns, found {}", path, n, columns.size(), cells.size()));
     row(cells, n);
   }
-}
-
-double number(const std::string& path, size_t line, const std::string& column, const std::string& text) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 0)
-    throw InputError(fmt::format("{}:{}: {}: expected a number >= 0, found '{}'", path, line, column, text));
-  return v;
-}
-
-int integer(const std::string& path, size_t line, const std::string& column, const std::string& text) {
-  const double v = number(path, line, column, text);
-  if (v > 1e9 || v != static_cast<double>(static_cast<int>(v)))
-    throw InputError(fmt::format("{}:{}: {}: expected a whole number, found '{}'", path, line, column, text));
-  return static_cast<int>(v);
 }
 
 }  // namespace
@@ -75,9 +52,9 @@ std::vector<ClusterNode> read_openb_nodes(const std::string& path, bool gpu_node
            [&](const std::vector<std::string>& c, size_t line) {
              ClusterNode n;
              n.name = c[0];
-             n.cpu_milli = number(path, line, "cpu_milli", c[1]);
-             n.memory_mib = number(path, line, "memory_mib", c[2]);
-             n.gpus = integer(path, line, "gpu", c[3]);
+             n.cpu_milli = field_number(path, line, "cpu_milli", c[1]);
+             n.memory_mib = field_number(path, line, "memory_mib", c[2]);
+             n.gpus = field_integer(path, line, "gpu", c[3]);
              if (n.gpus > 64) throw InputError(fmt::format("{}:{}: gpu: at most 64 GPUs per node, found {}", path, line, n.gpus));
              n.gpu_model = c[4];
              if (n.gpus > 0 || !gpu_nodes_only) nodes.push_back(std::move(n));
@@ -94,10 +71,10 @@ std::vector<ClusterJob> read_openb_pods(const std::string& path, size_t limit) {
              if (limit > 0 && jobs.size() >= limit) return;
              ClusterJob j;
              j.name = c[0];
-             j.cpu_milli = number(path, line, "cpu_milli", c[1]);
-             j.memory_mib = number(path, line, "memory_mib", c[2]);
-             j.num_gpu = integer(path, line, "num_gpu", c[3]);
-             const int milli = integer(path, line, "gpu_milli", c[4]);
+             j.cpu_milli = field_number(path, line, "cpu_milli", c[1]);
+             j.memory_mib = field_number(path, line, "memory_mib", c[2]);
+             j.num_gpu = field_integer(path, line, "num_gpu", c[3]);
+             const int milli = field_integer(path, line, "gpu_milli", c[4]);
              if (milli > 1000)
                throw InputError(fmt::format("{}:{}: gpu_milli: expected 0..1000, found {}", path, line, milli));
              // A GPU pod with gpu_milli 0 or 1000 holds whole GPUs; a sharing pod (num_gpu 1) holds a fraction.
@@ -108,9 +85,9 @@ std::vector<ClusterJob> read_openb_pods(const std::string& path, size_t limit) {
                jobs.push_back(std::move(j));
                return;
              }
-             if (!c[5].empty()) j.gpu_models = split(c[5], '|');
-             j.arrival_s = number(path, line, "creation_time", c[8]);
-             const double deletion = number(path, line, "deletion_time", c[9]);
+             if (!c[5].empty()) j.gpu_models = split_fields(c[5], '|');
+             j.arrival_s = field_number(path, line, "creation_time", c[8]);
+             const double deletion = field_number(path, line, "deletion_time", c[9]);
              if (deletion < j.arrival_s)
                throw InputError(fmt::format("{}:{}: deletion_time: {} is before creation_time {}", path, line,
                                             deletion, j.arrival_s));

@@ -10,18 +10,10 @@
 #include <sstream>
 
 #include "sim/core/errors.hpp"
+#include "sim/io/text_fields.hpp"
 
 namespace vgpusim {
 namespace {
-
-std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, sep)) out.push_back(cell);
-  if (!line.empty() && line.back() == sep) out.emplace_back();
-  return out;
-}
 
 std::vector<std::string> words(const std::string& line) {
   std::vector<std::string> out;
@@ -29,21 +21,6 @@ std::vector<std::string> words(const std::string& line) {
   std::string w;
   while (in >> w) out.push_back(w);
   return out;
-}
-
-double number(const std::string& path, size_t line, const std::string& what, const std::string& text) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0))
-    throw InputError(fmt::format("{}:{}: {}: expected a number >= 0, found '{}'", path, line, what, text));
-  return v;
-}
-
-int integer(const std::string& path, size_t line, const std::string& what, const std::string& text) {
-  const double v = number(path, line, what, text);
-  if (v > 1e9 || v != static_cast<double>(static_cast<int>(v)))
-    throw InputError(fmt::format("{}:{}: {}: expected a whole number, found '{}'", path, line, what, text));
-  return static_cast<int>(v);
 }
 
 // Lines of a text file without '\r', numbered from 1, provenance lines ('#') and blank lines left out.
@@ -68,13 +45,13 @@ void read_csv(const std::string& path, const std::vector<std::string>& required,
   std::vector<std::string> header;
   for_each_line(path, [&](const std::string& line, size_t n) {
     if (header.empty()) {
-      header = split(line, ',');
+      header = split_fields(line, ',');
       for (const std::string& r : required)
         if (std::find(header.begin(), header.end(), r) == header.end())
           throw InputError(fmt::format("{}:{}: the header lacks the column '{}' (found '{}')", path, n, r, line));
       return;
     }
-    const std::vector<std::string> cells = split(line, ',');
+    const std::vector<std::string> cells = split_fields(line, ',');
     if (cells.size() != header.size())
       throw InputError(fmt::format("{}:{}: expected {} columns, found {}", path, n, header.size(), cells.size()));
     std::map<std::string, std::string> by_name;
@@ -96,12 +73,12 @@ std::vector<GavelPair> read_gavel_pairs(const std::string& path) {
              p.gpu = c["gpu"];
              p.job_a = c["job_a"];
              p.job_b = c["job_b"];
-             p.scale_a = integer(path, n, "scale_a", c["scale_a"]);
-             p.scale_b = integer(path, n, "scale_b", c["scale_b"]);
-             p.solo_a = number(path, n, "solo_tput_a", c["solo_tput_a"]);
-             p.solo_b = number(path, n, "solo_tput_b", c["solo_tput_b"]);
-             p.coloc_a = number(path, n, "coloc_tput_a", c["coloc_tput_a"]);
-             p.coloc_b = number(path, n, "coloc_tput_b", c["coloc_tput_b"]);
+             p.scale_a = field_integer(path, n, "scale_a", c["scale_a"]);
+             p.scale_b = field_integer(path, n, "scale_b", c["scale_b"]);
+             p.solo_a = field_number(path, n, "solo_tput_a", c["solo_tput_a"]);
+             p.solo_b = field_number(path, n, "solo_tput_b", c["solo_tput_b"]);
+             p.coloc_a = field_number(path, n, "coloc_tput_a", c["coloc_tput_a"]);
+             p.coloc_b = field_number(path, n, "coloc_tput_b", c["coloc_tput_b"]);
              p.line = n;
              out.push_back(std::move(p));
            });
@@ -120,12 +97,12 @@ std::vector<MigPerfRow> read_migperf(const std::string& path) {
              r.domain = c["domain"];
              r.model = c["model"];
              r.profile = c["mig_profile"];
-             r.batch = integer(path, n, "batch_size", c["batch_size"]);
-             r.seq = c["seq_length"].empty() ? 0 : integer(path, n, "seq_length", c["seq_length"]);
-             r.latency_ms = number(path, n, "latency_ms", c["latency_ms"]);
-             r.throughput = number(path, n, "throughput", c["throughput"]);
-             r.gract = number(path, n, "gract_mean", c["gract_mean"]);
-             r.fb_mib = number(path, n, "fb_used_mean_MiB", c["fb_used_mean_MiB"]);
+             r.batch = field_integer(path, n, "batch_size", c["batch_size"]);
+             r.seq = c["seq_length"].empty() ? 0 : field_integer(path, n, "seq_length", c["seq_length"]);
+             r.latency_ms = field_number(path, n, "latency_ms", c["latency_ms"]);
+             r.throughput = field_number(path, n, "throughput", c["throughput"]);
+             r.gract = field_number(path, n, "gract_mean", c["gract_mean"]);
+             r.fb_mib = field_number(path, n, "fb_used_mean_MiB", c["fb_used_mean_MiB"]);
              r.line = n;
              out.push_back(std::move(r));
            });
@@ -150,10 +127,10 @@ StreamTable read_gpu_stream(const std::string& path) {
       throw InputError(fmt::format("{}:{}: expected 'BLOCK THREADS OCC % | GB/s: {} values'", path, n,
                                    t.kernels.size()));
     StreamRow r;
-    r.block_size = integer(path, n, "blockSize", left[0]);
-    r.threads = number(path, n, "threads", left[1]);
-    r.occupancy = number(path, n, "%occ", left[2]) / 100.0;
-    for (size_t i = 0; i < right.size(); ++i) r.bandwidth.push_back(number(path, n, t.kernels[i], right[i]) * 1e9);
+    r.block_size = field_integer(path, n, "blockSize", left[0]);
+    r.threads = field_number(path, n, "threads", left[1]);
+    r.occupancy = field_number(path, n, "%occ", left[2]) / 100.0;
+    for (size_t i = 0; i < right.size(); ++i) r.bandwidth.push_back(field_number(path, n, t.kernels[i], right[i]) * 1e9);
     r.line = n;
     t.rows.push_back(std::move(r));
   });
@@ -168,14 +145,14 @@ std::vector<SmallKernelRow> read_small_kernels(const std::string& path) {
     if (w.size() < 3 || w[1].size() < 3 || w[1].substr(w[1].size() - 2) != "kB")
       throw InputError(fmt::format("{}:{}: expected 'ELEMENTS SIZEkB GB/s...'", path, n));
     SmallKernelRow r;
-    r.elements = number(path, n, "elements", w[0]);
+    r.elements = field_number(path, n, "elements", w[0]);
     r.volume = 16 * r.elements;  // a scale kernel on doubles: 8 bytes read and 8 written per element
     // The size column is a check only: most files print KiB, the A100-80GB ones MiB under the same "kB" label.
-    const double size = number(path, n, "size", w[1].substr(0, w[1].size() - 2));
+    const double size = field_number(path, n, "size", w[1].substr(0, w[1].size() - 2));
     if (std::abs(size * 1024 - r.volume) > 1024 + 0.02 * r.volume &&
         std::abs(size * 1024 * 1024 - r.volume) > 1024 * 1024 + 0.02 * r.volume)
       throw InputError(fmt::format("{}:{}: size {} does not match 16 bytes x {} elements", path, n, w[1], w[0]));
-    for (size_t i = 2; i < w.size(); ++i) r.bandwidth.push_back(number(path, n, "GB/s", w[i]) * 1e9);
+    for (size_t i = 2; i < w.size(); ++i) r.bandwidth.push_back(field_number(path, n, "GB/s", w[i]) * 1e9);
     r.line = n;
     out.push_back(std::move(r));
   });
@@ -190,23 +167,23 @@ std::vector<VidurRow> read_vidur_ops(const std::string& path) {
                                           "num_tokens", "num_tensor_parallel_workers"};
   read_csv(path, shape, [&](std::map<std::string, std::string>& c, size_t n) {
     VidurRow r;
-    r.n_head = integer(path, n, "n_head", c["n_head"]);
-    r.n_kv_head = integer(path, n, "n_kv_head", c["n_kv_head"]);
-    r.n_embd = integer(path, n, "n_embd", c["n_embd"]);
-    r.n_expanded_embd = integer(path, n, "n_expanded_embd", c["n_expanded_embd"]);
-    r.vocab_size = integer(path, n, "vocab_size", c["vocab_size"]);
+    r.n_head = field_integer(path, n, "n_head", c["n_head"]);
+    r.n_kv_head = field_integer(path, n, "n_kv_head", c["n_kv_head"]);
+    r.n_embd = field_integer(path, n, "n_embd", c["n_embd"]);
+    r.n_expanded_embd = field_integer(path, n, "n_expanded_embd", c["n_expanded_embd"]);
+    r.vocab_size = field_integer(path, n, "vocab_size", c["vocab_size"]);
     const std::string& g = c["use_gated_mlp"];
     if (g != "True" && g != "False")
       throw InputError(fmt::format("{}:{}: use_gated_mlp: expected True or False, found '{}'", path, n, g));
     r.gated_mlp = g == "True";
-    r.tokens = integer(path, n, "num_tokens", c["num_tokens"]);
-    r.tensor_parallel = integer(path, n, "num_tensor_parallel_workers", c["num_tensor_parallel_workers"]);
+    r.tokens = field_integer(path, n, "num_tokens", c["num_tokens"]);
+    r.tensor_parallel = field_integer(path, n, "num_tensor_parallel_workers", c["num_tensor_parallel_workers"]);
     if (r.tensor_parallel < 1)
       throw InputError(fmt::format("{}:{}: num_tensor_parallel_workers must be >= 1", path, n));
     for (const auto& [name, text] : c) {
       if (name.size() < 4 || name.substr(name.size() - 3) != "_ms") continue;
       if (text.empty()) continue;  // an op the model does not have (phi-2 has no post-attention norm)
-      r.op_time[name.substr(0, name.size() - 3)] = number(path, n, name, text) * 1e-3;
+      r.op_time[name.substr(0, name.size() - 3)] = field_number(path, n, name, text) * 1e-3;
     }
     r.line = n;
     out.push_back(std::move(r));

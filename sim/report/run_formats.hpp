@@ -30,6 +30,8 @@ void register_run_format(RunFormat format);
 std::string results_table(const Results& r);  // for people; fixed precision, so golden tests catch any change
 std::string results_json(const Results& r);   // schema vgpusim.results/1 (docs/results-schema.md)
 std::string results_csv(const Results& r);    // one row per tenant
+// A CSV field: as it is, or quoted (quotes doubled) when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& s);
 // One UTF-8 HTML document with inline CSS and inline SVG charts: no script, no external reference. Every text
 // that comes from the scenario is escaped. docs/report.md describes it.
 std::string results_html(const Results& r);

@@ -6,7 +6,6 @@
 #include "sim/report/run_formats.hpp"
 
 namespace vgpusim {
-namespace {
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -14,8 +13,6 @@ std::string csv_field(const std::string& s) {
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-
-}  // namespace
 
 std::string results_csv(const Results& r) {
   std::string out =

@@ -13,6 +13,7 @@
 
 #include "sim/core/errors.hpp"
 #include "sim/io/files.hpp"
+#include "sim/report/run_formats.hpp"
 #include "sim/report/svg.hpp"
 
 namespace vgpusim {
@@ -36,14 +37,6 @@ double mean(const std::vector<double>& v) {
 }
 
 std::string percent(double v) { return fmt::format("{:.1f}%", v); }
-
-// A CSV field, quoted when it holds a comma or a quote.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
 
 }  // namespace
 
