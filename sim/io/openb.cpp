@@ -20,28 +20,24 @@ namespace {
 // `columns` may also be matched by its first `min_columns` names alone (the multigpu pod lists have no times).
 template <typename RowFn>
 void read_csv(const std::string& path, std::vector<std::string> columns, RowFn row, size_t min_columns = 0) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
-  std::string line;
-  size_t n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (n == 1) {
+  bool header_seen = false;
+  for_each_line(path, [&](const std::string& line, size_t n) {
+    if (!header_seen) {
+      header_seen = true;
       const std::vector<std::string> header = split_fields(line, ',');
       if (min_columns > 0 && header.size() == min_columns &&
           std::equal(header.begin(), header.end(), columns.begin()))
         columns.resize(min_columns);
       if (header != columns)
-        throw InputError(fmt::format("{}:1: expected the header '{}', found '{}'", path, fmt::join(columns, ","), line));
-      continue;
+        throw InputError(fmt::format("{}:{}: expected the header '{}', found '{}'", path, n, fmt::join(columns, ","),
+                                     line));
+      return;
     }
-    if (line.empty()) continue;
     std::vector<std::string> cells = split_fields(line, ',');
     if (cells.size() != columns.size())
       throw InputError(fmt::format("{}:{}: expected {} columns, found {}", path, n, columns.size(), cells.size()));
     row(cells, n);
-  }
+  });
 }
 
 }  // namespace

@@ -23,22 +23,6 @@ std::vector<std::string> words(const std::string& line) {
   return out;
 }
 
-// Lines of a text file without '\r', numbered from 1, provenance lines ('#') and blank lines left out.
-template <typename LineFn>
-void for_each_line(const std::string& path, LineFn fn) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open the file", path));
-  std::string line;
-  size_t n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#') continue;
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    fn(line, n);
-  }
-}
-
 // A CSV file with a header naming at least `required`; calls row(cells by name, line).
 template <typename RowFn>
 void read_csv(const std::string& path, const std::vector<std::string>& required, RowFn row) {
