@@ -93,6 +93,38 @@ std::vector<MigPerfRow> read_migperf(const std::string& path) {
   return out;
 }
 
+std::vector<MigPerfRow> read_migperf_experiment(const std::string& path, const std::string& task,
+                                                const std::string& domain) {
+  std::vector<MigPerfRow> out;
+  read_csv(path, {"model_name", "batch_size", "latency", "throughput", "gract_mean", "fb_used_mean"},
+           [&](std::map<std::string, std::string>& c, size_t n) {
+             MigPerfRow r;
+             r.gpu = "A100-40GB";
+             r.task = task;
+             r.domain = domain;
+             r.model = c["model_name"];
+             const std::string size_key = c.count("instance_memory") ? "instance_memory" : "mig";
+             if (!c.count(size_key))
+               throw InputError(fmt::format("{}:{}: expected an instance_memory or mig column", path, n));
+             const int gb = field_integer(path, n, size_key, c[size_key]);
+             const std::map<int, std::string> profiles = {
+                 {5, "1g.5gb"}, {10, "2g.10gb"}, {20, "3g.20gb"}, {40, "7g.40gb"}};
+             const auto p = profiles.find(gb);
+             if (p == profiles.end())
+               throw InputError(fmt::format("{}:{}: {}: expected 5, 10, 20 or 40 (GB), found {}", path, n, size_key, gb));
+             r.profile = p->second;
+             r.batch = field_integer(path, n, "batch_size", c["batch_size"]);
+             r.seq = c.count("seq_length") ? field_integer(path, n, "seq_length", c["seq_length"]) : 0;
+             r.latency_ms = field_number(path, n, "latency", c["latency"]);
+             r.throughput = field_number(path, n, "throughput", c["throughput"]);
+             r.gract = field_number(path, n, "gract_mean", c["gract_mean"]);
+             r.fb_mib = field_number(path, n, "fb_used_mean", c["fb_used_mean"]);
+             r.line = n;
+             out.push_back(std::move(r));
+           });
+  return out;
+}
+
 StreamTable read_gpu_stream(const std::string& path) {
   StreamTable t;
   for_each_line(path, [&](const std::string& line, size_t n) {

@@ -27,6 +27,11 @@ struct MigPerfRow {
   size_t line = 0;
 };
 std::vector<MigPerfRow> read_migperf(const std::string& path);
+// One of MIGProfiler's per-experiment files for an A100-40GB (data/A100-40g: *_bsz.csv, *_seq.csv,
+// *_finetune.csv) with DCGM activity; the profile comes from its instance_memory or mig column (GB of the
+// instance: 5, 10, 20, 40). `task` and `domain` describe the file (e.g. infer, nlp).
+std::vector<MigPerfRow> read_migperf_experiment(const std::string& path, const std::string& task,
+                                                const std::string& domain);
 
 // gpu-benches gpu-stream: DRAM bandwidth of streaming kernels against occupancy (one block per SM or more).
 struct StreamRow {

@@ -96,6 +96,28 @@ TEST(PublishedImport, VidurOpsAndGavelHeader) {
             std::string::npos);
 }
 
+TEST(PublishedImport, MigPerfExperimentFilesNameTheirProfileByInstanceSize) {
+  const fs::path d = temp_dir("migperf");
+  const std::string bsz = write(d / "m_bsz.csv",
+                                "Unnamed: 0,model_name,total_params,seq_length,batch_size,latency,latency_std,"
+                                "throughput,start_timestamp,end_timestamp,gract_mean,gract_std,fb_used_mean,"
+                                "fb_used_std,instance_memory\n"
+                                "0,bert,1,64,8,20.0,0.1,400.0,0,0,0.5,0.1,2000.0,0.0,10\n");
+  const auto rows = read_migperf_experiment(bsz, "infer", "nlp");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].gpu, "A100-40GB");
+  EXPECT_EQ(rows[0].profile, "2g.10gb");
+  EXPECT_EQ(rows[0].seq, 64);
+  EXPECT_DOUBLE_EQ(rows[0].gract, 0.5);
+  const std::string ft = write(d / "f.csv",
+                               "Unnamed: 0,model_name,batch_size,latency,latency_std,throughput,start_timestamp,"
+                               "end_timestamp,gract_mean,gract_std,fb_used_mean,fb_used_std,mig\n"
+                               "0,vit,8,157.7,0.04,50.73,0,0,0.931,0.1,3934.0,0.0,40\n"
+                               "1,vit,8,157.7,0.04,50.73,0,0,0.931,0.1,3934.0,0.0,15\n");
+  EXPECT_EQ(error_reading([&] { read_migperf_experiment(ft, "finetune", "cv"); }),
+            ft + ":3: mig: expected 5, 10, 20 or 40 (GB), found 15");
+}
+
 TEST(PublishedSummary, ErrorsPerGpuAndSplitWithBaselinesAndSkips) {
   ValidationRun run;
   run.dataset = "toy";

@@ -2,8 +2,10 @@
 // from the same workload's full-GPU row (7g) described as solo telemetry, replayed on the profile's partition.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include "models/gpu/roofline.hpp"
 #include "models/sharing/mig_partition.hpp"
@@ -45,11 +47,27 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       "tables): host time is unchanged, kernel time follows the roofline on the partition. No parameter is "
       "fitted (split \"no fit\"). Rows whose throughput disagrees with batch x 1000 / latency by more than 15% "
       "(the NLP training column), and rows without a throughput, are skipped. Baseline: throughput in proportion "
-      "to the profile's SMs. The A100-40GB folder holds per-experiment files of other formats and is not read.";
-  const fs::path file = fs::path(dir) / "migperf_consolidated_A100-80g.csv";
-  const std::vector<MigPerfRow> rows = read_migperf(file.string());
-  // Each GPU's roofline as scenarios see it, with its shipped calibration.
-  const ParamValues roof = with_overrides(roofline_params(), builtin_overrides("A100-80GB"));
+      "to the profile's SMs. A100-80GB rows come from the consolidated file; A100-40GB rows from the per-experiment "
+      "files that carry DCGM activity (batch and sequence sweeps of five NLP models, ViT and MoCo fine-tuning).";
+  std::vector<MigPerfRow> rows = read_migperf((fs::path(dir) / "migperf_consolidated_A100-80g.csv").string());
+  // A100-40GB: the per-experiment files that carry DCGM activity.
+  const fs::path a40g = fs::path(dir) / "data" / "A100-40g";
+  std::vector<std::tuple<fs::path, std::string, std::string>> files;
+  if (fs::is_directory(a40g / "mocel_compare"))
+    for (const auto& e : fs::directory_iterator(a40g / "mocel_compare"))
+      if (e.path().filename().string().ends_with("_bsz.csv")) files.emplace_back(e.path(), "infer", "nlp");
+  if (fs::is_directory(a40g / "infer_seq"))
+    for (const auto& d : fs::directory_iterator(a40g / "infer_seq")) {
+      const fs::path f = d.path() / (d.path().filename().string() + "_seq.csv");
+      if (fs::exists(f)) files.emplace_back(f, "infer", "nlp");
+    }
+  for (const char* f : {"finetune_vit/vit_finetune.csv", "finetune_moco/moco_finetune.csv"})
+    if (fs::exists(a40g / f)) files.emplace_back(a40g / f, "finetune", "cv");
+  std::sort(files.begin(), files.end());
+  for (const auto& [f, task, domain] : files) {
+    const std::vector<MigPerfRow> more = read_migperf_experiment(f.string(), task, domain);
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
   std::map<std::string, const MigPerfRow*> full;
   for (const MigPerfRow& r : rows)
     if (r.profile.rfind("7g.", 0) == 0) full[r.gpu + " " + workload_id(r)] = &r;
@@ -93,6 +111,8 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       run.skipped.push_back({r.gpu, "full-GPU row has no engine activity"});
       continue;
     }
+    // The GPU's roofline as scenarios see it, with its shipped calibration.
+    const ParamValues roof = with_overrides(roofline_params(), builtin_overrides(r.gpu));
     const GpuSpec whole_spec = mig_partition_spec(entry->spec, *table, *whole);
     const GpuSpec slice_spec = mig_partition_spec(entry->spec, *table, *slice);
     const TelemetryWork w = telemetry_work(t, whole_spec, roof);
