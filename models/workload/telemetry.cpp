@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 namespace vgpusim {
 namespace {
@@ -21,8 +22,12 @@ std::vector<std::pair<std::string, std::string>> telemetry_problems(const SoloTe
   const std::pair<const char*, double> shares[] = {{"gpu_util", t.gpu_util},         {"mem_util", t.mem_util},
                                                    {"sm_active", t.sm_active},       {"sm_occupancy", t.sm_occupancy},
                                                    {"dram_active", t.dram_active}};
-  for (const auto& [name, v] : shares)
+  for (const auto& [name, v] : shares) {
     if (v > 1.0 + 1e-12) out.emplace_back(name, fmt::format("{:g}% is over 100%", v * 100));
+    // gpu_util and mem_util are always given; the optional ones are negative when not given (set by code only).
+    const bool optional = std::string_view(name) != "gpu_util" && std::string_view(name) != "mem_util";
+    if (!optional && v < 0) out.emplace_back(name, fmt::format("{:g}% is below 0%", v * 100));
+  }
   if (!(t.gpu_util > 0) && t.throughput > 0)
     out.emplace_back("gpu_util", "0% with a positive throughput: the job would do no GPU work (give the share of time "
                                  "a kernel runs, nvidia-smi utilization.gpu)");

@@ -196,6 +196,9 @@ std::vector<VidurRow> read_vidur_ops(const std::string& path) {
     r.tensor_parallel = field_integer(path, n, "num_tensor_parallel_workers", c["num_tensor_parallel_workers"]);
     if (r.tensor_parallel < 1)
       throw InputError(fmt::format("{}:{}: num_tensor_parallel_workers must be >= 1", path, n));
+    for (const auto& [name, v] : {std::pair{"n_head", r.n_head}, {"n_embd", r.n_embd}, {"n_expanded_embd", r.n_expanded_embd},
+                                  {"num_tokens", r.tokens}})
+      if (v < 1) throw InputError(fmt::format("{}:{}: {} must be >= 1", path, n, name));
     for (const auto& [name, text] : c) {
       if (name.size() < 4 || name.substr(name.size() - 3) != "_ms") continue;
       if (text.empty()) continue;  // an op the model does not have (phi-2 has no post-attention norm)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include "sim/core/errors.hpp"
@@ -21,7 +22,7 @@ std::vector<std::string> split_fields(const std::string& line, char sep) {
 double field_number(const std::string& path, size_t line, const std::string& column, const std::string& text) {
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0))
+  if (ec != std::errc() || end != text.data() + text.size() || !(v >= 0) || !std::isfinite(v))
     throw InputError(fmt::format("{}:{}: {}: expected a number >= 0, found '{}'", path, line, column, text));
   return v;
 }

@@ -263,16 +263,38 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
         csv += fmt::format("v100,{},1,{},1,{},{},{:.17g},{:.17g}\n", jobs[b].first, jobs[a].first,
                            jobs[b].second.first, jobs[a].second.first, tput[1], tput[0]);
     }
+  // The same pairs measured on an A40 as well: each GPU is fitted and predicted on its own.
+  std::string both = csv;
+  for (size_t at = csv.find("\nv100,"); at != std::string::npos; at = csv.find("\nv100,", at + 1))
+    both += "a40," + csv.substr(at + 6, csv.find('\n', at + 1) - at - 6) + "\n";
   const fs::path d = temp_dir("gavel");
-  write(d / "gavel_pairs_physical.csv", csv);
+  write(d / "gavel_pairs_physical.csv", both);
   const auto runs = validate_gavel(d.string(), {});
   ASSERT_EQ(runs.size(), 1u);
   const auto s = summarize(runs[0]);
-  ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(s[0].split, "5-fold held-out (physical_cluster_throughputs)");
-  EXPECT_EQ(s[0].cases, 2u * 21u);
-  EXPECT_LT(s[0].mape, 1.0);
-  EXPECT_GT(s[0].baseline_mape.at("each gets half"), 10.0);
+  ASSERT_EQ(s.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(s[i].gpu, i == 0 ? "V100" : "A40");
+    EXPECT_EQ(s[i].split, "5-fold held-out (physical_cluster_throughputs)");
+    EXPECT_EQ(s[i].cases, 2u * 21u);
+    EXPECT_LT(s[i].mape, 1.0);
+    EXPECT_GT(s[i].baseline_mape.at("each gets half"), 10.0);
+  }
+}
+
+TEST(PublishedImport, InfiniteAndMissingNumbersAreRefusedOrLeftOut) {
+  const fs::path d = temp_dir("inf");
+  const std::string gavel = write(d / "g.csv",
+                                  "gpu,job_a,scale_a,job_b,scale_b,solo_tput_a,solo_tput_b,coloc_tput_a,coloc_tput_b\n"
+                                  "v100,A,1,B,1,inf,2,1,1\n");
+  EXPECT_EQ(error_reading([&] { read_gavel_pairs(gavel); }),
+            gavel + ":2: solo_tput_a: expected a number >= 0, found 'inf'");
+  // A zero bandwidth (not measured) does not spoil the stream fit.
+  const std::vector<std::pair<double, double>> points = {{0.1, 1e11}, {0.2, 2e11}, {0.3, 0}, {0.5, 4e11}, {0.9, 4e11}};
+  const StreamFit fit = fit_stream(points, 5e11);
+  EXPECT_NEAR(fit.efficiency, 0.8, 0.01);
+  EXPECT_NEAR(fit.saturation, 0.4, 0.01);  // 1e11 per 10% of occupancy reaches 4e11 at 40%
+  EXPECT_THROW(fit_stream({{0.5, 0}}, 5e11), InputError);
 }
 
 TEST(BuiltinCalibration, ShippedFilesAreWhatFitGpuBenchesWrites) {

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   validate->add_option("--cases", validation_cases, "with --published: write every case to this CSV file");
   validate->add_option("--calibration", cal_in, "calibration file (without: the models' defaults)");
   validate->add_option("--json", validation_json, "also write the table as JSON");
-  validate->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the calibration)");
+  validate->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the calibration); with --published vidur: the GPU to predict the ops on");
 
   auto* synth = app.add_subcommand("synth-raw", "write a synthetic raw file made by the simulator (for tests)");
   std::string synth_gpu, synth_out;
@@ -177,6 +177,8 @@ int main(int argc, char** argv) {
     if (*fit) {
       if (!gpu_benches_dir.empty()) {
         if (!raw_path.empty()) throw InputError("fit: give either a raw file or --gpu-benches DIR, not both");
+        if (!gpu_override.empty())
+          throw InputError("fit: --gpu does not go with --gpu-benches (each table names its GPU)");
         return fit_gpu_benches_command(gpu_benches_dir, cal_out);
       }
       if (raw_path.empty()) throw InputError("fit: give a raw file, or --gpu-benches DIR");
@@ -192,6 +194,8 @@ int main(int argc, char** argv) {
                                           validation_cases);
       }
       if (validate_raw.empty()) throw InputError("validate: give a raw file, or --published NAME DIR");
+      if (!validation_docs.empty() || !validation_cases.empty())
+        throw InputError("validate: --docs and --cases go with --published");
       return validate_command(validate_raw, cal_in, validation_json, gpu_override);
     }
     if (*synth) return synth_raw_command(synth_gpu, synth_out, synth_noise, synth_seed);

@@ -47,7 +47,10 @@ WorkloadKindInfo measured_workload_kind() {
     t.memory = loader.nonnegative(r, "memory", units::Dim::Bytes);
     for (auto [key, field] : {std::pair{"sm_active", &t.sm_active}, std::pair{"sm_occupancy", &t.sm_occupancy},
                               std::pair{"dram_active", &t.dram_active}})
-      if (r.has(key)) *field = r.quantity(key, units::Dim::Ratio);
+      if (r.has(key)) {
+        *field = r.quantity(key, units::Dim::Ratio);
+        if (*field < 0) fail_at(r.file(), r.get(key), r.child_path(key), "expected a share from 0% to 100%");
+      }
     t.kernels_per_unit = loader.count(r, "kernels_per_unit");
     const std::string p = r.has("precision") ? r.choice("precision", {"fp16", "fp32", "fp64"}) : "fp32";
     t.precision = p == "fp16" ? KernelBound::FP16 : p == "fp64" ? KernelBound::FP64 : KernelBound::FP32;

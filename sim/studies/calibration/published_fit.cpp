@@ -37,7 +37,12 @@ double stream_reach(double share, double saturation) {
   return rates[0];
 }
 
-StreamFit fit_stream(const std::vector<std::pair<double, double>>& points, double peak, double min_efficiency) {
+StreamFit fit_stream(const std::vector<std::pair<double, double>>& all_points, double peak, double min_efficiency) {
+  // Points without a bandwidth (0: not measured) say nothing about the curve.
+  std::vector<std::pair<double, double>> points;
+  for (const auto& [occ, bw] : all_points)
+    if (bw > 0 && std::isfinite(bw) && occ > 0) points.emplace_back(occ, bw);
+  if (points.empty() || !(peak > 0)) throw InputError("gpu-stream: no measured bandwidth to fit");
   StreamFit best;
   double best_err = 1e300;
   // A grid over the saturation (0.25% steps); for each, the efficiency in closed form.
@@ -61,6 +66,15 @@ StreamFit fit_stream(const std::vector<std::pair<double, double>>& points, doubl
     }
   }
   return best;
+}
+
+bool stream_calibration_kernel(const std::string& kernel) { return kernel == "scale" || kernel == "triad"; }
+
+StreamFit fit_stream_calibration(const std::vector<std::pair<double, double>>& points, double peak) {
+  double highest = 0;
+  for (const auto& [occ, bw] : points)
+    if (std::isfinite(bw)) highest = std::max(highest, bw);
+  return fit_stream(points, peak, highest / peak);
 }
 
 std::string gpu_benches_commit(const std::string& dir) {
@@ -145,14 +159,10 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
     const StreamTable t = read_gpu_stream(file.string());
     std::vector<std::pair<double, double>> points;
     for (size_t k = 0; k < t.kernels.size(); ++k)
-      if (t.kernels[k] == "scale" || t.kernels[k] == "triad")
+      if (stream_calibration_kernel(t.kernels[k]))
         for (const StreamRow& r : t.rows) points.emplace_back(r.occupancy, r.bandwidth[k]);
     if (points.empty()) continue;
-    // The plateau is at least the highest bandwidth measured: where the curve has not flattened by the largest
-    // occupancy (H200), the knee's least squares alone would put it below what was reached.
-    double highest = 0;
-    for (const auto& [occ, bw] : points) highest = std::max(highest, bw);
-    const StreamFit fit = fit_stream(points, entry->spec.memory_bandwidth, highest / entry->spec.memory_bandwidth);
+    const StreamFit fit = fit_stream_calibration(points, entry->spec.memory_bandwidth);
     Calibration c;
     c.gpu = gpu;
     c.device = stem;

@@ -21,8 +21,15 @@ struct StreamFit {
 };
 // memory_efficiency and bw_saturation_fraction minimizing the squared relative error of
 // peak x efficiency x stream_reach(occupancy, saturation) over `points` (occupancy, bytes/s), the efficiency no
-// lower than `min_efficiency`.
+// lower than `min_efficiency`. Points without a positive bandwidth are left out; throws InputError when none is left.
 StreamFit fit_stream(const std::vector<std::pair<double, double>>& points, double peak, double min_efficiency = 0.01);
+
+// The gpu-stream columns the shipped calibrations are fitted on (scale and triad).
+bool stream_calibration_kernel(const std::string& kernel);
+// The shipped calibrations' method: fit_stream with the efficiency no lower than the highest bandwidth measured
+// among the points (where the curve has not flattened by the largest occupancy, the knee alone would put the
+// plateau below what was reached).
+StreamFit fit_stream_calibration(const std::vector<std::pair<double, double>>& points, double peak);
 
 // The gpu-benches source line (commit) of the folder, from its SOURCE.txt; "" when absent.
 std::string gpu_benches_commit(const std::string& dir);

@@ -59,6 +59,8 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
   sc.duration = plan.duration;
   sc.fidelity = plan.fidelity;
   sc.metrics_interval = plan.duration / 100;
+  const auto on_gpu = sharing.by_gpu.find(it.gpu);  // with the GPU's shipped calibration
+  const SharingConfig& config = on_gpu != sharing.by_gpu.end() ? on_gpu->second : sharing.config;
   for (int i = 0; i < c.count; ++i)
     for (int g = 0; g < it.gpus; ++g) {
       ScenarioGpu inst;
@@ -67,8 +69,8 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
       inst.calibrated = builtin_overrides(gpu->spec.name);
       inst.performance = with_overrides(roofline_params(), inst.calibrated);
       sc.gpus.push_back(inst);
-      sc.sharing.push_back(sharing.config);
-      sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, gpu->spec, sharing.config, true});
+      sc.sharing.push_back(config);
+      sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, gpu->spec, config, true});
     }
   // Replicas, largest memory first, each on the GPU with the fewest tenants that has room.
   struct Replica {

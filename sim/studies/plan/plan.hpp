@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,9 @@ struct PlanInstanceType {
 
 struct PlanSharing {
   std::string label;  // e.g. "timeslice", "mps", "vgpu A10-12Q"
-  SharingConfig config;
+  SharingConfig config;  // with the models' defaults where the plan sets nothing
+  // The same on each candidate GPU model: defaults from that GPU's shipped calibration (models/calibration).
+  std::map<std::string, SharingConfig> by_gpu;
 };
 
 struct PlanSpec {

@@ -132,66 +132,35 @@ std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pair
   return util;
 }
 
-void validate_file(const fs::path& file, ValidationRun& run) {
-  const std::vector<GavelPair> rows = read_gavel_pairs(file.string());
-  const std::string source = file.stem().string() == "gavel_pairs_simulation" ? "simulation_throughputs"
-                                                                               : "physical_cluster_throughputs";
+// The pairs of one GPU: its job types (with their solo throughput there) and the unordered pairs measured.
+struct GpuPairs {
   std::vector<std::string> names;
   std::vector<double> solo;
   std::vector<PairCase> pairs;
-  auto job = [&](const std::string& name, double tput) {
+  size_t job(const std::string& name, double tput) {
     const auto it = std::find(names.begin(), names.end(), name);
     if (it != names.end()) return static_cast<size_t>(it - names.begin());
     names.push_back(name);
     solo.push_back(tput);
     return names.size() - 1;
-  };
-  const std::string split = "5-fold held-out (" + source + ")";
-  std::string gpu;
-  for (const GavelPair& r : rows) {
-    std::string upper = r.gpu.substr(0, r.gpu.find('_'));
-    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
-    if (r.gpu.find("unconsolidated") != std::string::npos) {
-      run.skipped.push_back({upper, "multi-GPU jobs spread over servers", split});
-      continue;
-    }
-    if (!builtin_catalog().find(upper)) {
-      run.skipped.push_back({upper, "GPU not in the catalog", split});
-      continue;
-    }
-    if (r.scale_a != 1 || r.scale_b != 1) {
-      run.skipped.push_back({upper, "multi-GPU job (scale > 1)", split});
-      continue;
-    }
-    gpu = upper;
-    const size_t a = job(r.job_a, r.solo_a);
-    const size_t b = job(r.job_b, r.solo_b);
-    if (a > b) continue;  // each unordered pair once (the file lists both orders)
-    if (!(r.coloc_a > 0) || !(r.coloc_b > 0) || !(r.solo_a > 0) || !(r.solo_b > 0)) {
-      run.skipped.push_back({upper, "co-located throughput 0 (likely out of memory)", split});
-      continue;
-    }
-    PairCase c{a, b, r.coloc_a, r.coloc_b};
-    c.use_a = r.coloc_a >= kImplausible * r.solo_a;
-    c.use_b = r.coloc_b >= kImplausible * r.solo_b;
-    for (bool use : {c.use_a, c.use_b})
-      if (!use)
-        run.skipped.push_back({upper, "co-located below 10% of solo: solo and co-located in other units", split});
-    pairs.push_back(c);
   }
-  if (pairs.empty()) return;
+};
+
+// 5-fold cross-validation of one GPU's pairs: fit on four folds, predict the fifth.
+void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string& split, ValidationRun& run) {
+  if (g.pairs.empty()) return;
   // Folds: a fixed shuffle (seed 1) dealt round robin.
-  std::vector<size_t> order(pairs.size());
+  std::vector<size_t> order(g.pairs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::mt19937_64 rng(1);
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
-  PairSimulator sim(gpu, solo);
+  PairSimulator sim(gpu, g.solo);
   for (int fold = 0; fold < kFolds; ++fold) {
     std::vector<size_t> train, test;
     for (size_t i = 0; i < order.size(); ++i) (static_cast<int>(i % kFolds) == fold ? test : train).push_back(order[i]);
-    const std::vector<int> util = fit_utils(sim, pairs, train, names.size());
+    const std::vector<int> util = fit_utils(sim, g.pairs, train, g.names.size());
     for (size_t p : test) {
-      const PairCase& c = pairs[p];
+      const PairCase& c = g.pairs[p];
       const auto [ta, tb] = sim.run(c.a, c.b, util[c.a], util[c.b]);
       const double measured[2] = {c.coloc_a, c.coloc_b};
       const double predicted[2] = {ta, tb};
@@ -202,16 +171,60 @@ void validate_file(const fs::path& file, ValidationRun& run) {
         ValidationCase v;
         v.gpu = gpu;
         v.split = split;
-        v.id = fmt::format("{} beside {}: {} (gpu_util {:.0f}%)", names[c.a], names[c.b], names[who[i]],
+        v.id = fmt::format("{} beside {}: {} (gpu_util {:.0f}%)", g.names[c.a], g.names[c.b], g.names[who[i]],
                            grid_util(util[who[i]]) * 100);
         v.measured = measured[i];
         v.predicted = predicted[i];
-        v.baseline["no interference"] = solo[who[i]];
-        v.baseline["each gets half"] = 0.5 * solo[who[i]];
+        v.baseline["no interference"] = g.solo[who[i]];
+        v.baseline["each gets half"] = 0.5 * g.solo[who[i]];
         run.cases.push_back(v);
       }
     }
   }
+}
+
+void validate_file(const fs::path& file, ValidationRun& run) {
+  const std::vector<GavelPair> rows = read_gavel_pairs(file.string());
+  const std::string source = file.stem().string() == "gavel_pairs_simulation" ? "simulation_throughputs"
+                                                                               : "physical_cluster_throughputs";
+  const std::string split = "5-fold held-out (" + source + ")";
+  std::map<std::string, GpuPairs> by_gpu;  // each GPU on its own: its jobs' solo throughputs differ
+  std::vector<std::string> gpus;           // in the file's order
+  for (const GavelPair& r : rows) {
+    std::string upper = r.gpu.substr(0, r.gpu.find('_'));
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    // The file lists each pair in both orders: a skipped row is counted once per unordered pair.
+    const bool first_order = r.job_a <= r.job_b;
+    if (r.gpu.find("unconsolidated") != std::string::npos) {
+      if (first_order) run.skipped.push_back({upper, "multi-GPU jobs spread over servers", split});
+      continue;
+    }
+    if (!builtin_catalog().find(upper)) {
+      if (first_order) run.skipped.push_back({upper, "GPU not in the catalog", split});
+      continue;
+    }
+    if (r.scale_a != 1 || r.scale_b != 1) {
+      if (first_order) run.skipped.push_back({upper, "multi-GPU job (scale > 1)", split});
+      continue;
+    }
+    if (!by_gpu.count(upper)) gpus.push_back(upper);
+    GpuPairs& g = by_gpu[upper];
+    const size_t a = g.job(r.job_a, r.solo_a);
+    const size_t b = g.job(r.job_b, r.solo_b);
+    if (a > b) continue;  // each unordered pair once
+    if (!(r.coloc_a > 0) || !(r.coloc_b > 0) || !(r.solo_a > 0) || !(r.solo_b > 0)) {
+      run.skipped.push_back({upper, "co-located throughput 0 (likely out of memory)", split});
+      continue;
+    }
+    PairCase c{a, b, r.coloc_a, r.coloc_b};
+    c.use_a = r.coloc_a >= kImplausible * r.solo_a;
+    c.use_b = r.coloc_b >= kImplausible * r.solo_b;
+    for (bool use : {c.use_a, c.use_b})
+      if (!use)
+        run.skipped.push_back({upper, "co-located below 10% of solo: solo and co-located in other units", split});
+    g.pairs.push_back(c);
+  }
+  for (const std::string& gpu : gpus) cross_validate(gpu, by_gpu[gpu], split, run);
 }
 
 }  // namespace

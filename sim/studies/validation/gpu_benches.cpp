@@ -39,9 +39,12 @@ ValidationRun stream_run(const fs::path& dir) {
       "gpu-stream runs streaming kernels (init, read, scale, triad, 3- and 5-point stencils) on every SM at rising "
       "occupancy. The model: bandwidth = catalog bandwidth x `roofline.memory_efficiency` x the contention model's "
       "reach min(1, share / `contention.bw_saturation_fraction`), with the share of the GPU's thread slots a kernel "
-      "holds taken as its occupancy (Little's law: bytes in flight, not SMs, set the bandwidth). The two parameters "
-      "are fitted per GPU and kernel on the even rows of each table and the error is reported on the odd rows "
-      "(split \"odd rows\"). Baselines: the uncalibrated model (defaults: efficiency " +
+      "holds taken as its occupancy (Little's law: bytes in flight, not SMs, set the bandwidth). Split \"shipped "
+      "method\": the two parameters fitted as the shipped calibrations are (scale and triad together, the efficiency "
+      "no lower than the highest bandwidth measured), on the even rows, and checked on the odd rows of scale and "
+      "triad; the shipped files themselves are fitted on all rows. Split \"per-kernel knee\": the two parameters "
+      "fitted for each kernel on its even rows, checked on its odd rows: how well a knee can follow each curve. "
+      "Baselines: the uncalibrated model (defaults: efficiency " +
       fmt::format("{:g}, saturation {:g}", defaults_roof.get("memory_efficiency"),
                   defaults_cont.get("bw_saturation_fraction")) +
       ") and the plain roofline (catalog bandwidth x default efficiency at every occupancy).";
@@ -58,24 +61,43 @@ ValidationRun stream_run(const fs::path& dir) {
       continue;
     }
     const double peak = entry->spec.memory_bandwidth;
+    auto add = [&](const std::string& split, size_t k, const StreamRow& r, const StreamFit& fit) {
+      if (!(r.bandwidth[k] > 0)) {
+        run.skipped.push_back({gpu, "no bandwidth measured", split});
+        return;
+      }
+      ValidationCase c;
+      c.gpu = gpu;
+      c.split = split;
+      c.id = fmt::format("{} {} occupancy {:.1f}%", stem, table.kernels[k], r.occupancy * 100);
+      c.measured = r.bandwidth[k];
+      c.predicted = fit.efficiency * peak * stream_reach(r.occupancy, fit.saturation);
+      c.baseline["uncalibrated model"] = defaults_roof.get("memory_efficiency") * peak *
+                                         stream_reach(r.occupancy, defaults_cont.get("bw_saturation_fraction"));
+      c.baseline["plain roofline"] = defaults_roof.get("memory_efficiency") * peak;
+      run.cases.push_back(c);
+    };
+    // The shipped method on the even rows, checked on the odd rows.
+    std::vector<std::pair<double, double>> even;
+    for (size_t k = 0; k < table.kernels.size(); ++k)
+      if (stream_calibration_kernel(table.kernels[k]))
+        for (size_t i = 0; i < table.rows.size(); i += 2)
+          even.emplace_back(table.rows[i].occupancy, table.rows[i].bandwidth[k]);
+    if (!even.empty()) {
+      const StreamFit shipped = fit_stream_calibration(even, peak);
+      for (size_t k = 0; k < table.kernels.size(); ++k)
+        if (stream_calibration_kernel(table.kernels[k]))
+          for (size_t i = 1; i < table.rows.size(); i += 2)
+            add("shipped method, odd rows (fit on even)", k, table.rows[i], shipped);
+    }
+    // A knee per kernel.
     for (size_t k = 0; k < table.kernels.size(); ++k) {
       std::vector<std::pair<double, double>> train;
       for (size_t i = 0; i < table.rows.size(); i += 2)
         train.emplace_back(table.rows[i].occupancy, table.rows[i].bandwidth[k]);
       const StreamFit fit = fit_stream(train, peak);
-      for (size_t i = 1; i < table.rows.size(); i += 2) {
-        const StreamRow& r = table.rows[i];
-        ValidationCase c;
-        c.gpu = gpu;
-        c.split = "odd rows (fit on even)";
-        c.id = fmt::format("{} {} occupancy {:.1f}%", stem, table.kernels[k], r.occupancy * 100);
-        c.measured = r.bandwidth[k];
-        c.predicted = fit.efficiency * peak * stream_reach(r.occupancy, fit.saturation);
-        c.baseline["uncalibrated model"] = defaults_roof.get("memory_efficiency") * peak *
-                                           stream_reach(r.occupancy, defaults_cont.get("bw_saturation_fraction"));
-        c.baseline["plain roofline"] = defaults_roof.get("memory_efficiency") * peak;
-        run.cases.push_back(c);
-      }
+      for (size_t i = 1; i < table.rows.size(); i += 2)
+        add("per-kernel knee, odd rows (fit on even)", k, table.rows[i], fit);
     }
   }
   return run;

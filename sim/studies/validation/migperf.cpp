@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <tuple>
 
 #include "models/gpu/roofline.hpp"
@@ -67,6 +68,14 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
   for (const auto& [f, task, domain] : files) {
     const std::vector<MigPerfRow> more = read_migperf_experiment(f.string(), task, domain);
     rows.insert(rows.end(), more.begin(), more.end());
+  }
+  // A row measured in two sweeps (batch 32, sequence 64 is in both) is taken once: the first file's.
+  {
+    std::set<std::string> seen;
+    std::vector<MigPerfRow> unique;
+    for (MigPerfRow& r : rows)
+      if (seen.insert(r.gpu + " " + workload_id(r) + " " + r.profile).second) unique.push_back(std::move(r));
+    rows = std::move(unique);
   }
   std::map<std::string, const MigPerfRow*> full;
   for (const MigPerfRow& r : rows)

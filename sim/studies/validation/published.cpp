@@ -236,6 +236,8 @@ std::string validation_page(const ValidationRun& run, const std::vector<Validati
 
 int validate_published_command(const std::string& dataset, const std::string& dir, const PublishedOptions& options,
                                const std::string& json, const std::string& docs_dir, const std::string& cases_csv) {
+  if (!options.gpu.empty() && dataset != "vidur")
+    throw InputError("--gpu applies to the vidur dataset only (the others are predicted on the GPU they measured)");
   std::vector<std::string> names;
   if (dataset == "all")
     names = published_datasets();

@@ -75,6 +75,7 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
       "files) on the catalog GPU: the file name's prefix (a100 = A100-80GB, as the source's "
       "device configuration says; a40 = A40), or `--gpu`. No parameter is fitted (split \"no fit\"). The roofline "
       "has no per-kernel latency, so ops of a few microseconds are underestimated; the sharing-model issue adds it. "
+      "The rotary embedding is counted over whole heads (phi-2 rotates 40% of each; the files do not say). "
       "Baselines: the plain roofline at catalog peaks (efficiencies 1) and the roofline with its default "
       "efficiencies (no calibration).";
   const ParamValues defaults = ParamValues::defaults(roofline_params());
