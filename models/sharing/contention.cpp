@@ -1,6 +1,7 @@
 // Spatial contention. For a kernel with solo time T, compute time c, memory time m and SM fill f:
-// holding a fraction s of the SMs slows its compute side to c f / s; it may draw at most min(1, s / sat) of the
-// DRAM bandwidth (sat = bw_saturation_fraction); bandwidth is shared max-min fairly with shares weighted by the
+// holding a fraction s of the SMs slows its compute side to c f / s; its memory side keeps at most
+// reach(s) / reach(f) of the bandwidth it draws alone, reach(x) = min(1, x / sat) (sat = bw_saturation_fraction),
+// so a client holding all it fills is not slowed by itself; bandwidth is shared max-min fairly with shares weighted by the
 // SMs each context holds (more SMs, more requests in flight); then each rate is divided by
 // 1 + l2_interference x (the DRAM bandwidth the other contexts draw).
 #include "models/sharing/contention.hpp"
@@ -72,7 +73,11 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
     if (l.compute_fraction > 0) bound = std::min(bound, sms[i] / (std::max(l.sm_fill, 1e-9) * l.compute_fraction));
     MaxMinVariable v;
     if (l.memory_fraction > 0) {
-      bound = std::min(bound, std::min(1.0, sms[i] / sat) / l.memory_fraction);
+      // The roofline's solo time already holds the bandwidth the kernel draws alone with its own fill; the SMs it
+      // is given here take away only what they cannot reach of that (one rule for a lone client in any mode).
+      const auto reach = [&](double share) { return std::min(1.0, share / sat); };
+      const double alone = reach(std::clamp(l.sm_fill, 1e-9, 1.0));
+      bound = std::min(bound, std::min(1.0, reach(sms[i]) / alone) / l.memory_fraction);
       v.uses.push_back({0, l.memory_fraction});
       v.weight = std::max(sms[i], 1e-9) / l.memory_fraction;
     }

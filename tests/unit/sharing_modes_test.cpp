@@ -82,6 +82,17 @@ TEST(Mps, BandwidthSaturationLetsAFewSmsStreamAtFullSpeed) {
   EXPECT_NEAR(tenant(saturating, "cmp").relative_performance, 0.5, 0.01);
 }
 
+// A lone client draws the bandwidth its kernel draws alone on bare metal, whatever its fill: MPS takes away only
+// what SMs the client does not get would have drawn (issue 13, bug 1: 0.2497 before).
+TEST(Mps, ALoneClientOfAPartlyFillingKernelIsNotSlowedByItself) {
+  const std::string lone = trainer("a", "g0", "{bytes: 1.3995GB, blocks: 27}");
+  for (const std::string& sharing : {std::string("{mode: mps}"), std::string("{mode: mps, bw_saturation_fraction: 38%}")})
+    EXPECT_NEAR(tenant(run_text(scenario(sharing, lone)), "a").relative_performance, 1.0, 1e-6) << sharing;
+  // A cap below the kernel's fill still takes bandwidth away when the fewer SMs cannot reach it.
+  const std::string capped = trainer("a", "g0", "{bytes: 1.3995GB, blocks: 27}", ", share: {active_threads: 10%}");
+  EXPECT_NEAR(tenant(run_text(scenario("{mode: mps}", capped)), "a").relative_performance, 0.4, 0.01);
+}
+
 TEST(Mps, InOrderAllocationServesEarlierClientsFirst) {
   const std::string t = trainer("a", "g0", kCompute, ", share: {active_threads: 80%}") +
                         trainer("b", "g0", kCompute, ", share: {active_threads: 80%}");
