@@ -57,7 +57,8 @@ struct SmallKernelRow {
 };
 std::vector<SmallKernelRow> read_small_kernels(const std::string& path);
 
-// The catalog GPU a gpu-benches file name stands for (e.g. "a100_80" -> "A100-80GB"), "" when none.
+// The catalog GPU a published file name stands for: gpu-benches stems ("a100_80" -> "A100-80GB") and Vidur
+// prefixes ("a100" -> "A100-80GB", as Vidur's device configuration says; "a40" -> "A40"); "" when none.
 std::string published_gpu_name(const std::string& stem);
 
 // Vidur: median GPU time of each non-attention op of one transformer layer.

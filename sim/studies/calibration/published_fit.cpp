@@ -21,6 +21,7 @@
 #include "sim/io/files.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
+#include "sim/run/metrics.hpp"
 
 namespace fs = std::filesystem;
 
@@ -45,27 +46,44 @@ StreamFit fit_stream(const std::vector<std::pair<double, double>>& all_points, d
   if (points.empty() || !(peak > 0)) throw InputError("gpu-stream: no measured bandwidth to fit");
   StreamFit best;
   double best_err = 1e300;
+  std::vector<double> ratio;
   // A grid over the saturation (0.25% steps); for each, the efficiency in closed form.
   for (int i = 1; i <= 400; ++i) {
     const double sat = i / 400.0;
+    // f = the prediction at efficiency 1 over the measurement, per point.
+    std::vector<double>& f = ratio;
+    f.clear();
     double num = 0, den = 0;
     for (const auto& [occ, bw] : points) {
-      const double f = peak * stream_reach(occ, sat) / bw;
-      num += f;
-      den += f * f;
+      f.push_back(peak * stream_reach(occ, sat) / bw);
+      num += f.back();
+      den += f.back() * f.back();
     }
     const double eff = std::clamp(num / den, std::min(min_efficiency, 1.0), 1.0);
     double err = 0;
-    for (const auto& [occ, bw] : points) {
-      const double r = eff * peak * stream_reach(occ, sat) / bw - 1;
-      err += r * r;
-    }
+    for (double x : f) err += (eff * x - 1) * (eff * x - 1);
     if (err < best_err) {
       best_err = err;
       best = {eff, sat, std::sqrt(err / static_cast<double>(std::max<size_t>(1, points.size())))};
     }
   }
   return best;
+}
+
+std::vector<std::string> gpu_benches_tables(const std::string& dir) {
+  std::vector<std::string> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".txt") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+double median_bandwidth(const SmallKernelRow& row) {
+  if (row.bandwidth.empty()) return 0;
+  std::vector<double> sorted = row.bandwidth;
+  std::sort(sorted.begin(), sorted.end());
+  return percentile(sorted, 50);
 }
 
 bool stream_calibration_kernel(const std::string& kernel) { return kernel == "scale" || kernel == "triad"; }
@@ -92,16 +110,11 @@ namespace {
 // A stream fit with a larger RMS relative error is not written (its knee does not describe the curve).
 constexpr double kMaxStreamResidual = 0.15;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 void small_kernel_facts(const fs::path& file, const std::string& source, const GpuSpec& gpu, Calibration& c) {
   const std::vector<SmallKernelRow> rows = read_small_kernels(file.string());
   std::vector<std::pair<double, double>> vt;  // volume, time per launch
   for (const SmallKernelRow& r : rows) {
-    const double bw = median(r.bandwidth);
+    const double bw = median_bandwidth(r);
     if (bw > 0) vt.emplace_back(r.volume, r.volume / bw);
   }
   if (vt.size() < 3) return;
@@ -146,12 +159,8 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
     throw InputError(fmt::format("{}: expected the gpu-benches folders gpu-stream (and gpu-small-kernels)", dir));
   const std::string commit = gpu_benches_commit(dir);
   const std::string source = "te42kyfo/gpu-benches" + (commit.empty() ? std::string() : " " + commit);
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(d / "gpu-stream"))
-    if (e.path().extension() == ".txt") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
   std::vector<Calibration> out;
-  for (const fs::path& file : files) {
+  for (const fs::path file : gpu_benches_tables((d / "gpu-stream").string())) {
     const std::string stem = file.stem().string();
     const std::string gpu = published_gpu_name(stem);
     const CatalogEntry* entry = gpu.empty() ? nullptr : builtin_catalog().find(gpu);

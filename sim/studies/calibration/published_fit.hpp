@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/io/calibration_file.hpp"
+#include "sim/io/published.hpp"
 
 namespace vgpusim {
 
@@ -30,6 +31,12 @@ bool stream_calibration_kernel(const std::string& kernel);
 // among the points (where the curve has not flattened by the largest occupancy, the knee alone would put the
 // plateau below what was reached).
 StreamFit fit_stream_calibration(const std::vector<std::pair<double, double>>& points, double peak);
+
+// The .txt tables of a gpu-benches folder (e.g. DIR/gpu-stream), sorted; none when it is absent.
+std::vector<std::string> gpu_benches_tables(const std::string& dir);
+
+// The measured bandwidth of a gpu-small-kernels row: the median of its columns (bytes/s).
+double median_bandwidth(const SmallKernelRow& row);
 
 // The gpu-benches source line (commit) of the folder, from its SOURCE.txt; "" when absent.
 std::string gpu_benches_commit(const std::string& dir);

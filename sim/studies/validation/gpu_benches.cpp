@@ -20,15 +20,6 @@ namespace fs = std::filesystem;
 namespace vgpusim {
 namespace {
 
-std::vector<fs::path> text_files(const fs::path& dir) {
-  std::vector<fs::path> out;
-  if (!fs::is_directory(dir)) return out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".txt") out.push_back(e.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 ValidationRun stream_run(const fs::path& dir) {
   ValidationRun run;
   run.dataset = "gpu-benches-stream";
@@ -48,7 +39,7 @@ ValidationRun stream_run(const fs::path& dir) {
       fmt::format("{:g}, saturation {:g}", defaults_roof.get("memory_efficiency"),
                   defaults_cont.get("bw_saturation_fraction")) +
       ") and the plain roofline (catalog bandwidth x default efficiency at every occupancy).";
-  for (const fs::path& file : text_files(dir / "gpu-stream")) {
+  for (const fs::path file : gpu_benches_tables((dir / "gpu-stream").string())) {
     const std::string stem = file.stem().string();
     std::string lower = stem;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -118,7 +109,7 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       "parameter is fitted here. Baselines: the plain roofline at the catalog bandwidth (efficiency 1) and the "
       "roofline with its default efficiency.";
   const ParamValues defaults = ParamValues::defaults(roofline_params());
-  for (const fs::path& file : text_files(dir / "gpu-small-kernels")) {
+  for (const fs::path file : gpu_benches_tables((dir / "gpu-small-kernels").string())) {
     std::string stem = file.stem().string();
     std::string variant = "plain";
     for (const char* v : {"_graph", "_gsync", "_pt"}) {
@@ -137,9 +128,7 @@ ValidationRun small_kernels_run(const fs::path& dir) {
     }
     const ParamValues roof = with_overrides(roofline_params(), builtin_overrides(gpu));
     for (const SmallKernelRow& r : rows) {
-      std::vector<double> bw = r.bandwidth;
-      std::sort(bw.begin(), bw.end());
-      const double median = bw.size() % 2 ? bw[bw.size() / 2] : 0.5 * (bw[bw.size() / 2 - 1] + bw[bw.size() / 2]);
+      const double median = median_bandwidth(r);
       if (!(median > 0)) {
         run.skipped.push_back({gpu, "no bandwidth in the row"});
         continue;

@@ -14,21 +14,13 @@
 #include "sim/core/errors.hpp"
 #include "sim/io/files.hpp"
 #include "sim/report/run_formats.hpp"
+#include "sim/run/metrics.hpp"
 #include "sim/report/svg.hpp"
 
 namespace vgpusim {
 namespace {
 
 double ape(double measured, double predicted) { return 100.0 * std::abs(predicted - measured) / measured; }
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto i = static_cast<size_t>(pos);
-  const double f = pos - static_cast<double>(i);
-  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
-}
 
 double mean(const std::vector<double>& v) {
   double s = 0;
@@ -40,18 +32,32 @@ std::string percent(double v) { return fmt::format("{:.1f}%", v); }
 
 }  // namespace
 
+namespace {
+using DatasetFn = std::vector<ValidationRun> (*)(const std::string&, const PublishedOptions&);
+// The datasets, in the order `--published all` runs them.
+const std::vector<std::pair<std::string, DatasetFn>>& datasets() {
+  static const std::vector<std::pair<std::string, DatasetFn>> all = {{"gavel", validate_gavel},
+                                                                     {"migperf", validate_migperf},
+                                                                     {"gpu-benches", validate_gpu_benches},
+                                                                     {"vidur", validate_vidur}};
+  return all;
+}
+}  // namespace
+
 const std::vector<std::string>& published_datasets() {
-  static const std::vector<std::string> names = {"gavel", "migperf", "gpu-benches", "vidur"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& [name, fn] : datasets()) n.push_back(name);
+    return n;
+  }();
   return names;
 }
 
 std::vector<ValidationRun> validate_published(const std::string& dataset, const std::string& dir,
                                               const PublishedOptions& options) {
   if (!std::filesystem::is_directory(dir)) throw InputError(fmt::format("{}: not a folder", dir));
-  if (dataset == "gavel") return validate_gavel(dir, options);
-  if (dataset == "migperf") return validate_migperf(dir, options);
-  if (dataset == "gpu-benches") return validate_gpu_benches(dir, options);
-  if (dataset == "vidur") return validate_vidur(dir, options);
+  for (const auto& [name, fn] : datasets())
+    if (name == dataset) return fn(dir, options);
   throw InputError(fmt::format("unknown dataset '{}'; known: {}, or all", dataset, fmt::join(published_datasets(), ", ")));
 }
 
@@ -87,8 +93,9 @@ std::vector<ValidationSummary> summarize(const ValidationRun& run) {
   }
   for (size_t g = 0; g < out.size(); ++g) {
     out[g].mape = mean(apes[g]);
-    out[g].median_ape = quantile(apes[g], 0.5);
-    out[g].p90_ape = quantile(apes[g], 0.9);
+    std::sort(apes[g].begin(), apes[g].end());
+    out[g].median_ape = apes[g].empty() ? 0 : percentile(apes[g], 50);
+    out[g].p90_ape = apes[g].empty() ? 0 : percentile(apes[g], 90);
     for (const auto& [name, v] : base[g]) out[g].baseline_mape[name] = mean(v);
   }
   return out;

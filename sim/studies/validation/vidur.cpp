@@ -93,7 +93,7 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
     const std::string name = file.filename().string();
     const std::string prefix = name.substr(0, name.find('_'));
     const std::string model = name.substr(prefix.size() + 1, name.size() - prefix.size() - 1 - 18);
-    const std::string gpu = !options.gpu.empty() ? options.gpu : prefix == "a100" ? "A100-80GB" : prefix == "a40" ? "A40" : "";
+    const std::string gpu = !options.gpu.empty() ? options.gpu : published_gpu_name(prefix);
     const std::vector<VidurRow> rows = read_vidur_ops(file.string());
     const CatalogEntry* entry = gpu.empty() ? nullptr : builtin_catalog().find(gpu);
     if (!entry) {
