@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rewrites the generated parts of the docs from the tables the code enforces: docs/scenario-reference.md, the key
 # reference in docs/cluster.md and the parameter blocks of docs/models/*.md. Tests check that they are current.
-# It also regenerates docs/validation/ (the suite against scenarios/measurements).
+# It also regenerates docs/validation/ (the suite against scenarios/measurements, and the hwcal raw files under
+# hwcal/data against the shipped calibrations).
 # Usage: tools/update-docs.sh [path/to/vgpusim]   (build it with -DVGPUSIM_NETWORK=ON for docs/models/network.md)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,4 +48,13 @@ done
 
 rm -f docs/validation/*.md docs/validation/*.svg
 "$bin" validate --published all scenarios/measurements --docs docs/validation > /dev/null
+# One page per hwcal raw file of a GPU with a shipped calibration.
+for raw in hwcal/data/*/*/raw-*.json; do
+  [ -e "$raw" ] || continue
+  gpu="${raw#hwcal/data/}"
+  gpu="${gpu%%/*}"
+  if [ -f "models/calibration/$gpu.yaml" ]; then
+    "$bin" validate "$raw" --calibration "models/calibration/$gpu.yaml" --docs docs/validation > /dev/null
+  fi
+done
 echo "updated docs/validation/"

@@ -56,7 +56,9 @@ std::string calibration_yaml(const Calibration& c) {
       "# Fitted by `vgpusim fit` from {}. A scenario on this GPU model uses these values\n"
       "# instead of the models' defaults (its own explicit values still win).\n"
       "version: 1\ngpu: {}\nmeasured: {{{}}}\nparameters:{}\n",
-      c.facts.empty() && c.raw.find("gpu-benches") == std::string::npos ? "hwcal measurements" : "published measurements",
+      c.raw.find("gpu-benches") != std::string::npos ? "published measurements"
+      : c.facts.empty() ? "hwcal measurements"
+                        : "hwcal measurements and published facts",
       c.gpu, fmt::join(measured, ", "), c.values.empty() ? " {}" : "");
   for (const FittedValue& v : c.values)
     out += fmt::format("  {}: {{value: {}, uncertainty: {}, residual: {:.6g}, points: {}, from: {}}}  # {}\n", v.name,

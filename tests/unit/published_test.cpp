@@ -15,6 +15,7 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
 #include "sim/run/simulation.hpp"
+#include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/published_fit.hpp"
 #include "sim/studies/validation/published.hpp"
 #include "tests/unit/scenario_helpers.hpp"
@@ -297,28 +298,74 @@ TEST(PublishedImport, InfiniteAndMissingNumbersAreRefusedOrLeftOut) {
   EXPECT_THROW(fit_stream({{0.5, 0}}, 5e11), InputError);
 }
 
-TEST(BuiltinCalibration, ShippedFilesAreWhatFitGpuBenchesWrites) {
-  const auto all = fit_gpu_benches(std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/measurements/gpu-benches");
-  std::set<std::string> fitted, shipped;
-  for (const Calibration& c : all) {
-    std::string name = c.gpu;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    fitted.insert(name + ".yaml");
-    std::ifstream in(std::string(VGPUSIM_SOURCE_DIR) + "/models/calibration/" + name + ".yaml");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(text, calibration_yaml(c)) << "models/calibration/" << name
-                                         << ".yaml is stale: vgpusim fit --gpu-benches scenarios/measurements/"
-                                            "gpu-benches -o models/calibration";
-    // And the built-in copy is that file.
+// Each shipped file is what its command writes: `vgpusim fit --gpu-benches DIR -o models/calibration` for those
+// fitted from gpu-benches alone, `vgpusim fit RAW --gpu-benches DIR -o FILE` for those fitted from an hwcal raw file
+// in the repository (the file names it).
+TEST(BuiltinCalibration, ShippedFilesAreWhatFitWrites) {
+  const std::string source_dir = VGPUSIM_SOURCE_DIR;
+  const std::string benches = source_dir + "/scenarios/measurements/gpu-benches";
+  const auto all = fit_gpu_benches(benches);
+  auto shipped_text = [&](const std::string& name) {
+    std::ifstream in(source_dir + "/models/calibration/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  auto check_builtin = [](const Calibration& c) {
     ASSERT_NE(builtin_calibration(c.gpu), nullptr) << c.gpu;
     for (const auto& [param, value] : c.overrides())  // the file holds 9 significant digits
       EXPECT_NEAR(builtin_calibration(c.gpu)->overrides().at(param), value, 1e-8 * value) << param;
     EXPECT_EQ(builtin_calibration(c.gpu)->facts.size(), c.facts.size());
+  };
+  std::set<std::string> expected, shipped;
+  int from_raw = 0;
+  for (const Calibration& published : all) {
+    const std::string name = calibration_file_name(published.gpu);
+    expected.insert(name);
+    const Calibration file = read_calibration_text(shipped_text(name), name);
+    Calibration c = published;
+    if (!from_gpu_benches(file)) {
+      // Fitted from an hwcal raw file, with the published facts added.
+      ASSERT_TRUE(fs::exists(source_dir + "/" + file.raw)) << name << " names " << file.raw;
+      c = fit_calibration(read_raw_file(source_dir + "/" + file.raw), published.gpu);
+      c.raw = file.raw;  // the file names its raw file relative to the repository
+      add_published(c, published);
+      ++from_raw;
+      EXPECT_EQ(shipped_text(name), calibration_yaml(c))
+          << "models/calibration/" << name << " is stale: vgpusim fit " << file.raw
+          << " --gpu-benches scenarios/measurements/gpu-benches -o models/calibration/" << name;
+    } else {
+      EXPECT_EQ(shipped_text(name), calibration_yaml(c))
+          << "models/calibration/" << name
+          << " is stale: vgpusim fit --gpu-benches scenarios/measurements/gpu-benches -o models/calibration";
+    }
+    check_builtin(c);
   }
-  for (const auto& e : fs::directory_iterator(std::string(VGPUSIM_SOURCE_DIR) + "/models/calibration"))
+  for (const auto& e : fs::directory_iterator(source_dir + "/models/calibration"))
     shipped.insert(e.path().filename().string());
-  EXPECT_EQ(fitted, shipped);
-  EXPECT_GE(fitted.size(), 5u);
+  EXPECT_EQ(expected, shipped);
+  EXPECT_GE(expected.size(), 5u);
+  EXPECT_GE(from_raw, 1);  // H200, measured with hwcal (hwcal/data/h200/2026-11-30)
+}
+
+TEST(BuiltinCalibration, OwnMeasurementsWinOverPublishedOnesAndFactsAreAdded) {
+  Calibration own;
+  own.gpu = "H200";
+  own.raw = "hwcal/data/x.json";
+  own.values.push_back({"roofline.memory_efficiency", units::Dim::Ratio, 0.9, 0, 0, 20, "hwcal"});
+  Calibration published;
+  published.gpu = "H200";
+  published.raw = std::string(kGpuBenchesSource) + " abc gpu-stream/h200.txt";
+  published.values.push_back({"roofline.memory_efficiency", units::Dim::Ratio, 0.7, 0, 0, 9, "gpu-stream"});
+  published.values.push_back({"contention.bw_saturation_fraction", units::Dim::Ratio, 0.3, 0, 0, 9, "gpu-stream"});
+  published.facts.push_back({"launch_overhead", units::Dim::Time, 2.5e-6, "gpu-small-kernels"});
+  EXPECT_TRUE(from_gpu_benches(published));
+  EXPECT_FALSE(from_gpu_benches(own));
+  add_published(own, published);
+  ASSERT_EQ(own.values.size(), 2u);
+  EXPECT_DOUBLE_EQ(own.overrides().at("roofline.memory_efficiency"), 0.9);
+  EXPECT_DOUBLE_EQ(own.overrides().at("contention.bw_saturation_fraction"), 0.3);
+  ASSERT_EQ(own.facts.size(), 1u);
+  published.gpu = "A40";
+  EXPECT_THROW(add_published(own, published), InputError);
 }
 
 TEST(BuiltinCalibration, FactsRoundTripAndUnknownFactsAreRefused) {

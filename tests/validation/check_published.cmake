@@ -1,5 +1,6 @@
-# docs/validation/ must be what `vgpusim validate --published all scenarios/measurements --docs` generates, and the
-# suite must produce a summary for every dataset. Run from the source tree (the pages name the data folder).
+# docs/validation/ must be what `vgpusim validate --published all scenarios/measurements --docs` generates, plus one
+# page per hwcal raw file (hwcal/data/<gpu>/<date>/raw-*.json) of a GPU with a shipped calibration (`vgpusim validate
+# RAW --calibration models/calibration/<gpu>.yaml --docs`), and the suite must produce a summary for every dataset. Run from the source tree (the pages name the data folder).
 # DATASETS: "all" (the default), or a list of datasets to run without comparing pages (sanitizer builds).
 if(NOT DEFINED DATASETS)
   set(DATASETS all)
@@ -24,6 +25,18 @@ message("${out}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "vgpusim validate --published exited ${rc}: ${err}")
 endif()
+file(GLOB raws RELATIVE "${SOURCE}" "${SOURCE}/hwcal/data/*/*/raw-*.json")
+foreach(raw IN LISTS raws)
+  string(REGEX REPLACE "^hwcal/data/([^/]+)/.*" "\\1" gpu "${raw}")
+  if(EXISTS "${SOURCE}/models/calibration/${gpu}.yaml")
+    execute_process(COMMAND "${VGPUSIM}" validate ${raw} --calibration models/calibration/${gpu}.yaml
+                            --docs "${WORK}/pages"
+                    WORKING_DIRECTORY "${SOURCE}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "vgpusim validate ${raw} exited ${rc}: ${err}")
+    endif()
+  endif()
+endforeach()
 file(READ "${WORK}/summary.json" summary)
 foreach(dataset gavel migperf gpu-benches-stream gpu-benches-small-kernels vidur)
   string(FIND "${summary}" "\"dataset\": \"${dataset}\"" at)

@@ -86,8 +86,9 @@ int main(int argc, char** argv) {
   std::string gpu_benches_dir;
   fit->add_option("raw", raw_path, "hwcal raw measurement file (JSON)");
   fit->add_option("--gpu-benches", gpu_benches_dir,
-                  "instead of a raw file: the gpu-benches folder (scenarios/measurements/gpu-benches); writes one "
-                  "calibration per catalog GPU it covers into the -o folder");
+                  "the gpu-benches folder (scenarios/measurements/gpu-benches). Alone: writes one calibration per "
+                  "catalog GPU it covers into the -o folder (keeping files fitted from hwcal raw files); with a raw "
+                  "file: adds that GPU's facts and the values the raw file does not fit");
   fit->add_option("-o,--out", cal_out, "calibration file to write (YAML); with --gpu-benches a folder");
   fit->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the device name)");
 
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
                        "NAME DIR: a published dataset (" + fmt::format("{}", fmt::join(published_datasets(), ", ")) +
                            ", or all) and its folder, e.g. scenarios/measurements")
       ->expected(2);
-  validate->add_option("--docs", validation_docs, "with --published: write the docs/validation pages to this folder");
+  validate->add_option("--docs", validation_docs, "write the docs/validation pages to this folder (with a raw file: hwcal-<gpu>-<run>.md, needs "
+                       "--calibration)");
   validate->add_option("--cases", validation_cases, "with --published: write every case to this CSV file");
   validate->add_option("--calibration", cal_in, "calibration file (without: the models' defaults)");
   validate->add_option("--json", validation_json, "also write the table as JSON");
@@ -175,14 +177,13 @@ int main(int argc, char** argv) {
     if (*plan) return plan_command(read_scenario_document(plan_path, "plan file"), plan_run, plan_out, plan_quiet);
     if (*merge) return merge_command(merge_parts, merge_out);
     if (*fit) {
-      if (!gpu_benches_dir.empty()) {
-        if (!raw_path.empty()) throw InputError("fit: give either a raw file or --gpu-benches DIR, not both");
+      if (!gpu_benches_dir.empty() && raw_path.empty()) {
         if (!gpu_override.empty())
-          throw InputError("fit: --gpu does not go with --gpu-benches (each table names its GPU)");
+          throw InputError("fit: --gpu goes with a raw file, not with --gpu-benches alone (each table names its GPU)");
         return fit_gpu_benches_command(gpu_benches_dir, cal_out);
       }
       if (raw_path.empty()) throw InputError("fit: give a raw file, or --gpu-benches DIR");
-      return fit_command(raw_path, cal_out, gpu_override);
+      return fit_command(raw_path, cal_out, gpu_override, gpu_benches_dir);
     }
     if (*validate) {
       if (!published.empty()) {
@@ -194,9 +195,8 @@ int main(int argc, char** argv) {
                                           validation_cases);
       }
       if (validate_raw.empty()) throw InputError("validate: give a raw file, or --published NAME DIR");
-      if (!validation_docs.empty() || !validation_cases.empty())
-        throw InputError("validate: --docs and --cases go with --published");
-      return validate_command(validate_raw, cal_in, validation_json, gpu_override);
+      if (!validation_cases.empty()) throw InputError("validate: --cases goes with --published");
+      return validate_command(validate_raw, cal_in, validation_json, gpu_override, validation_docs);
     }
     if (*synth) return synth_raw_command(synth_gpu, synth_out, synth_noise, synth_seed);
     if (what == "gpus") std::cout << gpus_listing(sources);

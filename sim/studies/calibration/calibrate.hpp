@@ -18,9 +18,14 @@ std::string raw_catalog_gpu(const RawFile& raw, const std::string& gpu_override)
 // green-context co-runs only; the other co-runs are left for validation.
 Calibration fit_calibration(const RawFile& raw, const std::string& gpu);
 
-int fit_command(const std::string& raw_path, const std::string& out_path, const std::string& gpu_override);
+// `vgpusim fit RAW [--gpu-benches DIR] -o FILE`; with a gpu-benches folder, that GPU's published calibration adds
+// its facts and the values the raw file does not fit (add_published).
+int fit_command(const std::string& raw_path, const std::string& out_path, const std::string& gpu_override,
+                const std::string& gpu_benches_dir = "");
+// `vgpusim validate RAW [--calibration CAL] [--json F] [--docs DIR]`: with --docs (and a calibration), also writes
+// DIR/hwcal-<gpu>-<raw file's stem less "raw-">.md, the co-runs against the calibration and the models' defaults.
 int validate_command(const std::string& raw_path, const std::string& calibration_path, const std::string& json_path,
-                     const std::string& gpu_override);
+                     const std::string& gpu_override, const std::string& docs_dir = "");
 
 // A raw file made by the simulator itself from known parameters plus relative noise, for tests and examples.
 struct SyntheticTruth {

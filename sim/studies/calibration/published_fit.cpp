@@ -158,7 +158,7 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
   if (!fs::is_directory(d / "gpu-stream"))
     throw InputError(fmt::format("{}: expected the gpu-benches folders gpu-stream (and gpu-small-kernels)", dir));
   const std::string commit = gpu_benches_commit(dir);
-  const std::string source = "te42kyfo/gpu-benches" + (commit.empty() ? std::string() : " " + commit);
+  const std::string source = kGpuBenchesSource + (commit.empty() ? std::string() : " " + commit);
   std::vector<Calibration> out;
   for (const fs::path file : gpu_benches_tables((d / "gpu-stream").string())) {
     const std::string stem = file.stem().string();
@@ -197,15 +197,49 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
   return out;
 }
 
+bool from_gpu_benches(const Calibration& c) { return c.raw.starts_with(kGpuBenchesSource); }
+
+void add_published(Calibration& c, const Calibration& published) {
+  if (c.gpu != published.gpu)
+    throw InputError(fmt::format("cannot add the {} calibration from gpu-benches to a {} calibration", published.gpu,
+                                 c.gpu));
+  for (const FittedValue& v : published.values) {
+    const bool fitted = std::any_of(c.values.begin(), c.values.end(),
+                                    [&](const FittedValue& own) { return own.name == v.name; });
+    if (!fitted) c.values.push_back(v);
+  }
+  for (const CalibrationFact& f : published.facts) {
+    const bool known = std::any_of(c.facts.begin(), c.facts.end(),
+                                   [&](const CalibrationFact& own) { return own.name == f.name; });
+    if (!known) c.facts.push_back(f);
+  }
+}
+
+std::string calibration_file_name(const std::string& gpu) {
+  std::string name = gpu;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return name + ".yaml";
+}
+
 int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir) {
   const std::vector<Calibration> all = fit_gpu_benches(dir);
   if (all.empty()) throw InputError(fmt::format("{}: no gpu-stream table of a catalog GPU", dir));
   for (const Calibration& c : all) {
-    std::string name = c.gpu;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    const std::string name = calibration_file_name(c.gpu);
+    const fs::path existing = fs::path(out_dir) / name;
+    if (!out_dir.empty() && fs::is_regular_file(existing)) {
+      const Calibration own = read_calibration_file(existing.string());
+      if (!from_gpu_benches(own)) {
+        std::cerr << fmt::format(
+            "kept {}: fitted from the hwcal raw file {}; to refit it with these facts: vgpusim fit {} --gpu-benches "
+            "{} -o {}\n",
+            existing.string(), own.raw, own.raw, dir, existing.string());
+        continue;
+      }
+    }
     const std::string text = calibration_yaml(c);
-    if (!out_dir.empty()) write_atomically(out_dir, name + ".yaml", text);
-    std::cout << "# " << c.gpu << (out_dir.empty() ? "" : " -> " + out_dir + "/" + name + ".yaml") << "\n" << text;
+    if (!out_dir.empty()) write_atomically(out_dir, name, text);
+    std::cout << "# " << c.gpu << (out_dir.empty() ? "" : " -> " + out_dir + "/" + name) << "\n" << text;
   }
   return 0;
 }

@@ -44,7 +44,21 @@ std::string gpu_benches_commit(const std::string& dir);
 // One calibration per catalog GPU with a gpu-stream table in `dir` (the gpu-benches folder).
 std::vector<Calibration> fit_gpu_benches(const std::string& dir);
 
-// `vgpusim fit --gpu-benches DIR -o OUT_DIR`: writes OUT_DIR/<gpu>.yaml (lower case) for each and prints them.
+// The source every gpu-benches calibration names first in its `raw` (then the commit and the table).
+inline constexpr const char* kGpuBenchesSource = "te42kyfo/gpu-benches";
+// Whether a calibration was fitted from gpu-benches alone (else from an hwcal raw file, perhaps with its facts).
+bool from_gpu_benches(const Calibration& c);
+
+// Adds to `c` (fitted from an hwcal raw file of the same GPU) what the gpu-benches calibration `published` holds
+// and `c` lacks: its facts, and its values for parameters the raw file did not fit. Measurements of our own win.
+void add_published(Calibration& c, const Calibration& published);
+
+// `vgpusim fit --gpu-benches DIR -o OUT_DIR`: writes OUT_DIR/<gpu>.yaml (lower case) for each and prints them. A
+// file already in OUT_DIR that was fitted from an hwcal raw file is kept (said on stderr, with the command that
+// refits it): a measurement on the GPU itself outranks the published microbenchmark.
 int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir);
+
+// The calibration file's name for a catalog GPU: its name in lower case plus ".yaml".
+std::string calibration_file_name(const std::string& gpu);
 
 }  // namespace vgpusim
