@@ -1,6 +1,7 @@
 // `timeslice`: process time-slicing of one GPU (several CUDA contexts, no virtualization). The GPU runs one
 // context at a time for a slice, then pays a context-switch cost and moves round robin to the next context that
-// has work. Exact fidelity plays every slice and switch; fluid fidelity plays the first slice of each contention
+// has work. Preempting a context with work in flight costs `switch_cost`; every other switch (the context switched
+// out ran out of work, or the GPU was idle) costs `idle_switch_cost`. Exact fidelity plays every slice and switch; fluid fidelity plays the first slice of each contention
 // episode the same way and averages the rest into rates.
 #include <algorithm>
 #include <cmath>
@@ -33,8 +34,11 @@ int next_with_work(std::span<const ContextLoad> contexts, int from) {
 // Exact fidelity: a state machine over Idle / Run / Switch.
 class TimeSliceScheduler final : public SharingModel {
  public:
-  TimeSliceScheduler(double slice_s, double switch_cost_s, double idle_grace_s)
-      : slice_(slice_s), switch_cost_(switch_cost_s), idle_grace_(idle_grace_s) {}
+  explicit TimeSliceScheduler(const TimeSliceTimes& t)
+      : slice_(t.slice),
+        switch_cost_(t.switch_cost),
+        idle_switch_cost_(t.idle_switch_cost),
+        idle_grace_(t.idle_grace) {}
 
   void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
     loads_ = contexts;
@@ -56,10 +60,12 @@ class TimeSliceScheduler final : public SharingModel {
   bool has_work(int i) const { return vgpusim::has_work(loads_, i); }
   int next_other_with_work(int from) const { return next_with_work(loads_, from); }
 
-  void begin_switch(int target, double now) {
+  // A switch to `target`; `preempting`: the context switched out still has work in flight (its slice ended), so
+  // its state on the SMs is saved; otherwise it has none and the switch costs the idle switch cost.
+  void begin_switch(int target, double now, bool preempting) {
     phase_ = Phase::Switch;
     target_ = target;
-    phase_end_ = now + switch_cost_;
+    phase_end_ = now + (preempting ? switch_cost_ : idle_switch_cost_);
   }
 
   void begin_run(int who, double now) {
@@ -83,7 +89,7 @@ class TimeSliceScheduler final : public SharingModel {
           if (who == target_)
             begin_run(who, now);
           else
-            begin_switch(who, now);
+            begin_switch(who, now, false);  // the target, loaded, has no work
           continue;
         }
         case Phase::Run: {
@@ -102,7 +108,7 @@ class TimeSliceScheduler final : public SharingModel {
               phase_end_ = grace_end;
               return;
             }
-            begin_switch(who, now);
+            begin_switch(who, now, false);
             continue;
           }
           if (now < slice_start_ + slice_) return;
@@ -116,7 +122,7 @@ class TimeSliceScheduler final : public SharingModel {
           }
           const int who = next_other_with_work(current_);
           if (who >= 0) {
-            begin_switch(who, now);
+            begin_switch(who, now, true);  // the slice ended with work in flight: preemption
             continue;
           }
           slice_start_ = now;  // alone at a boundary: a new slice
@@ -133,7 +139,7 @@ class TimeSliceScheduler final : public SharingModel {
             phase_ = Phase::Idle;
             return;
           }
-          begin_switch(who, now);
+          begin_switch(who, now, false);
           continue;
         }
         case Phase::Idle: {
@@ -146,7 +152,7 @@ class TimeSliceScheduler final : public SharingModel {
           if (current_ < 0)
             begin_run(who, now);  // the first context on an empty GPU has nothing to switch out
           else
-            begin_switch(who, now);
+            begin_switch(who, now, false);  // an idle GPU: the loaded context has nothing on the SMs
           continue;
         }
       }
@@ -154,9 +160,10 @@ class TimeSliceScheduler final : public SharingModel {
     throw std::logic_error("time-slice scheduler did not settle");
   }
 
-  double slice_;        // s
-  double switch_cost_;  // s
-  double idle_grace_;   // s
+  double slice_;             // s
+  double switch_cost_;       // s
+  double idle_switch_cost_;  // s
+  double idle_grace_;        // s
   std::span<const ContextLoad> loads_;
   Phase phase_ = Phase::Idle;
   int current_ = -1;  // the context whose state is on the GPU
@@ -166,24 +173,26 @@ class TimeSliceScheduler final : public SharingModel {
 };
 
 // Fluid fidelity: the first slice of each contention episode is played as in exact fidelity, the rest is averaged.
-//  - A context alone runs at full speed. One that finds another context's state on the GPU pays a switch first
-//    (the first context on the GPU has nothing to switch out).
+//  - A context alone runs at full speed. One that finds another context's state on the GPU pays the idle switch
+//    cost first (that context has no work in flight; the first context on the GPU has nothing to switch out).
 //  - When others get work while a context runs, it keeps the GPU to the end of its current slice (on the grid from
 //    when it started running), and while others wait it keeps it through host gaps up to the idle grace (not past
 //    the slice's end): the head of the episode. Two tenants that start together thus go one after the other, as in
 //    exact fidelity, instead of staying in lockstep; bursts shorter than a slice are served first come first served.
-//  - Past the head, with n > 1 busy contexts each gets (1/n) q/(q+s). The idle grace becomes an expected hold: a
+//  - Past the head, with n > 1 busy contexts each gets (1/n) q/(q+s'), s' the expected cost of a switch at a slice's
+//    end: s when the context has work in flight, the idle switch cost when it is in a hold (weighted by how many
+//    of the n have work). The idle grace becomes an expected hold: a
 //    context that runs out of work at a uniformly random point r ~ U(0, q) of its slice while another waits keeps
 //    the GPU for min(gap, grace, r), the time until its next launch, the grace or the slice's end, whichever comes
 //    first. With c = min(gap, grace), E[min(c, r)] = c - c^2/(2q) for c <= q and q/2 beyond. The engine serves the
 //    hold at the context's share, so a gap inside a slice costs the context its slice time as in exact fidelity.
-//    When one context is left it pays a switch (the leaver's state was on the GPU); a hold still running then keeps
+//    When one context is left it pays the
+//    idle switch cost (the leaver's state was on the GPU, with no work in flight); a hold still running then keeps
 //    nothing and runs out at full speed.
 class TimeSliceFluid final : public SharingModel {
  public:
-  TimeSliceFluid(double slice_s, double switch_cost_s, double idle_grace_s)
-      : slice_(slice_s), switch_cost_(switch_cost_s), idle_grace_(idle_grace_s),
-        efficiency_(slice_s / (slice_s + switch_cost_s)) {}
+  explicit TimeSliceFluid(const TimeSliceTimes& t)
+      : slice_(t.slice), switch_cost_(t.switch_cost), idle_switch_cost_(t.idle_switch_cost), idle_grace_(t.idle_grace) {}
 
   void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
     int busy = 0;     // contexts with anything in flight, idle holds included
@@ -260,7 +269,7 @@ class TimeSliceFluid final : public SharingModel {
         continue;
       }
       switch_to_ = who;
-      switch_end_ = now + switch_cost_;
+      switch_end_ = now + idle_switch_cost_;  // the context switched out has no work in flight
     }
     throw std::logic_error("fluid time-slice model did not settle");
   }
@@ -279,9 +288,15 @@ class TimeSliceFluid final : public SharingModel {
   static constexpr int kMixed = -1;  // loaded_: several shared the GPU, the state on it is not a waiting one's
 
   // The averaged part of an episode: each of the `busy` contexts with anything in flight (work or an idle hold)
-  // gets (1/busy) q/(q+s).
+  // gets (1/busy) q/(q + s'), where s' is a switch's expected cost: a slice ends on a context with work in flight
+  // (a preemption, s) or in its hold (idle, s_idle), weighted by how many of the busy contexts have work now.
   void share_among(int busy, std::span<const ContextLoad> contexts, ShareDecision& out) const {
-    const double share = efficiency_ / busy;
+    int working = 0;
+    for (size_t i = 0; i < contexts.size(); ++i)
+      if (has_work(contexts, static_cast<int>(i))) ++working;
+    const double p = static_cast<double>(working) / busy;
+    const double expected_switch = p * switch_cost_ + (1 - p) * idle_switch_cost_;
+    const double share = slice_ / (slice_ + expected_switch) / busy;
     for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = contexts[i].active > 0 ? share : 0.0;
   }
   void end_run() {
@@ -292,8 +307,8 @@ class TimeSliceFluid final : public SharingModel {
 
   double slice_;
   double switch_cost_;
+  double idle_switch_cost_;
   double idle_grace_;
-  double efficiency_;
   int loaded_ = kNone;   // the context whose state is on the GPU
   int switch_to_ = -1;   // the context being switched to, until switch_end_; -1: no switch under way
   double switch_end_ = 0;
@@ -306,10 +321,9 @@ class TimeSliceFluid final : public SharingModel {
 
 }  // namespace
 
-std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, double idle_grace_s,
-                                                   Fidelity fidelity) {
-  if (fidelity == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(slice_s, switch_cost_s, idle_grace_s);
-  return std::make_unique<TimeSliceFluid>(slice_s, switch_cost_s, idle_grace_s);
+std::unique_ptr<SharingModel> make_timeslice_model(const TimeSliceTimes& times, Fidelity fidelity) {
+  if (fidelity == Fidelity::Exact) return std::make_unique<TimeSliceScheduler>(times);
+  return std::make_unique<TimeSliceFluid>(times);
 }
 
 SharingModeInfo timeslice_sharing_mode() {
@@ -326,7 +340,13 @@ SharingModeInfo timeslice_sharing_mode() {
                    "NVIDIA open-gpu-kernel-modules: default TSG timeslice 1024 us (src/nvidia/src/kernel/gpu/fifo/"
                    "arch/volta/kernel_fifo_gv100.c)"),
       number_param("timeslice", "switch_cost", units::Dim::Time, kContextSwitchCost, 0.0, 1.0,
-                   "time lost per context switch, during which no context runs", kContextSwitchCostSource),
+                   "time lost when a context with work in flight is preempted at its slice's end, during which no "
+                   "context runs",
+                   kContextSwitchCostSource),
+      number_param("timeslice", "idle_switch_cost", units::Dim::Time, kIdleSwitchCost, 0.0, 1.0,
+                   "time lost by any other switch: away from a context with no work in flight (it ran out, or the "
+                   "GPU was idle)",
+                   kIdleSwitchCostSource),
       number_param("timeslice", "idle_grace", units::Dim::Time, kIdleGrace, 0.0, 1.0,
                    "how long a context that runs out of work keeps the GPU (within its slice) before the scheduler "
                    "switches to another with work; fluid fidelity holds its expected value",
@@ -335,7 +355,8 @@ SharingModeInfo timeslice_sharing_mode() {
   info.max_contexts = 0;
   info.memory_isolation = false;
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
-    return make_timeslice_model(s.params.get("slice"), s.params.get("switch_cost"), s.params.get("idle_grace"),
+    return make_timeslice_model({s.params.get("slice"), s.params.get("switch_cost"),
+                                 s.params.get("idle_switch_cost"), s.params.get("idle_grace")},
                                 s.fidelity);
   };
   return info;

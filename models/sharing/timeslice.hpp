@@ -8,8 +8,13 @@
 
 namespace vgpusim {
 
-std::unique_ptr<SharingModel> make_timeslice_model(double slice_s, double switch_cost_s, double idle_grace_s,
-                                                   Fidelity fidelity);
+struct TimeSliceTimes {
+  double slice = 0;             // s
+  double switch_cost = 0;       // s, preempting a context with work in flight at its slice's end
+  double idle_switch_cost = 0;  // s, any other switch: the context switched out has no work on the SMs
+  double idle_grace = 0;        // s
+};
+std::unique_ptr<SharingModel> make_timeslice_model(const TimeSliceTimes& times, Fidelity fidelity);
 
 // How long a context without work keeps the GPU before a switch, and the one public observation of it.
 inline constexpr double kIdleGrace = 800e-6;
@@ -25,5 +30,13 @@ inline constexpr const char* kContextSwitchCostSource =
     "(132 SMs x (256 KiB + 228 KiB) = 65 MB each way) at 3.35 TB/s takes ~39 us. Measured by the hwcal time-slice "
     "probe on an H200 between two busy processes: 158.9 us (hwcal/data/h200/2026-11-30, the shipped H200 "
     "calibration); GPUs without a measurement keep the estimate";
+
+// The time lost per switch away from a context with no work in flight (it ran out, or the GPU was idle): no SM
+// state to save, so none of the preemption's cost; and why.
+inline constexpr double kIdleSwitchCost = 0;
+inline constexpr const char* kIdleSwitchCostSource =
+    "no measurement: the switch cost is that of preempting a context with work on the SMs (its state saved and "
+    "another's restored); a context with no work in flight has none to save. The hwcal time-slice probe measures "
+    "only preemptions of busy contexts";
 
 }  // namespace vgpusim

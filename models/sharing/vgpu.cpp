@@ -92,7 +92,12 @@ SharingModeInfo vgpu_sharing_mode() {
                    "here: the model preempts exactly at slice ends, so there is no overshoot to average",
                    "NVIDIA AI Enterprise 5.0 User Guide section 7 (1 to 60, default 33)"),
       number_param("vgpu", "switch_cost", units::Dim::Time, kContextSwitchCost, 0, 1e-3,
-                   "time lost when the GPU switches between vGPUs", kContextSwitchCostSource),
+                   "time lost when the GPU switches between vGPUs (best effort: preempting one with work in flight)",
+                   kContextSwitchCostSource),
+      number_param("vgpu", "idle_switch_cost", units::Dim::Time, kIdleSwitchCost, 0, 1e-3,
+                   "best effort: time lost by a switch away from a vGPU with no work in flight (it ran out, or the "
+                   "GPU was idle)",
+                   kIdleSwitchCostSource),
       number_param("vgpu", "idle_grace", units::Dim::Time, kIdleGrace, 0, 1.0,
                    "best effort: how long a vGPU that runs out of work keeps the GPU (within its slice) before a "
                    "switch",
@@ -118,7 +123,8 @@ SharingModeInfo vgpu_sharing_mode() {
     const Resolved r = std::get<Resolved>(resolve(s));
     const double switch_cost = s.params.get("switch_cost");
     if (r.scheduler == "best_effort")
-      return make_timeslice_model(r.slice, switch_cost, s.params.get("idle_grace"), s.fidelity);
+      return make_timeslice_model({r.slice, switch_cost, s.params.get("idle_switch_cost"), s.params.get("idle_grace")},
+                                  s.fidelity);
     SlotCycle cycle;
     cycle.slot = r.slice;
     cycle.switch_cost = switch_cost;

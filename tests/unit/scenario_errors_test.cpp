@@ -92,7 +92,7 @@ INSTANTIATE_TEST_SUITE_P(
              "list models`)"},
         Case{"unknown_sharing_param", "slice: 2ms", "slise: 2ms",
              "s.yaml:7:25: sharing.g0.slise: unknown key 'slise'; did you mean 'slice'? (known keys: mode, slice, "
-             "switch_cost, idle_grace)"},
+             "switch_cost, idle_switch_cost, idle_grace)"},
         Case{"param_out_of_range", "slice: 2ms", "slice: 20s",
              "s.yaml:7:32: sharing.g0.slice: expected a value from 1 us to 10 s, found 20 s"},
         Case{"bad_fidelity", "duration: 10s", "duration: 10s\nfidelity: exactly",

@@ -63,6 +63,32 @@ TEST_P(TwoTrainers, LoneTenantUnderTimesliceLosesNothing) {
   EXPECT_TRUE(r.tenants[0].finished);
 }
 
+TEST_P(TwoTrainers, IdleReplicasLoseNothingToSwitchesOnAnIdleGpu) {
+  // Issue 13, bug 2: two inference replicas at ~1 request/s (GPU busy ~0.01% of the time) take turns on an idle
+  // GPU. Each request used to pay a 40 us switch (the other's state was loaded): ~38% "vGPU loss" each.
+  const std::string text = fmt::format(R"(version: 1
+name: idle replicas
+seed: 3
+duration: 300s
+fidelity: {}
+gpus: [{{id: g0, model: H100-SXM}}]
+sharing: {{g0: {{mode: timeslice}}}}
+tenants:
+  - {{name: a, on: g0, workload: {{inference: {{rate: 1/s, request: {{flops: 1GFLOP, bytes: 100MB, blocks: 528}}}}}}}}
+  - {{name: b, on: g0, workload: {{inference: {{rate: 1/s, request: {{flops: 1GFLOP, bytes: 100MB, blocks: 528}}}}}}}}
+)",
+                                       GetParam());
+  const Results r = run_text(text);
+  for (const TenantResult& t : r.tenants) {
+    EXPECT_GT(t.shared.units, 200) << t.name;
+    EXPECT_LT(t.vgpu_loss, 0.01) << t.name;
+  }
+  // With the idle switch as costly as a preemption, the loss comes back: the cost is the parameter's, not hidden.
+  std::string costly = text;
+  costly.replace(costly.find("{mode: timeslice}"), 17, "{mode: timeslice, idle_switch_cost: 40us}");
+  for (const TenantResult& t : run_text(costly).tenants) EXPECT_GT(t.vgpu_loss, 0.2) << t.name;
+}
+
 TEST_P(TwoTrainers, PassthroughLosesExactlyItsOverhead) {
   const Results r = run_text(trainers(1, GetParam(), "{mode: passthrough, overhead: 3%}", "iterations: 500, "));
   EXPECT_NEAR(r.tenants[0].slowdown, 1.03, 1e-9);
@@ -79,11 +105,13 @@ struct Log : EngineClient {
   void on_activity_done(uint64_t tag) override { done.push_back({tag, e->now()}); }
   void on_timer(uint64_t) override {}
 };
-std::unique_ptr<SharingModel> timeslice(Fidelity fidelity, double q, double s, double grace) {
+// The mechanics tests give both switches the same cost `s` unless `idle_s` (>= 0) sets the idle switch's own.
+std::unique_ptr<SharingModel> timeslice(Fidelity fidelity, double q, double s, double grace, double idle_s = -1) {
   ModelSetup setup;
   setup.params = ParamValues::defaults(find_sharing_mode("timeslice")->params);
   setup.params.set("slice", q);
   setup.params.set("switch_cost", s);
+  setup.params.set("idle_switch_cost", idle_s < 0 ? s : idle_s);
   setup.params.set("idle_grace", grace);
   setup.fidelity = fidelity;
   return find_sharing_mode("timeslice")->create(setup);
@@ -118,6 +146,43 @@ TEST(TimeSliceScheduler, AlternatesSlicesWithSwitches) {
   EXPECT_NEAR(e.gpu_stats(g).delivered, 4e-3, 1e-12);
   EXPECT_NEAR(e.gpu_stats(g).busy_time, 4.2e-3, 1e-12);
 }
+
+TEST(TimeSliceScheduler, OnlyAPreemptionPaysTheSwitchCost) {
+  // As above with an idle switch of 0.03 ms: a is preempted at 1 ms with work in flight (0.1 ms); b runs out of
+  // work at 2.1 ms, so the switch back to a costs 0.03 ms: a runs [2.13, 4.13].
+  Pair pair(timeslice(Fidelity::Exact, 1e-3, 1e-4, 0, 3e-5));
+  auto& [e, la, lb, g, ca, cb] = pair;
+  e.start_activity(ca, 3e-3, 1);
+  e.start_activity(cb, 1e-3, 2);
+  e.run();
+  ASSERT_EQ(lb.done.size(), 1u);
+  ASSERT_EQ(la.done.size(), 1u);
+  EXPECT_NEAR(lb.done[0].second, 2.1e-3, 1e-12);
+  EXPECT_NEAR(la.done[0].second, 4.13e-3, 1e-12);
+}
+
+class TimeSliceBothFidelitiesIdle : public ::testing::TestWithParam<Fidelity> {};
+
+TEST_P(TimeSliceBothFidelitiesIdle, AContextArrivingOnAnIdleGpuPaysTheIdleSwitchCost) {
+  // Issue 13, bug 2: a runs 1 ms alone; b arrives at 2 ms on the idle GPU that holds a's state: with the default
+  // idle switch cost (0: nothing on the SMs to save) b is done at 3 ms, not 3 ms + the 0.1 ms preemption cost.
+  ModelSetup setup;
+  setup.params = ParamValues::defaults(find_sharing_mode("timeslice")->params);
+  setup.params.set("slice", 1e-3);
+  setup.params.set("switch_cost", 1e-4);
+  setup.fidelity = GetParam();
+  Pair pair(find_sharing_mode("timeslice")->create(setup));
+  auto& [e, la, lb, g, ca, cb] = pair;
+  e.start_activity(ca, 1e-3, 1);
+  e.run(2e-3);
+  e.start_activity(cb, 1e-3, 2);
+  e.run();
+  ASSERT_EQ(lb.done.size(), 1u);
+  EXPECT_NEAR(lb.done[0].second, 3e-3, 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Timeslice, TimeSliceBothFidelitiesIdle, ::testing::Values(Fidelity::Exact, Fidelity::Fluid),
+                         [](const auto& param_info) { return param_info.param == Fidelity::Exact ? "exact" : "fluid"; });
 
 TEST(TimeSliceScheduler, LateArrivalWaitsForTheSliceGrid) {
   // a alone from t=0 with slices on a 1 ms grid; b arrives at 2.3 ms and gets the GPU at the 3 ms boundary plus
