@@ -24,6 +24,7 @@ struct ModelSetup {
   Fidelity fidelity = Fidelity::Exact;
   GpuSpec gpu;
   std::vector<ParamValues> tenants;
+  std::vector<double> tenant_start;  // per tenant: when it starts (its context appears); empty: all at t = 0
 };
 
 // One partition of a GPU (a MIG partition, NVIDIA's "GPU instance"): its profile, placement slot and resources.

@@ -2,18 +2,38 @@
 // remembered, so consecutive slots of one owner (or an owner returning after idle slots) pay no switch.
 #include "models/sharing/slot_scheduler.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 namespace vgpusim {
 
-std::vector<double> slot_cycle_rates(const SlotCycle& c, const std::vector<bool>& busy) {
+namespace {
+
+// Whether the slots of owner `o` (-1: nobody) are in the cycle at `now`.
+bool slot_exists(const SlotCycle& c, int o, double now) {
+  return o < 0 || c.resident_from.empty() || static_cast<size_t>(o) >= c.resident_from.size() ||
+         now >= c.resident_from[static_cast<size_t>(o)];
+}
+
+// The next time after `now` at which a context's slots join the cycle; infinity when none is due.
+double next_arrival(const SlotCycle& c, double now) {
+  double next = std::numeric_limits<double>::infinity();
+  for (double t : c.resident_from)
+    if (t > now) next = std::min(next, t);
+  return next;
+}
+
+}  // namespace
+
+std::vector<double> slot_cycle_rates(const SlotCycle& c, const std::vector<bool>& busy, double now) {
   const size_t n = busy.size(), slots = c.owners.size();
   std::vector<double> rate(n, 0.0);
   auto owner_busy = [&](int o) { return o >= 0 && static_cast<size_t>(o) < n && busy[static_cast<size_t>(o)]; };
-  // Slots that take part in the cycle: all of them, or with skip_idle only those of busy owners.
+  // Slots that take part in the cycle: those that exist now, all of them or with skip_idle only those of busy
+  // owners.
   size_t cycle_slots = 0;
-  for (int o : c.owners) cycle_slots += (!c.skip_idle || owner_busy(o)) ? 1 : 0;
+  for (int o : c.owners) cycle_slots += slot_exists(c, o, now) && (!c.skip_idle || owner_busy(o)) ? 1 : 0;
   if (cycle_slots == 0) return rate;
   // Switches: a busy owner pays one at the start of each run of its slots that follows another busy owner's run
   // in the cycle (idle and empty slots keep the previous owner's state loaded).
@@ -51,11 +71,12 @@ namespace {
 class SlotFluid final : public SharingModel {
  public:
   explicit SlotFluid(SlotCycle c) : c_(std::move(c)) {}
-  void decide(double, std::span<const ContextLoad> contexts, ShareDecision& out) override {
+  void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
     busy_.assign(contexts.size(), false);
     for (size_t i = 0; i < contexts.size(); ++i) busy_[i] = contexts[i].active > 0;
-    const std::vector<double> r = slot_cycle_rates(c_, busy_);
+    const std::vector<double> r = slot_cycle_rates(c_, busy_, now);
     for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = r[i];
+    out.wake_at = next_arrival(c_, now);  // the shares change when another context's slots join
   }
 
  private:
@@ -70,6 +91,7 @@ class SlotExact final : public SharingModel {
   void decide(double now, std::span<const ContextLoad> contexts, ShareDecision& out) override {
     for (double& r : out.rate) r = 0.0;
     out.wake_at = std::numeric_limits<double>::infinity();
+    now_ = now;
     bool anyone = false;
     for (const ContextLoad& l : contexts) anyone = anyone || l.active > 0;
     if (!running_) {
@@ -104,11 +126,14 @@ class SlotExact final : public SharingModel {
   bool busy(std::span<const ContextLoad> contexts, int o) const {
     return o >= 0 && static_cast<size_t>(o) < contexts.size() && contexts[static_cast<size_t>(o)].active > 0;
   }
+  // Slots of contexts that do not exist yet are not in the cycle (resident_from).
+  bool exists(size_t slot) const { return slot_exists(c_, c_.owners[slot], now_); }
   size_t next_slot(std::span<const ContextLoad> contexts, size_t from) const {
     const size_t n = c_.owners.size();
-    if (!c_.skip_idle) return (from + 1) % n;
-    for (size_t k = 1; k <= n; ++k)
-      if (busy(contexts, c_.owners[(from + k) % n])) return (from + k) % n;
+    for (size_t k = 1; k <= n; ++k) {
+      const size_t s = (from + k) % n;
+      if (exists(s) && (!c_.skip_idle || busy(contexts, c_.owners[s]))) return s;
+    }
     return (from + 1) % n;
   }
   size_t first_slot_with_work(std::span<const ContextLoad> contexts, size_t from) const {
@@ -123,6 +148,7 @@ class SlotExact final : public SharingModel {
   }
 
   SlotCycle c_;
+  double now_ = 0;
   bool running_ = false;
   size_t slot_index_ = 0;
   double slot_end_ = 0;

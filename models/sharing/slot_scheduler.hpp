@@ -16,12 +16,15 @@ struct SlotCycle {
   double slot = 0;          // s, length of one slot
   double switch_cost = 0;   // s, paid inside the slot when its owner is not the loaded context
   bool skip_idle = false;   // true: slots of owners without work are skipped (work-conserving round robin)
+  // Per context: when its slots join the cycle (equal share: a VM's vGPU exists from its start; before, the VM has
+  // no context and its slots are not in the cycle). Empty: every slot is in the cycle from t = 0.
+  std::vector<double> resident_from;
 };
 
 // Exact fidelity plays every slot; fluid fidelity gives each busy context its long-run share of the cycle.
 std::unique_ptr<SharingModel> make_slot_scheduler(SlotCycle cycle, Fidelity fidelity);
 
-// The long-run rate of each busy context under `cycle` (used by the fluid model and by tests).
-std::vector<double> slot_cycle_rates(const SlotCycle& cycle, const std::vector<bool>& busy);
+// The long-run rate of each busy context under `cycle` at time `now` (used by the fluid model and by tests).
+std::vector<double> slot_cycle_rates(const SlotCycle& cycle, const std::vector<bool>& busy, double now = 0);
 
 }  // namespace vgpusim

@@ -130,6 +130,10 @@ SharingModeInfo vgpu_sharing_mode() {
     cycle.switch_cost = switch_cost;
     const size_t slots = r.scheduler == "equal_share" ? s.tenants.size() : static_cast<size_t>(r.profile.max_count);
     for (size_t i = 0; i < slots; ++i) cycle.owners.push_back(i < s.tenants.size() ? static_cast<int>(i) : -1);
+    // Equal share divides the GPU among the resident vGPUs (Virtual GPU Software User Guide, scheduling chapter):
+    // a VM that has not started has no running vGPU and no context yet, so its slot joins the cycle at its start.
+    // A VM whose work is done is taken to stay on: its slot stays, idle.
+    if (r.scheduler == "equal_share") cycle.resident_from = s.tenant_start;
     if (cycle.owners.empty()) cycle.owners.push_back(-1);
     return make_slot_scheduler(std::move(cycle), s.fidelity);
   };

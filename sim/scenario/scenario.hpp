@@ -107,7 +107,10 @@ inline ModelSetup model_setup(const Scenario& sc, size_t k) {
   s.fidelity = sc.fidelity;
   s.gpu = sc.targets[k].spec;
   for (const TenantSpec& t : sc.tenants)
-    if (t.target == k) s.tenants.push_back(t.share);
+    if (t.target == k) {
+      s.tenants.push_back(t.share);
+      s.tenant_start.push_back(t.start);
+    }
   return s;
 }
 

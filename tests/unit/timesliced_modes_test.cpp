@@ -29,10 +29,20 @@ std::string scenario(const std::string& gpu, const std::string& sharing, const s
 std::string busy(const std::string& name, const std::string& extra = "") {
   return fmt::format("  - {{name: {}, on: g0{}, workload: {{training: {{step: {{bytes: 144MB}}}}}}}}\n", name, extra);
 }
-// Present on the GPU but without work during the run.
+// Without work during the run: starts after it. (Under equal share such a VM has no vGPU during the run.)
 std::string idle(const std::string& name) {
   return fmt::format("  - {{name: {}, on: g0, start: 100s, workload: {{training: {{iterations: 1, step: {{bytes: 1MB}}}}}}}}\n",
                      name);
+}
+// Resident but without work: one tiny step at t = 0 (~3 us), then done (the VM stays on).
+std::string resident_idle(const std::string& name) {
+  return fmt::format("  - {{name: {}, on: g0, workload: {{training: {{iterations: 1, step: {{bytes: 1MB}}}}}}}}\n",
+                     name);
+}
+// A VM that starts only at `start`.
+std::string later(const std::string& name, const std::string& start) {
+  return fmt::format("  - {{name: {}, on: g0, start: {}, workload: {{training: {{step: {{bytes: 144MB}}}}}}}}\n", name,
+                     start);
 }
 
 double rel(const Results& r, const std::string& name) {
@@ -61,13 +71,29 @@ TEST_P(Fidelities, EqualShareWithKOfNBusy) {
   // 4 resident, 2 busy: each busy vGPU gets its slot of 4, less a switch at its start: (q - s) / (4 q).
   const double q = 2e-3, s = 40e-6;
   const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}",
-                                      busy("a") + busy("b") + idle("c") + idle("d"), GetParam()));
+                                      busy("a") + busy("b") + resident_idle("c") + resident_idle("d"), GetParam()));
   EXPECT_NEAR(rel(r, "a"), (q - s) / (4 * q), 0.0025);
   EXPECT_NEAR(rel(r, "b"), (q - s) / (4 * q), 0.0025);
   // With one resident vGPU fewer the share grows to a third.
   const Results three = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}",
-                                          busy("a") + busy("b") + idle("c"), GetParam()));
+                                          busy("a") + busy("b") + resident_idle("c"), GetParam()));
   EXPECT_NEAR(rel(three, "a"), (q - s) / (3 * q), 0.0025);
+}
+
+TEST_P(Fidelities, EqualShareCountsAVmOnlyFromItsStart) {
+  // Issue 13, bug 4: a VM that starts after the run has no vGPU during it, so its busy neighbour has the GPU alone
+  // (it got (q - s) / 2q before: the late VM's slot was kept idle).
+  const std::string sharing = "{mode: vgpu, profile: T4-4C, scheduler: equal_share}";
+  EXPECT_NEAR(rel(run_text(scenario("T4", sharing, busy("a") + later("b", "100s"), GetParam())), "a"), 1.0, 1e-3);
+  // One that starts half way: a alone for 2 s, then a slot of two, less a switch: (1 + (q - s) / 2q) / 2.
+  const double q = 2e-3, s = 40e-6;
+  EXPECT_NEAR(rel(run_text(scenario("T4", sharing, busy("a") + later("b", "2s"), GetParam())), "a"),
+              (1 + (q - s) / (2 * q)) / 2, 0.0025);
+  // Fixed share keeps the type's slots whoever runs: 1/4 either way.
+  EXPECT_NEAR(rel(run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: fixed_share}",
+                                    busy("a") + later("b", "100s"), GetParam())),
+                  "a"),
+              0.25, 0.0025);
 }
 
 TEST_P(Fidelities, DefaultSliceDependsOnTheTypesMaximum) {
@@ -164,8 +190,14 @@ TEST(Software, SharesTheHostAndOnlyTheHost) {
             "v.yaml:6:22: sharing.g0.mode: mode 'software' shares cpu devices, but T4 is a gpu device");
 }
 
+TEST(SlotCycle, SlotsOfContextsNotYetStartedAreNotInTheCycle) {
+  SlotCycle c{{0, 1}, 1e-3, 1e-4, false, {0.0, 5.0}};
+  EXPECT_NEAR(slot_cycle_rates(c, {true, false}, 1.0)[0], 1.0, 1e-12);  // b's VM does not exist yet
+  EXPECT_NEAR(slot_cycle_rates(c, {true, false}, 5.0)[0], 0.5, 1e-12);  // from its start: its slot stays idle
+}
+
 TEST(SlotCycle, FluidRatesMatchTheCycle) {
-  SlotCycle c{{0, 0, 1, -1}, 1e-3, 1e-4, false};
+  SlotCycle c{{0, 0, 1, -1}, 1e-3, 1e-4, false, {}};
   const auto both = slot_cycle_rates(c, {true, true});
   EXPECT_NEAR(both[0], (2e-3 - 1e-4) / 4e-3, 1e-12);  // two slots in a row, one switch
   EXPECT_NEAR(both[1], (1e-3 - 1e-4) / 4e-3, 1e-12);
