@@ -208,6 +208,19 @@ void test_timeslice_edges() {
   check(short_pause[1].size() == 1, "a pause of both below kMaxStall_s is still a stall");
 }
 
+void test_handoff() {
+  const double inf = std::numeric_limits<double>::infinity();
+  const HandoffOutcome handed = handoff_outcome(1.0e-3, inf, 1.05e-3);
+  check(!handed.kept && near(handed.gap_s, 0.05e-3), "no second kernel: the handoff gap is the second's wait");
+  check(handoff_outcome(1.0e-3, 1.1e-3, 1.5e-3).kept, "the first's second kernel before the second's: kept");
+  const HandoffOutcome lost = handoff_outcome(1.0e-3, 1.6e-3, 1.03e-3);
+  check(!lost.kept && near(lost.gap_s, 0.03e-3), "the second ran in the first's gap: a handoff of 30 us");
+  check(near(grace_crossing_s({25e-6, 50e-6, 100e-6}, {1.0, 1.0, 0.0}), 75e-6), "crossing halfway: 75 us");
+  check(grace_crossing_s({25e-6, 50e-6}, {0.25, 0.0}) == 0.0, "never kept: no grace");
+  check(near(grace_crossing_s({25e-6, 50e-6}, {1.0, 0.75}), 50e-6), "always kept: the largest gap");
+  check(grace_crossing_s({}, {}) == 0.0, "no sweep: 0");
+}
+
 }  // namespace
 
 int main() {
@@ -216,5 +229,6 @@ int main() {
   test_timeslice_analysis();
   test_timeslice_stalls();
   test_timeslice_edges();
+  test_handoff();
   return vgpusim::hwcal::testing::verdict("hwcal selftest");
 }

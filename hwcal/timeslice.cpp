@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -29,6 +31,15 @@ constexpr unsigned kPairRepeats = 2;
 constexpr unsigned kGapCapacity = 1u << 20;  // 24 MiB of records; ~1000 gaps per block in 2 s is expected
 constexpr double kMinThreshold_s = 2e-6;
 constexpr double kChildAnswer_s = 45;  // CUDA start-up of both children, with generous margin
+// timeslice.handoff: kernels far shorter than a slice (2 ms measured on an H200) so that the first runs out of work
+// inside its slice; the second launches well inside the first's kernel.
+constexpr double kHandoffKernel_s = 0.5e-3;
+constexpr double kHandoffOffset_s = 0.15e-3;
+constexpr double kHandoffAgain_s = 0.2e-3;
+constexpr double kHandoffLead_s = 20e-3;  // both children sleep until the shared start
+constexpr unsigned kHandoffRepeats = 20;
+constexpr std::array<double, 7> kHandoffGaps_s = {25e-6, 50e-6, 100e-6, 200e-6, 400e-6, 800e-6, 1600e-6};
+constexpr unsigned kHandoffGapCapacity = 1u << 12;
 
 struct ProbeRun {
   int pid = 0;
@@ -53,10 +64,20 @@ class ProbeRunner {
   }
 
   ProbeRun launch(double duration_s, unsigned long long threshold_ns) {
+    start(duration_s, threshold_ns);
+    return collect();
+  }
+
+  // Launches the probe without waiting for it (reset() first when the runner was used before).
+  void start(double duration_s, unsigned long long threshold_ns) {
     const TimesliceProbeBuffers buffers{gaps_.get(), capacity_,   count_.get(), start_.get(),
                                         end_.get(),  reads_.get(), capped_.get()};
     HWCAL_CUDA(launch_timeslice_probe(blocks_, static_cast<unsigned long long>(duration_s * 1e9), threshold_ns,
                                       buffers, nullptr));
+  }
+
+  // Waits for the probe and reads its records.
+  ProbeRun collect() {
     HWCAL_CUDA(cudaDeviceSynchronize());
     ProbeRun out;
     out.pid = static_cast<int>(getpid());
@@ -209,24 +230,51 @@ int probe_child_main(const std::vector<std::string>& arguments) {
     HWCAL_CUDA(cudaSetDevice(0));
     HWCAL_CUDA(cudaFree(nullptr));
     ProbeRunner runner(blocks, kGapCapacity);
+    ProbeRunner again(blocks, kHandoffGapCapacity);  // the second kernel of `run2`
     runner.run(1e-3, ~0ull >> 1);  // warm-up: module load
+    again.run(1e-3, ~0ull >> 1);
     int mps = 0;
     HWCAL_CUDA(cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, 0));
     write_parent_line("ready " + std::to_string(getpid()) + " " + std::to_string(mps));
     unsigned run_index = 0;
+    // "run START_NS [DURATION_S]": one probe at START_NS (monotonic clock). "run2 START_NS D1 GAP D2": a probe of
+    // D1, then, GAP seconds after the host saw it end, one of D2. Replies "done PATH..." (one file per probe).
     while (const auto line = read_parent_line()) {
       std::istringstream command(*line);
       std::string verb;
       long long start_ns = 0;
       command >> verb >> start_ns;
-      if (verb != "run") break;
+      if (verb != "run" && verb != "run2") break;
+      double first_s = duration_s, gap_s = 0, second_s = 0;
+      if (verb == "run2") {
+        command >> first_s >> gap_s >> second_s;
+      } else if (!(command >> first_s)) {
+        first_s = duration_s;
+      }
       runner.reset();
+      again.reset();
       HWCAL_CUDA(cudaDeviceSynchronize());
       sleep_until_monotonic_ns(start_ns);
-      const ProbeRun run = runner.launch(duration_s, threshold_ns);
-      const std::string path = out_path + "." + std::to_string(run_index++);
-      write_run(run, path);
-      write_parent_line("done " + path);
+      runner.start(first_s, threshold_ns);
+      std::vector<ProbeRun> runs;
+      if (verb == "run2") {
+        HWCAL_CUDA(cudaDeviceSynchronize());
+        const std::int64_t until = monotonic_ns() + static_cast<std::int64_t>(gap_s * 1e9);
+        while (monotonic_ns() < until) {
+        }  // spin: a sleep would add the scheduler's wake-up latency to the gap
+        again.start(second_s, threshold_ns);
+        runs.push_back(runner.collect());
+        runs.push_back(again.collect());
+      } else {
+        runs.push_back(runner.collect());
+      }
+      std::string reply = "done";
+      for (const ProbeRun& run : runs) {
+        const std::string path = out_path + "." + std::to_string(run_index++);
+        write_run(run, path);
+        reply += " " + path;
+      }
+      write_parent_line(reply);
     }
     return 0;
   } catch (const std::exception& failure) {
@@ -235,8 +283,152 @@ int probe_child_main(const std::vector<std::string>& arguments) {
   }
 }
 
+namespace {
+
+// Earliest block start and latest block end of a probe, in %globaltimer ns.
+unsigned long long first_start_ns(const ProbeRun& run) {
+  return *std::min_element(run.block_start_ns.begin(), run.block_start_ns.end());
+}
+unsigned long long last_end_ns(const ProbeRun& run) {
+  return *std::max_element(run.block_end_ns.begin(), run.block_end_ns.end());
+}
+
+std::vector<std::string> paths_of(const std::string& reply) {
+  HWCAL_REQUIRE(reply.rfind("done ", 0) == 0, "probe child: " + reply);
+  std::istringstream in(reply.substr(5));
+  std::vector<std::string> out;
+  for (std::string path; in >> path;) out.push_back(path);
+  return out;
+}
+
+// timeslice.handoff: how long a context that ran out of work keeps the GPU from another that waits, and what the
+// switch then costs. Two processes; per repeat the first runs a kernel of kHandoffKernel_s (all SMs) and the second
+// launches one kHandoffOffset_s later, while the first's runs, so it waits. Plain handoff: the first has nothing
+// more, and the second's start minus the first's end is the handoff (grace + switch of an idle context). Sweep: the
+// first launches another kernel a host gap g after its first ended; whether that one starts before the second's says
+// whether the first kept the GPU through g. Roles alternate between repeats.
+void run_handoff(RunContext& context, const Deadline& deadline, unsigned long long threshold_ns) {
+  Experiment experiment;
+  experiment.name = "timeslice.handoff";
+  experiment.kind = "timeslice";
+  run_experiment(context, std::move(experiment), [&](Experiment& e) {
+    const unsigned blocks = context.device.sm_count;
+    e.params.set("blocks", blocks);
+    e.params.set("threads_per_block", 1);
+    e.params.set("kernel_s", kHandoffKernel_s);
+    e.params.set("second_launch_offset_s", kHandoffOffset_s);
+    e.params.set("second_kernel_s", kHandoffAgain_s);
+    e.params.set("repeats_per_point", kHandoffRepeats);
+    e.params.set("host_gaps_s", Json::array_of(kHandoffGaps_s));
+    e.params.set("timing", "%globaltimer: the first's latest block end, the second's earliest block start");
+    if (context.device.compute_mode != cudaComputeModeDefault) {
+      e.skipped = "compute mode is not Default: two processes cannot share the GPU";
+      return;
+    }
+    if (deadline.remaining_s() < 15) {
+      e.truncated = true;
+      return;
+    }
+    char directory_template[] = "/tmp/vgpusim-hwcal-handoff-XXXXXX";
+    HWCAL_REQUIRE(mkdtemp(directory_template) != nullptr, "mkdtemp failed");
+    const std::string directory = directory_template;
+    struct RemoveDirectory {
+      std::string path;
+      ~RemoveDirectory() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+      }
+    } remove_directory{directory};
+    std::vector<std::unique_ptr<ChildProcess>> children;
+    for (unsigned p = 0; p < 2; ++p) {
+      children.push_back(std::make_unique<ChildProcess>(
+          context.executable,
+          std::vector<std::string>{"__child", "probe", "--blocks", std::to_string(blocks), "--duration-s",
+                                   std::to_string(kHandoffKernel_s), "--threshold-ns", std::to_string(threshold_ns),
+                                   "--out", directory + "/handoff" + std::to_string(p)},
+          std::vector<std::string>{}));
+    }
+    const std::int64_t ready_by_ns = monotonic_ns() + static_cast<std::int64_t>(kChildAnswer_s * 1e9);
+    for (auto& child : children) {
+      const double left_s = std::max(0.1, static_cast<double>(ready_by_ns - monotonic_ns()) * 1e-9);
+      const std::string ready = child->read_reply(left_s);
+      HWCAL_REQUIRE(ready.rfind("ready ", 0) == 0, "probe child: " + ready);
+      HWCAL_REQUIRE(ready.back() != '1', "probe child is an MPS client: no time-slicing to measure");
+    }
+    // One repeat: returns {kept, handoff gap, the first's actual gap on the GPU (0 without a second kernel)}. The
+    // first is the one launched first; a negative handoff gap means the second did not wait (no time-slicing).
+    auto repeat = [&](unsigned first, double host_gap_s) {
+      const std::int64_t start_ns = monotonic_ns() + static_cast<std::int64_t>(kHandoffLead_s * 1e9);
+      const unsigned second = 1 - first;
+      children[first]->send_line(host_gap_s < 0 ? "run " + std::to_string(start_ns) + " " + std::to_string(kHandoffKernel_s)
+                                                : "run2 " + std::to_string(start_ns) + " " +
+                                                      std::to_string(kHandoffKernel_s) + " " +
+                                                      std::to_string(host_gap_s) + " " + std::to_string(kHandoffAgain_s));
+      children[second]->send_line(
+          "run " + std::to_string(start_ns + static_cast<std::int64_t>(kHandoffOffset_s * 1e9)) + " " +
+          std::to_string(kHandoffKernel_s));
+      const std::vector<std::string> first_paths = paths_of(children[first]->read_reply(kChildAnswer_s));
+      const std::vector<std::string> second_paths = paths_of(children[second]->read_reply(kChildAnswer_s));
+      HWCAL_REQUIRE(!first_paths.empty() && second_paths.size() == 1, "probe child: unexpected reply");
+      const ProbeRun a = read_run(first_paths[0]);
+      const ProbeRun b = read_run(second_paths[0]);
+      const unsigned long long origin = std::min(first_start_ns(a), first_start_ns(b));
+      const double a_end = relative_s(last_end_ns(a), origin);
+      const double b_start = relative_s(first_start_ns(b), origin);
+      double a_again = std::numeric_limits<double>::infinity(), gpu_gap = 0;
+      if (first_paths.size() == 2) {
+        const ProbeRun a2 = read_run(first_paths[1]);
+        a_again = relative_s(first_start_ns(a2), origin);
+        gpu_gap = a_again - a_end;
+      }
+      const HandoffOutcome outcome = handoff_outcome(a_end, a_again, b_start);
+      return std::array<double, 3>{outcome.kept ? 1.0 : 0.0, outcome.gap_s, gpu_gap};
+    };
+    std::vector<double> handoff, overlaps;
+    for (unsigned r = 0; r < kHandoffRepeats && deadline.remaining_s() > 5; ++r) {
+      const auto x = repeat(r % 2, -1);
+      handoff.push_back(x[1]);
+      if (x[1] < 0) overlaps.push_back(x[1]);
+    }
+    Json sweep = Json::array();
+    std::vector<double> gaps, kept_share;
+    for (const double g : kHandoffGaps_s) {
+      if (deadline.remaining_s() < 5) {
+        e.truncated = true;
+        break;
+      }
+      std::vector<double> kept, lost_gaps, gpu_gaps;
+      for (unsigned r = 0; r < kHandoffRepeats && deadline.remaining_s() > 5; ++r) {
+        const auto x = repeat(r % 2, g);
+        kept.push_back(x[0]);
+        gpu_gaps.push_back(x[2]);
+        if (x[0] == 0) lost_gaps.push_back(x[1]);
+      }
+      if (kept.empty()) break;
+      const double share = std::accumulate(kept.begin(), kept.end(), 0.0) / static_cast<double>(kept.size());
+      Json point = Json::object();
+      point.set("host_gap_s", g);
+      point.set("repeats", kept.size());
+      point.set("kept_share", share);
+      point.set("first_gpu_gap_s", summary_json(gpu_gaps));
+      point.set("handoff_s", summary_json(lost_gaps));
+      sweep.push(point);
+      gaps.push_back(g);
+      kept_share.push_back(share);
+    }
+    for (auto& child : children) child->finish(5);
+    e.summary.set("handoff_s", summary_json(handoff));
+    e.summary.set("overlapping_repeats", overlaps.size());
+    e.summary.set("sweep", sweep);
+    e.summary.set("grace_crossing_s", grace_crossing_s(gaps, kept_share));
+  });
+}
+
+}  // namespace
+
 void run_timeslice_suite(RunContext& context) {
   const Deadline deadline = context.suite_deadline(kTimesliceBudget_s);
+  unsigned long long handoff_threshold_ns = static_cast<unsigned long long>(kMaxPairThreshold_s * 1e9);
   Experiment experiment;
   experiment.name = "timeslice.probe";
   experiment.kind = "timeslice";
@@ -386,7 +578,9 @@ void run_timeslice_suite(RunContext& context) {
     pair.set("both_active_s", Json::array_of(both_active));
     pair.set("active_fraction", fractions);
     e.summary.set("pair", pair);
+    handoff_threshold_ns = pair_threshold_ns;
   });
+  run_handoff(context, deadline, handoff_threshold_ns);
 }
 
 }  // namespace vgpusim::hwcal

@@ -175,4 +175,21 @@ double pair_threshold_s(double base_s, const std::vector<double>& solo_gaps_s) {
   return std::clamp(2 * largest, base_s, std::max(base_s, kMaxPairThreshold_s));
 }
 
+HandoffOutcome handoff_outcome(double first_end_s, double first_again_s, double second_start_s) {
+  if (first_again_s < second_start_s) return {true, 0.0};
+  return {false, second_start_s - first_end_s};
+}
+
+double grace_crossing_s(const std::vector<double>& gaps_s, const std::vector<double>& kept_share) {
+  if (gaps_s.empty() || gaps_s.size() != kept_share.size()) return 0.0;
+  if (kept_share.front() < 0.5) return 0.0;
+  for (std::size_t i = 1; i < gaps_s.size(); ++i) {
+    if (kept_share[i] < 0.5) {
+      const double a = kept_share[i - 1], b = kept_share[i];
+      return gaps_s[i - 1] + (gaps_s[i] - gaps_s[i - 1]) * (a - 0.5) / (a - b);
+    }
+  }
+  return gaps_s.back();
+}
+
 }  // namespace vgpusim::hwcal

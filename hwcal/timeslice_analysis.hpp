@@ -68,4 +68,20 @@ struct PairSlices {
 
 PairSlices analyze_pair(const ProbeTimeline& a, const ProbeTimeline& b);
 
+// The handoff experiment (timeslice.handoff): the first process runs a short kernel and, optionally, another one
+// `gap` after it ends; the second launches its kernel while the first's runs. `kept`: the first's second kernel
+// started before the second's (the first kept the GPU through its gap). Otherwise `gap_s` is the time from the end
+// of the first's kernel to the start of the second's: the handoff to a waiting context of one that ran out of work.
+struct HandoffOutcome {
+  bool kept = false;
+  double gap_s = 0;  // the handoff; 0 when kept
+};
+// Times in seconds on one clock; first_again_s: the start of the first's second kernel, +infinity when none.
+HandoffOutcome handoff_outcome(double first_end_s, double first_again_s, double second_start_s);
+
+// The host gap at which the share of repeats in which the first kept the GPU falls through one half, linearly
+// interpolated between sweep points (sorted by gap); 0 when even the smallest gap is kept in less than half, the
+// largest gap when every one is kept in at least half. Empty input: 0.
+double grace_crossing_s(const std::vector<double>& gaps_s, const std::vector<double>& kept_share);
+
 }  // namespace vgpusim::hwcal

@@ -36,7 +36,7 @@ inline constexpr const char* kContextSwitchCostSource =
 inline constexpr double kIdleSwitchCost = 0;
 inline constexpr const char* kIdleSwitchCostSource =
     "no measurement: the switch cost is that of preempting a context with work on the SMs (its state saved and "
-    "another's restored); a context with no work in flight has none to save. The hwcal time-slice probe measures "
-    "only preemptions of busy contexts";
+    "another's restored); a context with no work in flight has none to save. hwcal's timeslice.handoff experiment "
+    "measures it (not yet run on a GPU)";
 
 }  // namespace vgpusim

@@ -127,10 +127,17 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
       raw.fp32_flops_per_s = stats(summary.value("flops_per_s", json()));
     } else if (kind == "gemm") {
       raw.gemm_flops_per_s = stats(summary.value("flops_per_s", json()));
-    } else if (kind == "timeslice") {
+    } else if (kind == "timeslice" && name == "timeslice.probe") {
       const json& pair = object_at(summary, "pair");
       raw.slice = stats(pair.value("slice_s", json()));
       raw.switch_cost = stats(pair.value("switch_s", json()));
+    } else if (kind == "timeslice" && name == "timeslice.handoff") {
+      raw.handoff = stats(summary.value("handoff_s", json()));
+      raw.grace_crossing = optional_number(summary, "grace_crossing_s", where + ".summary", "experiment", raw.warnings);
+      if (!raw.handoff || !raw.grace_crossing) {
+        raw.handoff.reset();
+        raw.grace_crossing.reset();
+      }
     } else if (kind == "corun") {
       const json& params = object_at(e, "params");
       if (!params.contains("kernel_a") || !summary.contains("slowdown_a")) continue;

@@ -57,6 +57,10 @@ struct RawFile {
   std::optional<RawStats> fp32_flops_per_s, gemm_flops_per_s;
   std::vector<BandwidthPoint> bandwidth_vs_sms;
   std::optional<RawStats> slice, switch_cost;  // s
+  // timeslice.handoff: from a context that ran out of work to one that waits (s), and the host gap through which
+  // the first keeps the GPU in half the repeats (s).
+  std::optional<RawStats> handoff;
+  std::optional<double> grace_crossing;
   std::vector<CorunExperiment> coruns;
   std::vector<std::string> not_measured;  // experiments skipped or failed, with why
   // Values that should be numbers but are not (e.g. a null slowdown): the experiment or point holding them is left

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "sim/io/hwcal_raw.hpp"
 #include "sim/io/calibration_file.hpp"
@@ -43,7 +44,24 @@ TEST(Calibration, FitRecoversKnownParametersWithin2Percent) {
     EXPECT_NEAR(fitted(c, "contention.l2_interference"), truth.l2_interference, 0.02 * truth.l2_interference) << gpu;
     EXPECT_NEAR(fitted(c, "timeslice.slice"), truth.slice, 0.02 * truth.slice) << gpu;
     EXPECT_NEAR(fitted(c, "timeslice.switch_cost"), truth.switch_cost, 0.02 * truth.switch_cost) << gpu;
+    EXPECT_NEAR(fitted(c, "timeslice.idle_grace"), truth.idle_grace, 1e-12) << gpu;
+    EXPECT_NEAR(fitted(c, "timeslice.idle_switch_cost"), truth.idle_switch_cost, 0.02 * truth.idle_grace) << gpu;
   }
+}
+
+TEST(Calibration, TheHandoffExperimentIsReadByNameAndLeavesTheProbeAlone) {
+  // Both timeslice experiments have kind "timeslice": the handoff must not overwrite the probe's slice.
+  const RawFile raw = parse_raw(synthetic_raw("H200", SyntheticTruth{}, 0.0, 1), "s.json");
+  ASSERT_TRUE(raw.slice && raw.switch_cost && raw.handoff && raw.grace_crossing);
+  EXPECT_NEAR(raw.slice->median, 2e-3, 1e-12);
+  EXPECT_NEAR(raw.handoff->median, 85e-6, 1e-12);
+  // An old raw file without it fits no idle values.
+  nlohmann::json j = nlohmann::json::parse(synthetic_raw("H200", SyntheticTruth{}, 0.0, 1));
+  auto& ex = j["experiments"];
+  ex.erase(std::remove_if(ex.begin(), ex.end(), [](const nlohmann::json& e) { return e["name"] == "timeslice.handoff"; }),
+           ex.end());
+  const Calibration c = fit_calibration(parse_raw(j.dump(), "old.json"), "H200");
+  for (const FittedValue& v : c.values) EXPECT_EQ(v.name.find("idle"), std::string::npos) << v.name;
 }
 
 

@@ -311,12 +311,18 @@ std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, d
   ex.push_back(experiment("timeslice.probe", "timeslice", {{"blocks", ds.compute_units}},
                           {{"pair", {{"slice_s", stats(noisy(truth.slice), 200)},
                                      {"switch_s", stats(noisy(truth.switch_cost), 200)}}}}));
+  // The handoff sweep (hwcal's gaps): kept below the grace, lost above it, so the crossing is the truth when it lies
+  // halfway between two points.
+  ex.push_back(experiment("timeslice.handoff", "timeslice", {{"blocks", ds.compute_units}},
+                          {{"handoff_s", stats(noisy(truth.idle_grace + truth.idle_switch_cost), 20)},
+                           {"grace_crossing_s", truth.idle_grace}}));
   // Co-runs, re-simulated with the true parameters, then measured with noise.
   ParamOverrides p{{"roofline.compute_efficiency", truth.compute_efficiency},
                    {"roofline.memory_efficiency", truth.memory_efficiency},
                    {"contention.bw_saturation_fraction", truth.bw_saturation_fraction},
                    {"contention.l2_interference", truth.l2_interference},
-                   {"timeslice.slice", truth.slice}, {"timeslice.switch_cost", truth.switch_cost}};
+                   {"timeslice.slice", truth.slice}, {"timeslice.switch_cost", truth.switch_cost},
+                   {"timeslice.idle_grace", truth.idle_grace}, {"timeslice.idle_switch_cost", truth.idle_switch_cost}};
   const double solo = 0.06;  // s alone on the whole GPU, as hwcal sizes them
   auto kernel = [&](const std::string& kind) {
     CorunKernel k;

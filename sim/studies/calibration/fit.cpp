@@ -113,6 +113,17 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
   if (raw.switch_cost)
     out.push_back({"timeslice.switch_cost", units::Dim::Time, raw.switch_cost->median, median_se(*raw.switch_cost), 0,
                    raw.switch_cost->n, "timeslice.probe: median time neither process ran"});
+  if (raw.handoff && raw.grace_crossing) {
+    // The plain handoff is the grace the first keeps plus the switch away from a context without work.
+    const double grace = *raw.grace_crossing;
+    out.push_back({"timeslice.idle_grace", units::Dim::Time, grace, 0, 0, raw.handoff->n,
+                   "timeslice.handoff: host gap through which a context that ran out of work keeps the GPU from a "
+                   "waiting one in half the repeats (interpolated over the sweep)"});
+    out.push_back({"timeslice.idle_switch_cost", units::Dim::Time, std::max(0.0, raw.handoff->median - grace),
+                   median_se(*raw.handoff), 0, raw.handoff->n,
+                   "timeslice.handoff: median handoff from a context that ran out of work to a waiting one, less "
+                   "the fitted idle_grace"});
+  }
   return out;
 }
 
