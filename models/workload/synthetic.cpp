@@ -69,19 +69,22 @@ int parts_for(Fidelity f, int kernels) { return f == Fidelity::Fluid ? 1 : std::
 
 class Training final : public ClosedLoop {
  public:
-  Training(const TrainingWorkload& s, Fidelity f) : ClosedLoop(s.iterations, parts_for(f, s.kernels_per_step)), s_(s) {}
+  Training(const TrainingWorkload& s, Fidelity f, uint64_t seed)
+      : ClosedLoop(s.iterations, parts_for(f, s.kernels_per_step)), s_(s), rng_(seed) {}
 
  protected:
-  double delay_before(WorkloadPort&) override { return s_.host_time; }
+  double delay_before(WorkloadPort&) override { return s_.host_time.sample(rng_); }
   KernelSpec next_unit_kernel() override { return s_.step; }
 
  private:
   TrainingWorkload s_;
+  Rng rng_;
 };
 
 class Render final : public ClosedLoop {
  public:
-  Render(const RenderWorkload& s, Fidelity f) : ClosedLoop(s.frames, parts_for(f, s.kernels_per_frame)), s_(s) {}
+  Render(const RenderWorkload& s, Fidelity f, uint64_t seed)
+      : ClosedLoop(s.frames, parts_for(f, s.kernels_per_frame)), s_(s), rng_(seed) {}
 
  protected:
   double delay_before(WorkloadPort& port) override {
@@ -90,12 +93,13 @@ class Render final : public ClosedLoop {
     if (s_.fps_cap > 0 && started_any_) wait = std::max(0.0, last_start_ + 1.0 / s_.fps_cap - port.now());
     last_start_ = port.now() + wait;
     started_any_ = true;
-    return wait + s_.cpu_time;
+    return wait + s_.cpu_time.sample(rng_);
   }
   KernelSpec next_unit_kernel() override { return s_.frame; }
 
  private:
   RenderWorkload s_;
+  Rng rng_;
   double last_start_ = 0;
   bool started_any_ = false;
 };
@@ -114,7 +118,7 @@ class KernelMix final : public ClosedLoop {
       started_ = true;
       return 0;
     }
-    return s_.think_exponential ? rng_.exponential(s_.think) : s_.think;
+    return s_.think.sample(rng_);
   }
   KernelSpec next_unit_kernel() override {
     if (s_.mix.size() == 1) return s_.mix.front().kernel;
@@ -136,16 +140,15 @@ class KernelMix final : public ClosedLoop {
 class Inference final : public Workload {
  public:
   Inference(const InferenceWorkload& s, Fidelity f, uint64_t seed)
-      : s_(s), parts_(parts_for(f, s.kernels_per_request)), rng_(seed), arrivals_left_(s.requests) {
-    kernel_ = s_.request.scaled(1.0 / parts_);
-  }
+      : s_(s), parts_(parts_for(f, s.kernels_per_request)), rng_(seed), arrivals_left_(s.requests) {}
 
   void start(WorkloadPort& port) override { schedule_arrival(port); }
 
   void on_timer(WorkloadPort& port, uint64_t tag) override {
     if (tag != kTimerArrival) return;
     arrival_pending_ = false;
-    queue_.push_back(port.now());
+    // The size is drawn on arrival, so a request's work does not depend on when it is served.
+    queue_.push_back({port.now(), s_.size.sample(rng_)});
     if (!serving_) serve_next(port);
     schedule_arrival(port);
   }
@@ -155,7 +158,7 @@ class Inference final : public Workload {
       port.launch(kernel_, static_cast<uint64_t>(part_));
       return;
     }
-    port.unit_done(queue_.front());
+    port.unit_done(queue_.front().first);
     queue_.pop_front();
     serving_ = false;
     if (!queue_.empty())
@@ -174,6 +177,7 @@ class Inference final : public Workload {
   void serve_next(WorkloadPort& port) {
     serving_ = true;
     part_ = 0;
+    kernel_ = s_.request.scaled(queue_.front().second / parts_);
     port.launch(kernel_, 0);
   }
 
@@ -182,7 +186,7 @@ class Inference final : public Workload {
   Rng rng_;
   long long arrivals_left_;
   KernelSpec kernel_;
-  std::deque<double> queue_;  // arrival times, the head is in service
+  std::deque<std::pair<double, double>> queue_;  // (arrival time, size), the head is in service
   bool serving_ = false;
   bool arrival_pending_ = false;
   int part_ = 0;
@@ -193,14 +197,14 @@ class Inference final : public Workload {
 std::unique_ptr<Workload> KernelsWorkload::play(Fidelity, uint64_t seed) const {
   return std::make_unique<KernelMix>(*this, seed);
 }
-std::unique_ptr<Workload> TrainingWorkload::play(Fidelity fidelity, uint64_t) const {
-  return std::make_unique<Training>(*this, fidelity);
+std::unique_ptr<Workload> TrainingWorkload::play(Fidelity fidelity, uint64_t seed) const {
+  return std::make_unique<Training>(*this, fidelity, seed);
 }
 std::unique_ptr<Workload> InferenceWorkload::play(Fidelity fidelity, uint64_t seed) const {
   return std::make_unique<Inference>(*this, fidelity, seed);
 }
-std::unique_ptr<Workload> RenderWorkload::play(Fidelity fidelity, uint64_t) const {
-  return std::make_unique<Render>(*this, fidelity);
+std::unique_ptr<Workload> RenderWorkload::play(Fidelity fidelity, uint64_t seed) const {
+  return std::make_unique<Render>(*this, fidelity, seed);
 }
 
 }  // namespace vgpusim

@@ -75,7 +75,7 @@ std::shared_ptr<MeasuredWorkload> measured_workload(const SoloTelemetry& t, cons
   m->body.iterations = units;
   m->body.step = w.unit;
   m->body.kernels_per_step = t.kernels_per_unit;
-  m->body.host_time = w.host_time;
+  m->body.host_time = Distribution::constant(w.host_time);
   return m;
 }
 

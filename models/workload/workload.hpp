@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/gpu/roofline.hpp"
+#include "models/workload/distribution.hpp"
 #include "sim/core/sharing_model.hpp"
 
 namespace vgpusim {
@@ -55,8 +56,7 @@ struct KernelMixEntry {
 struct KernelsWorkload final : WorkloadSpec {
   std::vector<KernelMixEntry> mix;
   long long count = -1;           // kernels to run; -1 = until the scenario ends
-  double think = 0;               // s between kernels (mean when exponential)
-  bool think_exponential = false;
+  Distribution think;             // s between kernels
 
   std::string kind() const override { return "kernels"; }
   std::string unit() const override { return "kernels"; }
@@ -69,7 +69,7 @@ struct TrainingWorkload final : WorkloadSpec {
   long long iterations = -1;
   KernelSpec step;
   int kernels_per_step = 1;  // exact fidelity splits a step into this many equal kernels
-  double host_time = 0;      // s per iteration during which the GPU is not used
+  Distribution host_time;    // s per iteration during which the GPU is not used
 
   std::string kind() const override { return "training"; }
   std::string unit() const override { return "iterations"; }
@@ -81,6 +81,7 @@ struct TrainingWorkload final : WorkloadSpec {
 struct InferenceWorkload final : WorkloadSpec {
   double rate = 0;  // requests per second
   KernelSpec request;
+  Distribution size = Distribution::constant(1);  // a request's work is `request` times a draw of this
   int kernels_per_request = 1;
   long long requests = -1;  // arrivals; -1 = until the scenario ends
   std::vector<SloTarget> targets;
@@ -98,7 +99,7 @@ struct RenderWorkload final : WorkloadSpec {
   long long frames = -1;
   KernelSpec frame;
   int kernels_per_frame = 1;
-  double cpu_time = 0;  // s per frame before its GPU work
+  Distribution cpu_time;  // s per frame before its GPU work
   double fps_cap = 0;   // frames per second; 0 = uncapped
 
   std::string kind() const override { return "render"; }

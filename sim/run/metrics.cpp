@@ -2,10 +2,15 @@
 // end of the run); the vGPU loss compares with the tenant's baseline run.
 #include "sim/run/metrics.hpp"
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string>
+
+#include "sim/core/rng.hpp"
 
 namespace vgpusim {
 
@@ -35,8 +40,22 @@ double mean_ci95_halfwidth(const std::vector<double>& values) {
   double var = 0;
   for (double x : means) var += (x - m) * (x - m);
   var /= kBatches - 1;
-  // Student t, 9 degrees of freedom, two-sided 95%.
-  return 2.262 * std::sqrt(var / kBatches);
+  return student_t95(kBatches - 1) * std::sqrt(var / kBatches);
+}
+
+double student_t95(size_t dof) {
+  return boost::math::quantile(boost::math::students_t(static_cast<double>(dof)), 0.975);
+}
+
+double replication_ci95_halfwidth(const std::vector<double>& values) {
+  const size_t n = values.size();
+  if (n < 2) return kNaN;
+  const double m = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
+  double var = 0;
+  for (double x : values) var += (x - m) * (x - m);
+  if (var == 0) return 0;  // the replications agree exactly
+  var /= static_cast<double>(n - 1);
+  return student_t95(n - 1) * std::sqrt(var / static_cast<double>(n));
 }
 
 namespace {
@@ -64,6 +83,34 @@ Performance performance(const TenantRecord& r, double run_end, bool is_inference
 }
 
 }  // namespace
+
+void add_comparisons(const Scenario& sc, Results& res) {
+  res.comparisons.clear();
+  for (const Comparison& c : sc.compare) {
+    const TenantResult& t = res.tenants[c.tenant];
+    ComparisonResult cr{c.name, c.metric, c.source, kNaN, c.article, kNaN};
+    if (c.metric == "throughput_ratio" || c.metric == "time_ratio") {
+      const double a = t.shared.throughput, b = res.tenants[static_cast<size_t>(c.versus)].shared.throughput;
+      if (a > 0 && b > 0) cr.predicted = c.metric == "throughput_ratio" ? a / b : b / a;
+    } else if (c.metric == "latency_ratio" || c.metric == "p99_ratio") {
+      const auto& a = t.shared.latency;
+      const auto& b = res.tenants[static_cast<size_t>(c.versus)].shared.latency;
+      if (a && b) cr.predicted = c.metric == "latency_ratio" ? a->mean / b->mean : a->p99 / b->p99;
+    } else if (c.metric == "relative_performance") {
+      cr.predicted = t.relative_performance;
+    } else if (c.metric == "slowdown") {
+      cr.predicted = t.slowdown;
+    } else if (c.metric == "vgpu_loss") {
+      cr.predicted = t.vgpu_loss;
+    } else if (c.metric == "throughput") {
+      cr.predicted = t.shared.throughput;
+    } else if (c.metric == "failed") {
+      cr.predicted = t.failures.empty() ? 0.0 : 1.0;
+    }
+    if (c.article != 0) cr.difference = (cr.predicted - c.article) / c.article;
+    res.comparisons.push_back(cr);
+  }
+}
 
 Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines) {
   Results res;
@@ -139,38 +186,122 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     }
     res.gpus.push_back(std::move(gr));
   }
-  for (const Comparison& c : sc.compare) {
-    const TenantResult& t = res.tenants[c.tenant];
-    ComparisonResult cr{c.name, c.metric, c.source, kNaN, c.article, kNaN};
-    if (c.metric == "throughput_ratio" || c.metric == "time_ratio") {
-      const double a = t.shared.throughput, b = res.tenants[static_cast<size_t>(c.versus)].shared.throughput;
-      if (a > 0 && b > 0) cr.predicted = c.metric == "throughput_ratio" ? a / b : b / a;
-    } else if (c.metric == "latency_ratio" || c.metric == "p99_ratio") {
-      const auto& a = t.shared.latency;
-      const auto& b = res.tenants[static_cast<size_t>(c.versus)].shared.latency;
-      if (a && b) cr.predicted = c.metric == "latency_ratio" ? a->mean / b->mean : a->p99 / b->p99;
-    } else if (c.metric == "relative_performance") {
-      cr.predicted = t.relative_performance;
-    } else if (c.metric == "slowdown") {
-      cr.predicted = t.slowdown;
-    } else if (c.metric == "vgpu_loss") {
-      cr.predicted = t.vgpu_loss;
-    } else if (c.metric == "throughput") {
-      cr.predicted = t.shared.throughput;
-    } else if (c.metric == "failed") {
-      cr.predicted = t.failures.empty() ? 0.0 : 1.0;
-    }
-    if (c.article != 0) cr.difference = (cr.predicted - c.article) / c.article;
-    res.comparisons.push_back(cr);
+  add_comparisons(sc, res);
+  return res;
+}
+
+Scenario replication(const Scenario& sc, int i) {
+  Scenario r = sc;
+  r.seed = i == 0 ? sc.seed : stream_seed(sc.seed, "replication " + std::to_string(i));
+  draw_starts(r);
+  return r;
+}
+
+namespace {
+
+double mean_of(const std::vector<double>& v) {
+  return v.empty() ? kNaN : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// The mean of `field` over the replications' performances.
+template <typename Get>
+double mean_over(const std::vector<Results>& reps, size_t t, Get get) {
+  std::vector<double> v;
+  for (const Results& r : reps) v.push_back(get(r.tenants[t]));
+  return mean_of(v);
+}
+
+Performance merged_performance(const std::vector<Results>& reps, size_t t, bool shared) {
+  auto perf = [&](const TenantResult& x) -> const Performance& { return shared ? x.shared : x.baseline; };
+  Performance p = perf(reps.front().tenants[t]);  // the CDF is the first replication's
+  std::vector<double> means;
+  double units = 0;
+  for (const Results& r : reps) {
+    units += static_cast<double>(perf(r.tenants[t]).units);
+    means.push_back(perf(r.tenants[t]).unit_time_mean);
   }
+  p.units = std::llround(units / static_cast<double>(reps.size()));
+  p.throughput = mean_over(reps, t, [&](const TenantResult& x) { return perf(x).throughput; });
+  p.unit_time_mean = mean_of(means);
+  p.unit_time_ci95 = replication_ci95_halfwidth(means);
+  if (p.latency) {
+    LatencySummary l{};
+    for (const Results& r : reps) {
+      const auto& x = perf(r.tenants[t]).latency;
+      if (!x) return p;
+      l.mean += x->mean;
+      l.p50 += x->p50;
+      l.p95 += x->p95;
+      l.p99 += x->p99;
+      l.max = std::max(l.max, x->max);
+    }
+    const auto n = static_cast<double>(reps.size());
+    p.latency = LatencySummary{l.mean / n, l.p50 / n, l.p95 / n, l.p99 / n, l.max};
+  }
+  return p;
+}
+
+}  // namespace
+
+Results merge_replications(const Scenario& sc, const std::vector<Results>& reps) {
+  Results res = reps.front();
+  res.replications = static_cast<int>(reps.size());
+  res.events = 0;
+  for (const Results& r : reps) {
+    res.events += r.events;
+    res.end = std::max(res.end, r.end);
+  }
+  for (size_t t = 0; t < res.tenants.size(); ++t) {
+    TenantResult& tr = res.tenants[t];
+    std::vector<double> rel;
+    bool finished = true;
+    for (const Results& r : reps) {
+      rel.push_back(r.tenants[t].relative_performance);
+      finished = finished && r.tenants[t].finished;
+    }
+    tr.relative_performance = mean_of(rel);
+    tr.slowdown = tr.relative_performance > 0 ? 1.0 / tr.relative_performance : kNaN;
+    tr.vgpu_loss = 1.0 - tr.relative_performance;
+    tr.vgpu_loss_ci95 = replication_ci95_halfwidth(rel);
+    tr.vgpu_loss_replications.clear();
+    for (double x : rel) tr.vgpu_loss_replications.push_back(1.0 - x);
+    tr.start = mean_over(reps, t, [](const TenantResult& x) { return x.start; });
+    tr.finished = finished;
+    tr.completion = finished ? mean_over(reps, t, [](const TenantResult& x) { return x.completion; }) : kNaN;
+    tr.gpu_work = mean_over(reps, t, [](const TenantResult& x) { return x.gpu_work; });
+    tr.shared = merged_performance(reps, t, true);
+    tr.baseline = merged_performance(reps, t, false);
+    for (size_t k = 0; k < tr.slo.size(); ++k) {
+      tr.slo[k].attainment = mean_over(reps, t, [&](const TenantResult& x) { return x.slo[k].attainment; });
+      tr.slo[k].met = tr.slo[k].attainment >= tr.slo[k].percentile / 100.0;
+    }
+  }
+  for (size_t g = 0; g < res.gpus.size(); ++g) {
+    std::vector<double> u, b;
+    for (const Results& r : reps) {
+      u.push_back(r.gpus[g].utilization);
+      b.push_back(r.gpus[g].busy_fraction);
+    }
+    res.gpus[g].utilization = mean_of(u);
+    res.gpus[g].busy_fraction = mean_of(b);
+  }
+  add_comparisons(sc, res);
   return res;
 }
 
 Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
-  const RunRecord shared = simulate(sc, progress, observer);
-  std::vector<RunRecord> baselines;
-  for (size_t t = 0; t < sc.tenants.size(); ++t) baselines.push_back(simulate_baseline(sc, t));
-  return compute_results(sc, shared, baselines);
+  const int n = std::max(1, sc.replications);
+  std::vector<Results> reps;
+  for (int i = 0; i < n; ++i) {
+    const Scenario r = replication(sc, i);
+    // The timeline and the progress bar follow the first replication.
+    const RunRecord shared = simulate(r, i == 0 ? progress : nullptr, i == 0 ? observer : nullptr);
+    std::vector<RunRecord> baselines;
+    for (size_t t = 0; t < r.tenants.size(); ++t) baselines.push_back(simulate_baseline(r, t));
+    reps.push_back(compute_results(r, shared, baselines));
+  }
+  if (n == 1) return reps.front();
+  return merge_replications(sc, reps);
 }
 
 }  // namespace vgpusim

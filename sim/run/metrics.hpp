@@ -15,6 +15,11 @@ namespace vgpusim {
 double percentile(const std::vector<double>& sorted, double pct);
 // Half-width of a 95% confidence interval for the mean by batch means (10 batches), or NaN below 20 values.
 double mean_ci95_halfwidth(const std::vector<double>& values);
+// The two-sided 95% quantile of Student's t with `dof` degrees of freedom.
+double student_t95(size_t dof);
+// Half-width of a 95% interval for the mean of independent values (replications): t x sd / sqrt(n); exactly 0
+// when they agree exactly; NaN below 2 values.
+double replication_ci95_halfwidth(const std::vector<double>& values);
 
 struct LatencySummary {
   double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;  // s
@@ -51,7 +56,10 @@ struct TenantResult {
   double relative_performance = 0;
   double slowdown = 0;         // 1 / relative_performance
   double vgpu_loss = 0;        // 1 - relative_performance
-  double vgpu_loss_ci95 = 0;   // half-width from the simulation's own sampling noise; NaN when too few units
+  // Half-width of its 95% interval: across replications when there are several, else from the run's own
+  // sampling noise (batch means); NaN when too few units.
+  double vgpu_loss_ci95 = 0;
+  std::vector<double> vgpu_loss_replications;  // each replication's, when there are several
 };
 
 struct GpuResult {
@@ -72,6 +80,7 @@ struct ComparisonResult {
 struct Results {
   std::string scenario_name, scenario_file, fidelity;
   uint64_t seed = 0;
+  int replications = 1;  // several: tenant and GPU figures are means over them (CDFs and series: the first's)
   double duration = 0;  // s; infinite when unbounded
   double end = 0;       // s
   uint64_t events = 0;
@@ -82,7 +91,14 @@ struct Results {
 
 Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines);
 
-// The whole job: the shared run, every tenant's baseline, and the results.
+// Replication `i` of a scenario: its seed (the scenario's for the first, then derived from it) and each tenant's
+// start drawn from its distribution with that seed.
+Scenario replication(const Scenario& sc, int i);
+// Several replications' results as one: means of the tenant and GPU figures, the vGPU loss's interval across
+// replications, units the mean count rounded; CDFs, series and failures are the first replication's; comparisons
+// recomputed.
+Results merge_replications(const Scenario& sc, const std::vector<Results>& reps);
+// The whole job: for each replication the shared run and every tenant's baseline, then the results.
 Results run_scenario(const Scenario& sc, ProgressFn progress = nullptr, RunObserver* observer = nullptr);
 
 }  // namespace vgpusim

@@ -22,6 +22,42 @@ double Loader::nonnegative(const MapReader& r, const std::string& key, Dim dim) 
   return v;
 }
 
+Distribution Loader::distribution(const MapReader& r, const std::string& key, Dim dim, Distribution fallback) {
+  if (!r.has(key)) return fallback;
+  const YAML::Node node = r.get(key);
+  if (!node.IsMap()) return Distribution::constant(nonnegative(r, key, dim));
+  const std::string path = r.child_path(key);
+  MapReader d(file, node, path, section_named("distribution"));
+  d.finish();
+  const std::string name = d.choice("distribution", {"constant", "uniform", "normal", "lognormal", "exponential"});
+  // Which keys each distribution takes; any other is an error.
+  const std::map<std::string, std::vector<std::string>> takes = {{"constant", {"value"}},
+                                                                 {"uniform", {"min", "max"}},
+                                                                 {"normal", {"mean", "sd"}},
+                                                                 {"lognormal", {"mean", "sd"}},
+                                                                 {"exponential", {"mean"}}};
+  const std::vector<std::string>& keys = takes.at(name);
+  for (const char* k : {"value", "min", "max", "mean", "sd"})
+    if (d.has(k) && std::find(keys.begin(), keys.end(), k) == keys.end())
+      fail_at(file, d.get(k), d.child_path(k),
+              fmt::format("`{}` does not go with distribution {} (it takes: {})", k, name, fmt::join(keys, ", ")));
+  for (const std::string& k : keys)
+    if (!d.has(k))
+      fail_at(file, node, path, fmt::format("distribution {} needs `{}` (it takes: {})", name, k, fmt::join(keys, ", ")));
+  auto value = [&](const char* k) { return nonnegative(d, k, dim); };
+  if (name == "constant") return Distribution::constant(value("value"));
+  if (name == "uniform") {
+    const double low = value("min"), high = value("max");
+    if (!(high >= low)) fail_at(file, d.get("max"), d.child_path("max"), "expected max >= min");
+    return Distribution::uniform(low, high);
+  }
+  if (name == "exponential") return {Distribution::Kind::Exponential, value("mean"), 0};
+  const double mean = value("mean"), sd = value("sd");
+  if (name == "lognormal" && !(mean > 0) && sd > 0)
+    fail_at(file, d.get("mean"), d.child_path("mean"), "a lognormal with a spread needs a mean > 0");
+  return {name == "normal" ? Distribution::Kind::Normal : Distribution::Kind::Lognormal, mean, sd};
+}
+
 double Loader::positive(const MapReader& r, const std::string& key, Dim dim) {
   const double v = r.quantity(key, dim);
   if (!(v > 0)) fail_at(file, r.get(key), r.child_path(key), "expected a value > 0");
@@ -92,7 +128,10 @@ void Loader::tenants(const MapReader& top) {
     const Target& target = sc.targets[t.target];
     t.gpu = target.gpu;
     t.memory = nonnegative(r, "memory", Dim::Bytes);
-    t.start = nonnegative(r, "start", Dim::Time);
+    // Without `start`, tenants begin at a random offset in [0, start_jitter): processes launched together never
+    // start in the same microsecond, and identical tenants would otherwise stay in lockstep.
+    t.start_distribution = distribution(r, "start", Dim::Time, Distribution::uniform(0, start_jitter));
+    t.start = 0;  // drawn once the seed is known (draw_starts)
     t.stream = r.has("stream") ? r.string("stream") : t.name;
     const SharingModeInfo* info = find_sharing_mode(target.sharing.mode);
     const std::vector<ParamSpec> tenant_params = info->tenant_params();
@@ -190,11 +229,14 @@ void Loader::load(const YAML::Node& root) {
   sc.version = static_cast<int>(top.integer("version", 1, 1));
   sc.name = top.string("name");
   sc.seed = static_cast<uint64_t>(top.integer("seed", 0, 1LL << 62));
+  sc.replications = static_cast<int>(top.integer("replications", 1, 1000));
+  start_jitter = nonnegative(top, "start_jitter", Dim::Time);
   if (top.has("duration")) sc.duration = positive(top, "duration", Dim::Time);
   sc.fidelity = top.choice("fidelity", {"exact", "fluid"}) == "fluid" ? Fidelity::Fluid : Fidelity::Exact;
   gpus(top);
   sharing(top);
   tenants(top);
+  draw_starts(sc);
   faults(top);
   comparisons(top);
   sc.metrics_interval = std::isfinite(sc.duration) ? sc.duration / 100 : 1.0;
@@ -271,7 +313,7 @@ Scenario load_scenario(ScenarioDocument&& doc, const Catalog& catalog, const std
   YAML::Node& root = doc.root;  // overrides go into its own tree: a clone would lose the marks messages cite
   if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", doc.file));
   for (const Override& o : overrides) apply_override(root, o);
-  Loader loader{doc.file, catalog, {}, {}, {}};
+  Loader loader{doc.file, catalog, {}, {}, {}, 0};
   loader.load(root);
   return std::move(loader.sc);
 }

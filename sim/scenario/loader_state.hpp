@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/workload/distribution.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -37,6 +38,7 @@ struct Loader {
   };
 
   std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
+  double start_jitter = 0;  // s: tenants without `start` begin uniformly in [0, start_jitter)
 
   KernelSpec kernel(const YAML::Node& node, const std::string& path, const std::string& default_precision,
                     const ScenarioGpu& tenant_gpu);
@@ -45,6 +47,9 @@ struct Loader {
   // The tenant's workload: exactly one registered kind, read by that kind (sim/scenario/workload_kind.hpp).
   WorkloadRef workload(const YAML::Node& node, const std::string& path, const ScenarioGpu& gpu);
   double nonnegative(const MapReader& r, const std::string& key, units::Dim dim);
+  // A nonnegative quantity that may vary: a plain value (constant) or {distribution: NAME, ...} (section
+  // `distribution`); `fallback` when the key is absent.
+  Distribution distribution(const MapReader& r, const std::string& key, units::Dim dim, Distribution fallback);
   double positive(const MapReader& r, const std::string& key, units::Dim dim);
   void gpus(const MapReader& top);
   std::vector<std::string> gpu_ids() const;

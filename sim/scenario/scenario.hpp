@@ -10,7 +10,9 @@
 #include "models/gpu/gpu_spec.hpp"
 #include "sim/core/params.hpp"
 #include "models/sharing/sharing_mode.hpp"
+#include "models/workload/distribution.hpp"
 #include "models/workload/workload.hpp"
+#include "sim/core/rng.hpp"
 
 namespace vgpusim {
 
@@ -60,7 +62,8 @@ struct TenantSpec {
   size_t gpu = 0;     // index into Scenario::gpus (the physical GPU; the baseline runs on all of it)
   size_t target = 0;  // index into Scenario::targets
   double memory = 0;  // bytes allocated at start
-  double start = 0;   // s
+  double start = 0;   // s: one replication's draw of start_distribution (run_scenario draws it)
+  Distribution start_distribution;  // when the tenant starts
   std::string stream;  // name of its random stream (default: its name)
   ParamValues share;  // the target's sharing mode's per-tenant parameters (tenants[].share)
   WorkloadRef workload;
@@ -87,6 +90,9 @@ struct Scenario {
   std::string name;
   int version = 1;
   uint64_t seed = 1;
+  // Independent runs with seeds derived from `seed` (the first uses `seed`); results are their means and the
+  // uncertainty is across them (one: batch means within the run).
+  int replications = 1;
   double duration = std::numeric_limits<double>::infinity();  // s; infinite = until every tenant is done
   Fidelity fidelity = Fidelity::Exact;
   double metrics_interval = 0;  // s, utilization bin width
@@ -98,6 +104,15 @@ struct Scenario {
   std::vector<LayoutChange> layout_changes;  // by time
   std::vector<Comparison> compare;
 };
+
+// Draws each tenant's start from its distribution with the scenario's seed (the loader does it, so a loaded
+// scenario is its first replication; sim/run's replication() does it again for the others).
+inline void draw_starts(Scenario& sc) {
+  for (TenantSpec& t : sc.tenants) {
+    Rng rng(stream_seed(sc.seed, t.stream + "/start"));
+    t.start = t.start_distribution.sample(rng);
+  }
+}
 
 // The setup of target `k`'s sharing model: its parameters, device and its tenants' `share` values in tenant
 // order (the order their contexts are created in).

@@ -20,6 +20,13 @@ const std::vector<Section>& sections_before_workloads() {
                  {{"version", "integer", true, "", "format version; must be 1"},
                   {"name", "string", true, "", "a title for people; printed with the results"},
                   {"seed", "integer >= 0", false, "1", "seed from which every tenant's random stream is derived"},
+                  {"replications", "integer 1-1000", false, "3",
+                   "independent runs, each with its own seed (the first uses `seed`, the others seeds derived from "
+                   "it); results are their means and the ± is a 95% interval across them (with 1: batch means within "
+                   "the run)"},
+                  {"start_jitter", "time", false, "1 ms",
+                   "tenants without `start` begin at a random offset in [0, start_jitter), drawn per replication, so "
+                   "that identical tenants are not in lockstep; 0s starts them together"},
                   {"duration", "time", false, "", "simulated time to run; needed when a workload has no count",
                    "until every tenant is done"},
                   {"fidelity", "exact | fluid", false, "exact",
@@ -74,7 +81,9 @@ const std::vector<Section>& sections_before_workloads() {
                   {"memory", "size", false, "0 B",
                    "device memory allocated at start (without it: what a `measured` workload says it uses); when it does "
                    "not fit, the tenant fails with out-of-memory"},
-                  {"start", "time", false, "0 s", "when the tenant starts"},
+                  {"start", "time or distribution", false, "",
+                   "when the tenant starts; a distribution is drawn once per replication",
+                   "uniform in [0, start_jitter)"},
                   {"stream", "string", false, "",
                    "name of the random stream the workload draws from; tenants with the same stream see the same "
                    "arrivals and kernel draws (to compare one load under different sharing)",
@@ -91,6 +100,17 @@ const std::vector<Section>& sections_before_workloads() {
 const std::vector<Section>& sections_after_workloads() {
   static const std::vector<Section> sections = [] {
     std::vector<Section> s;
+    s.push_back({"distribution",
+                 "A quantity that varies: where a key says \"time or distribution\", a plain value is a constant and "
+                 "a mapping names a distribution. Draws are never negative (a negative normal draw is drawn again) "
+                 "and come from the tenant's random stream. E.g. `host_time: {distribution: lognormal, mean: 20ms, "
+                 "sd: 5ms}`.",
+                 {{"distribution", "constant | uniform | normal | lognormal | exponential", true, "", "its shape"},
+                  {"value", "as the key", false, "", "constant: the value"},
+                  {"min", "as the key", false, "", "uniform: the lower end"},
+                  {"max", "as the key", false, "", "uniform: the upper end (exclusive)"},
+                  {"mean", "as the key", false, "", "normal, lognormal, exponential: the mean"},
+                  {"sd", "as the key", false, "", "normal, lognormal: the standard deviation"}}});
     s.push_back({"kernel",
                  "A unit of GPU work, given either as work (FLOPs by precision, bytes, blocks) or as a measured "
                  "duration on a reference GPU. Its solo time on a GPU comes from the roofline model.",

@@ -25,3 +25,12 @@ TEST(Metrics, ConfidenceIntervalNeedsEnoughValuesAndShrinksWithThem) {
   EXPECT_GT(mean_ci95_halfwidth(small), 0);
   EXPECT_LT(mean_ci95_halfwidth(large), mean_ci95_halfwidth(small));
 }
+
+TEST(Metrics, ReplicationIntervalIsStudentTAndExactlyZeroOnlyWhenTheyAgree) {
+  // {1, 2, 3}: mean 2, sd 1, t(0.975, 2 dof) = 4.3027: 4.3027 / sqrt(3).
+  EXPECT_NEAR(replication_ci95_halfwidth({1, 2, 3}), 4.302653 / std::sqrt(3.0), 1e-5);
+  EXPECT_EQ(replication_ci95_halfwidth({0.25, 0.25, 0.25}), 0.0);
+  EXPECT_GT(replication_ci95_halfwidth({0.25, 0.25, 0.2500001}), 0.0);
+  EXPECT_TRUE(std::isnan(replication_ci95_halfwidth({0.25})));
+  EXPECT_NEAR(student_t95(9), 2.262, 1e-3);  // the batch means' 10 batches
+}

@@ -68,7 +68,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{"misspelled_top_key", "duration: 10s", "duratoin: 10s",
              "s.yaml:3:1: duratoin: unknown key 'duratoin'; did you mean 'duration'? (known keys: version, name, seed, "
-             "duration, fidelity, gpus, sharing, tenants, faults, compare, metrics)"},
+             "replications, start_jitter, duration, fidelity, gpus, sharing, tenants, faults, compare, metrics)"},
         Case{"misspelled_tenant_key", "memory: 10GiB", "memroy: 10GiB",
              "s.yaml:11:5: tenants[0].memroy: unknown key 'memroy'; did you mean 'memory'? (known keys: name, on, "
              "memory, start, stream, share, workload)"},
@@ -203,10 +203,14 @@ TEST(KeyDefaults, AMinimalScenarioGetsTheDefaultsTheReferencePrints) {
   EXPECT_EQ(std::to_string(sc.seed), default_of("", "seed"));
   EXPECT_EQ(sc.fidelity == Fidelity::Exact ? "exact" : "fluid", default_of("", "fidelity"));
   EXPECT_EQ(units::format(sc.tenants[0].memory, units::Dim::Bytes), default_of("tenants[]", "memory"));
-  EXPECT_EQ(units::format(sc.tenants[0].start, units::Dim::Time), default_of("tenants[]", "start"));
+  EXPECT_EQ(std::to_string(sc.replications), default_of("", "replications"));
+  EXPECT_EQ(units::format(sc.tenants[0].start_distribution.b, units::Dim::Time), default_of("", "start_jitter"));
+  EXPECT_TRUE(sc.tenants[0].start_distribution.kind == Distribution::Kind::Uniform &&
+              sc.tenants[0].start_distribution.a == 0);
   const auto& training = dynamic_cast<const TrainingWorkload&>(*sc.tenants[0].workload);
   EXPECT_EQ(std::to_string(training.kernels_per_step), default_of("workload.training", "kernels_per_step"));
-  EXPECT_EQ(units::format(training.host_time, units::Dim::Time), default_of("workload.training", "host_time"));
+  EXPECT_TRUE(training.host_time.is_constant());
+  EXPECT_EQ(units::format(training.host_time.a, units::Dim::Time), default_of("workload.training", "host_time"));
 }
 
 // A default_value is a value a file could hold (a number, a quantity with its unit, true or false, one of the key's

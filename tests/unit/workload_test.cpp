@@ -8,11 +8,13 @@
 #include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
+#include "models/workload/distribution.hpp"
 
 using namespace vgpusim;
 
 namespace {
-Scenario load(const std::string& tenants, const std::string& extra = "duration: 100s\n") {
+// Analytic cases: tenants start at t = 0 (no start jitter).
+Scenario load(const std::string& tenants, const std::string& extra = "duration: 100s\nstart_jitter: 0s\n") {
   return load_scenario_text("version: 1\nname: w\n" + extra +
                                 "gpus: [{id: g0, model: H100-SXM}]\nsharing: {g0: {mode: timeslice}}\ntenants:\n" + tenants,
                             "w.yaml", builtin_catalog());
@@ -44,7 +46,7 @@ TEST(Workloads, InferenceArrivalsArePoissonAtTheRate) {
 
 TEST(Workloads, RenderHonoursTheFrameCap) {
   const Scenario sc = load("  - {name: r, on: g0, workload: {render: {frames: 120, fps_cap: 60, frame: {bytes: 1GB}}}}\n",
-                           "");
+                           "start_jitter: 0s\n");
   const RunRecord r = simulate(sc);
   EXPECT_EQ(r.tenants[0].units, 120);
   const double service = 1e9 / (3.35e12 * 0.9);
@@ -86,4 +88,92 @@ TEST(Workloads, OutOfMemoryIsReportedPerTenant) {
   EXPECT_EQ(r.tenants[1].failures[0].message,
             "out of memory on g0: requested 20 GiB, 10 GiB of 80 GiB free (in use: big 70 GiB)");
   EXPECT_EQ(r.tenants[1].units, 0);
+}
+
+TEST(Distributions, SampleTheirMeansAndNeverGoNegative) {
+  Rng rng(11);
+  const Distribution cases[] = {Distribution::constant(2e-3),
+                                Distribution::uniform(1e-3, 3e-3),
+                                {Distribution::Kind::Normal, 2e-3, 0.5e-3},
+                                {Distribution::Kind::Lognormal, 2e-3, 1e-3},
+                                {Distribution::Kind::Exponential, 2e-3, 0}};
+  for (const Distribution& d : cases) {
+    double sum = 0, sq = 0;
+    const int n = 200000;
+    for (int i = 0; i < n; ++i) {
+      const double x = d.sample(rng);
+      ASSERT_GE(x, 0.0) << distribution_name(d.kind);
+      sum += x;
+      sq += x * x;
+    }
+    const double mean = sum / n, sd = std::sqrt(sq / n - mean * mean);
+    EXPECT_NEAR(mean, 2e-3, 0.01 * 2e-3) << distribution_name(d.kind);
+    EXPECT_NEAR(d.mean(), 2e-3, 1e-15) << distribution_name(d.kind);
+    if (d.kind == Distribution::Kind::Normal || d.kind == Distribution::Kind::Lognormal) {
+      EXPECT_NEAR(sd, d.b, 0.02 * d.b) << distribution_name(d.kind);
+    }
+  }
+}
+
+TEST(Distributions, AreReadFromAPlainValueOrAMappingWithClearErrors) {
+  const auto host_time = [](const std::string& value) {
+    const Scenario sc = load("  - {name: t, on: g0, workload: {training: {iterations: 1, host_time: " + value +
+                             ", step: {bytes: 1GB}}}}\n");
+    return dynamic_cast<const TrainingWorkload&>(*sc.tenants[0].workload).host_time;
+  };
+  EXPECT_TRUE(host_time("3ms").is_constant());
+  EXPECT_NEAR(host_time("3ms").a, 3e-3, 1e-15);
+  const Distribution u = host_time("{distribution: uniform, min: 1ms, max: 2ms}");
+  EXPECT_TRUE(u.kind == Distribution::Kind::Uniform && std::abs(u.b - 2e-3) < 1e-15);
+  EXPECT_TRUE(host_time("{distribution: lognormal, mean: 1ms, sd: 0.2ms}").kind == Distribution::Kind::Lognormal);
+  const auto error = [&](const std::string& value) {
+    try {
+      host_time(value);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("{distribution: uniform, mean: 1ms}").find(
+                "`mean` does not go with distribution uniform (it takes: min, max)"),
+            std::string::npos);
+  EXPECT_NE(error("{distribution: normal, mean: 1ms}").find("distribution normal needs `sd` (it takes: mean, sd)"),
+            std::string::npos);
+  EXPECT_NE(error("{distribution: uniform, min: 2ms, max: 1ms}").find("expected max >= min"), std::string::npos);
+  EXPECT_NE(error("{distribution: gamma, mean: 1ms}").find("gamma"), std::string::npos);
+  EXPECT_NE(error("{distribution: exponential, mean: -1ms}").find("expected a value >= 0"), std::string::npos);
+}
+
+// Issue 13, bug 3: two identical trainers with a constant host time under MPS. Started together they stay in
+// lockstep and one run reports a spread of exactly 0; the default start offsets and replications show how much the
+// answer depends on their phase; a varying host time mixes the phases and the replications then agree closely.
+TEST(Replications, ShowThePhaseDependenceThatOneLockstepRunHides) {
+  const std::string pair = R"(version: 1
+name: lockstep
+seed: 1
+duration: 5s
+gpus: [{id: g0, model: A100-80GB}]
+sharing: {g0: {mode: mps}}
+tenants:
+  - {name: a, on: g0, workload: {training: {step: {bytes: 2GB, blocks: 80}, host_time: HOST}}}
+  - {name: b, on: g0, workload: {training: {step: {bytes: 2GB, blocks: 80}, host_time: HOST}}}
+)";
+  const auto run = [&](const std::string& head, const std::string& host) {
+    std::string text = head + pair;
+    for (size_t at; (at = text.find("HOST")) != std::string::npos;) text.replace(at, 4, host);
+    return run_scenario(load_scenario_text(text, "lock.yaml", builtin_catalog()));
+  };
+  const Results lockstep = run("start_jitter: 0s\nreplications: 1\n", "1ms");
+  EXPECT_LT(lockstep.tenants[0].vgpu_loss_ci95, 1e-9);  // batch means of one deterministic, periodic run
+  EXPECT_EQ(lockstep.replications, 1);
+  const Results phases = run("replications: 10\n", "1ms");
+  ASSERT_EQ(phases.tenants[0].vgpu_loss_replications.size(), 10u);
+  EXPECT_GT(phases.tenants[0].vgpu_loss_ci95, 0.01);
+  const Results mixed = run("replications: 10\n", "{distribution: lognormal, mean: 1ms, sd: 0.2ms}");
+  EXPECT_LT(mixed.tenants[0].vgpu_loss_ci95, phases.tenants[0].vgpu_loss_ci95 / 3);
+  EXPECT_GT(mixed.tenants[0].vgpu_loss_ci95, 0.0);
+  // Default: 3 replications, the first with the scenario's own seed.
+  const Results defaults = run("", "1ms");
+  EXPECT_EQ(defaults.replications, 3);
+  EXPECT_EQ(defaults.tenants[0].vgpu_loss_replications.size(), 3u);
 }

@@ -34,6 +34,7 @@ std::string results_json(const Results& r) {
   j["scenario"] = {{"name", r.scenario_name},
                    {"file", r.scenario_file},
                    {"seed", r.seed},
+                   {"replications", r.replications},
                    {"fidelity", r.fidelity},
                    {"duration_s", num(r.duration)}};
   j["simulated_end_s"] = num(r.end);
@@ -55,6 +56,9 @@ std::string results_json(const Results& r) {
     tj["slowdown"] = num(t.slowdown);
     tj["vgpu_loss"] = num(t.vgpu_loss);
     tj["vgpu_loss_ci95"] = num(t.vgpu_loss_ci95);
+    ordered_json per = ordered_json::array();
+    for (double x : t.vgpu_loss_replications) per.push_back(num(x));
+    tj["vgpu_loss_replications"] = per;
     ordered_json slo = ordered_json::array();
     for (const SloResult& s : t.slo)
       slo.push_back({{"percentile", s.percentile}, {"bound_s", s.bound}, {"attainment", s.attainment}, {"met", s.met}});

@@ -12,8 +12,8 @@
 namespace vgpusim {
 
 std::string results_table(const Results& r) {
-  std::string out = fmt::format("scenario: {}\nfidelity: {}  seed: {}  simulated: {} s\n\n", r.scenario_name,
-                                r.fidelity, r.seed, fixed(r.end, 6));
+  std::string out = fmt::format("scenario: {}\nfidelity: {}  seed: {}  replications: {}  simulated: {} s\n\n",
+                                r.scenario_name, r.fidelity, r.seed, r.replications, fixed(r.end, 6));
   size_t name_w = 6, gpu_w = 3;
   for (const TenantResult& t : r.tenants) {
     name_w = std::max(name_w, t.name.size());

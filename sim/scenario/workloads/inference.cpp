@@ -16,6 +16,8 @@ WorkloadKindInfo inference_workload_kind() {
        {{"rate", "rate", true, "", "mean arrival rate, e.g. 40/s"},
         {"request", "kernel (default precision fp16)", true, "", "GPU work of one request"},
         {"kernels_per_request", "integer", false, "1", "exact fidelity splits a request into this many equal kernels"},
+        {"size", "number or distribution", false, "1",
+         "each request's work is `request` times a draw of this (e.g. {distribution: lognormal, mean: 1, sd: 0.5})"},
         {"requests", "integer", false, "", "arrivals to generate", "until the scenario ends"},
         {"slo", "slo", false, "", "latency targets"}}},
       {"workload.inference.slo",
@@ -33,6 +35,7 @@ WorkloadKindInfo inference_workload_kind() {
     if (!(t->rate > 0)) fail_at(r.file(), r.get("rate"), r.child_path("rate"), "expected a positive rate");
     t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
     t->kernels_per_request = loader.count(r, "kernels_per_request");
+    t->size = loader.distribution(r, "size", units::Dim::Count, Distribution::constant(1));
     t->requests = r.has("requests") ? r.integer("requests", 0, 1LL << 50) : -1;
     if (r.has("slo")) {
       MapReader s(r.file(), r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));

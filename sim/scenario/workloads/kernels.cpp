@@ -16,8 +16,9 @@ WorkloadKindInfo kernels_workload_kind() {
        {{"mix", "list of mix[]", false, "", "the kernels and their weights (or use `kernel`)"},
         {"kernel", "kernel", false, "", "a single kernel instead of a mix"},
         {"count", "integer", false, "", "kernels to run", "until the scenario ends"},
-        {"think", "time", false, "0 s", "time between kernels (mean if exponential)"},
-        {"think_distribution", "constant | exponential", false, "constant", "how think times vary"}}},
+        {"think", "time or distribution", false, "0 s", "time between kernels (the mean with think_distribution)"},
+        {"think_distribution", "constant | exponential", false, "constant",
+         "shorthand: exponential makes a plain `think` the mean of exponential think times"}}},
       {"workload.kernels.mix[]",
        "One kernel of a mix.",
        {{"name", "string", false, "", "a label"},
@@ -45,8 +46,13 @@ WorkloadKindInfo kernels_workload_kind() {
       }
     }
     t->count = r.has("count") ? r.integer("count", 0, 1LL << 50) : -1;
-    t->think = loader.nonnegative(r, "think", units::Dim::Time);
-    t->think_exponential = r.choice("think_distribution", {"constant", "exponential"}) == "exponential";
+    t->think = loader.distribution(r, "think", units::Dim::Time, Distribution::constant(0));
+    if (r.choice("think_distribution", {"constant", "exponential"}) == "exponential") {
+      if (!t->think.is_constant())
+        fail_at(r.file(), r.get("think_distribution"), r.child_path("think_distribution"),
+                "give the distribution in `think` or `think_distribution: exponential` with a plain `think`, not both");
+      t->think = {Distribution::Kind::Exponential, t->think.a, 0};
+    }
     return t;
   };
   return kind;

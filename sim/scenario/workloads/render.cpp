@@ -14,7 +14,7 @@ WorkloadKindInfo render_workload_kind() {
        {{"frames", "integer", false, "", "frames to render", "until the scenario ends"},
         {"frame", "kernel (default precision fp32)", true, "", "GPU work of one frame"},
         {"kernels_per_frame", "integer", false, "1", "exact fidelity splits a frame into this many equal kernels"},
-        {"cpu_time", "time", false, "0 s", "CPU time per frame before its GPU work"},
+        {"cpu_time", "time or distribution", false, "0 s", "CPU time per frame before its GPU work"},
         {"fps_cap", "number", false, "", "frame-rate limit (vsync), frames per second", "uncapped"}}},
   };
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
@@ -22,7 +22,7 @@ WorkloadKindInfo render_workload_kind() {
     t->frames = r.has("frames") ? r.integer("frames", 0, 1LL << 50) : -1;
     t->frame = loader.kernel(r.get("frame"), r.child_path("frame"), "fp32", gpu);
     t->kernels_per_frame = loader.count(r, "kernels_per_frame");
-    t->cpu_time = loader.nonnegative(r, "cpu_time", units::Dim::Time);
+    t->cpu_time = loader.distribution(r, "cpu_time", units::Dim::Time, Distribution::constant(0));
     t->fps_cap = r.has("fps_cap") ? loader.positive(r, "fps_cap", units::Dim::Count) : 0;
     return t;
   };

@@ -17,15 +17,15 @@ using nlohmann::ordered_json;
 
 ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
 
-ordered_json dist_json(const Distribution& d) {
+ordered_json dist_json(const OrderSummary& d) {
   return {{"mean_s", num(d.mean)}, {"p50_s", num(d.p50)}, {"p90_s", num(d.p90)}, {"p99_s", num(d.p99)},
           {"max_s", num(d.max)}};
 }
 
 }  // namespace
 
-Distribution summarize(std::vector<double> values) {
-  Distribution d;
+OrderSummary summarize(std::vector<double> values) {
+  OrderSummary d;
   if (values.empty()) return d;
   std::sort(values.begin(), values.end());
   double sum = 0;

@@ -23,10 +23,10 @@ struct ClusterSample {
 };
 
 // Order statistics of one per-job quantity, s.
-struct Distribution {
+struct OrderSummary {
   double mean = kNotMeasured, p50 = kNotMeasured, p90 = kNotMeasured, p99 = kNotMeasured, max = kNotMeasured;
 };
-Distribution summarize(std::vector<double> values);
+OrderSummary summarize(std::vector<double> values);
 
 struct ClusterResults {
   std::string scenario_name, policy;
@@ -46,7 +46,7 @@ struct ClusterResults {
   double mean_fragmented_gpus = 0;       // time average
   double final_fragmented_gpus = 0;
   double final_fragmentation_ratio = kNotMeasured;  // fragmented / idle GPU capacity at the end
-  Distribution completion_time, queueing_delay;      // s, over completed / started jobs
+  OrderSummary completion_time, queueing_delay;      // s, over completed / started jobs
   int64_t preemptions = 0, jobs_preempted = 0;
   double lost_gpu_hours = 0;             // work redone after preemptions, GPU-hours
   double cost_usd = 0;                   // sum of node prices x makespan
