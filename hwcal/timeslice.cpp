@@ -36,10 +36,15 @@ constexpr double kChildAnswer_s = 45;  // CUDA start-up of both children, with g
 constexpr double kHandoffKernel_s = 0.5e-3;
 constexpr double kHandoffOffset_s = 0.15e-3;
 constexpr double kHandoffAgain_s = 0.2e-3;
-constexpr double kHandoffLead_s = 20e-3;  // both children sleep until the shared start
+constexpr double kHandoffLead_s = 20e-3;           // both children sleep until the shared start
+constexpr double kHandoffLaunchMargin_s = 100e-6;  // the second must launch at least this long before the first ends
+constexpr double kHandoffAnswer_s = 5;             // a repeat's reply; the children are already up
+constexpr double kHandoffMinBudget_s = 8;          // about 200 repeats of ~27 ms
 constexpr unsigned kHandoffRepeats = 20;
-constexpr std::array<double, 7> kHandoffGaps_s = {25e-6, 50e-6, 100e-6, 200e-6, 400e-6, 800e-6, 1600e-6};
+constexpr std::array<double, 9> kHandoffGaps_s = {0, 10e-6, 25e-6, 50e-6, 100e-6, 200e-6, 400e-6, 800e-6, 1600e-6};
 constexpr unsigned kHandoffGapCapacity = 1u << 12;
+constexpr double kSpinLead_s = 1e-3;  // a child sleeps until this long before its start, then spins
+constexpr double kSettle_s = 6e-3;    // a child reads its records back no sooner than this after its start
 
 struct ProbeRun {
   int pid = 0;
@@ -237,38 +242,48 @@ int probe_child_main(const std::vector<std::string>& arguments) {
     HWCAL_CUDA(cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, 0));
     write_parent_line("ready " + std::to_string(getpid()) + " " + std::to_string(mps));
     unsigned run_index = 0;
-    // "run START_NS [DURATION_S]": one probe at START_NS (monotonic clock). "run2 START_NS D1 GAP D2": a probe of
-    // D1, then, GAP seconds after the host saw it end, one of D2. Replies "done PATH..." (one file per probe).
+    // "run START_NS [DURATION_NS]": one probe at START_NS (CLOCK_MONOTONIC). "run2 START_NS D1_NS GAP_NS D2_NS": a
+    // probe of D1, then, GAP after the host saw it end, one of D2. Replies "done LAUNCH_NS SYNCED_NS PATH..." (when
+    // the first probe was launched and when the host saw it end; one file per probe). Records are read back no
+    // sooner than kSettle_s after START_NS, so that the copies do not touch the GPU while the other process's
+    // kernels run (no effect on the 2 s probes).
     while (const auto line = read_parent_line()) {
       std::istringstream command(*line);
       std::string verb;
       long long start_ns = 0;
       command >> verb >> start_ns;
       if (verb != "run" && verb != "run2") break;
-      double first_s = duration_s, gap_s = 0, second_s = 0;
+      HWCAL_REQUIRE(!command.fail(), "probe child: bad command: " + *line);
+      long long first_ns = static_cast<long long>(duration_s * 1e9), gap_ns = 0, second_ns = 0;
       if (verb == "run2") {
-        command >> first_s >> gap_s >> second_s;
-      } else if (!(command >> first_s)) {
-        first_s = duration_s;
+        command >> first_ns >> gap_ns >> second_ns;
+        HWCAL_REQUIRE(!command.fail(), "probe child: bad command: " + *line);
+      } else if (!(command >> first_ns)) {
+        first_ns = static_cast<long long>(duration_s * 1e9);
       }
       runner.reset();
       again.reset();
       HWCAL_CUDA(cudaDeviceSynchronize());
-      sleep_until_monotonic_ns(start_ns);
-      runner.start(first_s, threshold_ns);
-      std::vector<ProbeRun> runs;
-      if (verb == "run2") {
-        HWCAL_CUDA(cudaDeviceSynchronize());
-        const std::int64_t until = monotonic_ns() + static_cast<std::int64_t>(gap_s * 1e9);
-        while (monotonic_ns() < until) {
-        }  // spin: a sleep would add the scheduler's wake-up latency to the gap
-        again.start(second_s, threshold_ns);
-        runs.push_back(runner.collect());
-        runs.push_back(again.collect());
-      } else {
-        runs.push_back(runner.collect());
+      // Sleep to just before the start, then spin: the timer's wake-up slack would shift the launch.
+      sleep_until_monotonic_ns(start_ns - static_cast<std::int64_t>(kSpinLead_s * 1e9));
+      while (monotonic_ns() < start_ns) {
       }
-      std::string reply = "done";
+      const std::int64_t launched_ns = monotonic_ns();
+      runner.start(static_cast<double>(first_ns) * 1e-9, threshold_ns);
+      HWCAL_CUDA(cudaDeviceSynchronize());
+      const std::int64_t synced_ns = monotonic_ns();
+      if (verb == "run2") {
+        while (monotonic_ns() < synced_ns + gap_ns) {
+        }  // spin: a sleep would add the scheduler's wake-up latency to the gap
+        again.start(static_cast<double>(second_ns) * 1e-9, threshold_ns);
+        HWCAL_CUDA(cudaDeviceSynchronize());
+      }
+      const std::int64_t settle_ns = start_ns + static_cast<std::int64_t>(kSettle_s * 1e9);
+      if (monotonic_ns() < settle_ns) sleep_until_monotonic_ns(settle_ns);
+      std::vector<ProbeRun> runs;
+      runs.push_back(runner.collect());
+      if (verb == "run2") runs.push_back(again.collect());
+      std::string reply = "done " + std::to_string(launched_ns) + " " + std::to_string(synced_ns);
       for (const ProbeRun& run : runs) {
         const std::string path = out_path + "." + std::to_string(run_index++);
         write_run(run, path);
@@ -293,21 +308,74 @@ unsigned long long last_end_ns(const ProbeRun& run) {
   return *std::max_element(run.block_end_ns.begin(), run.block_end_ns.end());
 }
 
-std::vector<std::string> paths_of(const std::string& reply) {
+// A child's reply to `run`/`run2`: host times of its first launch and of seeing it end, and its record files.
+struct RunReply {
+  std::int64_t launched_ns = 0, synced_ns = 0;
+  std::vector<std::string> paths;
+};
+
+RunReply parse_reply(const std::string& reply, std::size_t paths) {
   HWCAL_REQUIRE(reply.rfind("done ", 0) == 0, "probe child: " + reply);
   std::istringstream in(reply.substr(5));
-  std::vector<std::string> out;
-  for (std::string path; in >> path;) out.push_back(path);
+  RunReply out;
+  in >> out.launched_ns >> out.synced_ns;
+  HWCAL_REQUIRE(!in.fail(), "probe child: bad reply: " + reply);
+  for (std::string path; in >> path;) out.paths.push_back(path);
+  HWCAL_REQUIRE(out.paths.size() == paths, "probe child: expected " + std::to_string(paths) + " files: " + reply);
   return out;
 }
+
+// A temporary folder removed with everything in it when it goes out of scope.
+struct TemporaryDirectory {
+  std::string path;
+  explicit TemporaryDirectory(const std::string& prefix) {
+    std::string name = "/tmp/" + prefix + "-XXXXXX";
+    HWCAL_REQUIRE(mkdtemp(name.data()) != nullptr, "mkdtemp failed");
+    path = name;
+  }
+  ~TemporaryDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+};
+
+// Two probe children (this program re-executed), each answered `ready` within kChildAnswer_s; returns whether
+// each is an MPS client.
+std::vector<bool> start_probe_children(RunContext& context, unsigned blocks, double duration_s,
+                                       unsigned long long threshold_ns, const std::string& out_prefix,
+                                       std::vector<std::unique_ptr<ChildProcess>>& children) {
+  for (unsigned p = 0; p < 2; ++p) {
+    children.push_back(std::make_unique<ChildProcess>(
+        context.executable,
+        std::vector<std::string>{"__child", "probe", "--blocks", std::to_string(blocks), "--duration-s",
+                                 std::to_string(duration_s), "--threshold-ns", std::to_string(threshold_ns), "--out",
+                                 out_prefix + std::to_string(p)},
+        std::vector<std::string>{}));
+  }
+  std::vector<bool> mps;
+  const std::int64_t ready_by_ns = monotonic_ns() + static_cast<std::int64_t>(kChildAnswer_s * 1e9);
+  for (auto& child : children) {
+    const double left_s = std::max(0.1, static_cast<double>(ready_by_ns - monotonic_ns()) * 1e-9);
+    const std::string ready = child->read_reply(left_s);
+    HWCAL_REQUIRE(ready.rfind("ready ", 0) == 0, "probe child: " + ready);
+    mps.push_back(ready.back() == '1');
+  }
+  return mps;
+}
+
+long long ns_of(double seconds) { return std::llround(seconds * 1e9); }
 
 // timeslice.handoff: how long a context that ran out of work keeps the GPU from another that waits, and what the
 // switch then costs. Two processes; per repeat the first runs a kernel of kHandoffKernel_s (all SMs) and the second
 // launches one kHandoffOffset_s later, while the first's runs, so it waits. Plain handoff: the first has nothing
 // more, and the second's start minus the first's end is the handoff (grace + switch of an idle context). Sweep: the
-// first launches another kernel a host gap g after its first ended; whether that one starts before the second's says
-// whether the first kept the GPU through g. Roles alternate between repeats.
-void run_handoff(RunContext& context, const Deadline& deadline, unsigned long long threshold_ns) {
+// first launches another kernel a host gap g after it saw its first end; whether that one starts before the
+// second's says whether the first kept the GPU through g. Roles alternate between repeats. A repeat whose launches
+// came out of order (the second launched before the first, or too late to find the first's kernel running, or the
+// second's kernel started first) is dropped and counted. `slice_s`: the probe's slice, 0 when unknown.
+void run_handoff(RunContext& context, const Deadline& deadline, unsigned long long threshold_ns, double slice_s) {
   Experiment experiment;
   experiment.name = "timeslice.handoff";
   experiment.kind = "timeslice";
@@ -320,107 +388,140 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
     e.params.set("second_kernel_s", kHandoffAgain_s);
     e.params.set("repeats_per_point", kHandoffRepeats);
     e.params.set("host_gaps_s", Json::array_of(kHandoffGaps_s));
-    e.params.set("timing", "%globaltimer: the first's latest block end, the second's earliest block start");
+    e.params.set("probe_slice_s", slice_s);
+    e.params.set("timing", "%globaltimer: the first's latest block end, the second's earliest block start; host "
+                           "launches on CLOCK_MONOTONIC");
     if (context.device.compute_mode != cudaComputeModeDefault) {
       e.skipped = "compute mode is not Default: two processes cannot share the GPU";
       return;
     }
-    if (deadline.remaining_s() < 15) {
+    if (deadline.remaining_s() < kHandoffMinBudget_s) {
       e.truncated = true;
       return;
     }
-    char directory_template[] = "/tmp/vgpusim-hwcal-handoff-XXXXXX";
-    HWCAL_REQUIRE(mkdtemp(directory_template) != nullptr, "mkdtemp failed");
-    const std::string directory = directory_template;
-    struct RemoveDirectory {
-      std::string path;
-      ~RemoveDirectory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-      }
-    } remove_directory{directory};
+    const TemporaryDirectory directory("vgpusim-hwcal-handoff");
     std::vector<std::unique_ptr<ChildProcess>> children;
-    for (unsigned p = 0; p < 2; ++p) {
-      children.push_back(std::make_unique<ChildProcess>(
-          context.executable,
-          std::vector<std::string>{"__child", "probe", "--blocks", std::to_string(blocks), "--duration-s",
-                                   std::to_string(kHandoffKernel_s), "--threshold-ns", std::to_string(threshold_ns),
-                                   "--out", directory + "/handoff" + std::to_string(p)},
-          std::vector<std::string>{}));
+    const std::vector<bool> mps =
+        start_probe_children(context, blocks, kHandoffKernel_s, threshold_ns, directory.path + "/handoff", children);
+    if (mps[0] || mps[1]) {
+      e.skipped = "the probe children are MPS clients: no time-slicing to measure";
+      for (auto& child : children) child->finish(5);
+      return;
     }
-    const std::int64_t ready_by_ns = monotonic_ns() + static_cast<std::int64_t>(kChildAnswer_s * 1e9);
-    for (auto& child : children) {
-      const double left_s = std::max(0.1, static_cast<double>(ready_by_ns - monotonic_ns()) * 1e-9);
-      const std::string ready = child->read_reply(left_s);
-      HWCAL_REQUIRE(ready.rfind("ready ", 0) == 0, "probe child: " + ready);
-      HWCAL_REQUIRE(ready.back() != '1', "probe child is an MPS client: no time-slicing to measure");
-    }
-    // One repeat: returns {kept, handoff gap, the first's actual gap on the GPU (0 without a second kernel)}. The
-    // first is the one launched first; a negative handoff gap means the second did not wait (no time-slicing).
+    struct Repeat {
+      bool valid = false, kept = false;
+      double handoff_s = 0;  // kept: 0
+      double gpu_gap_s = 0;  // the first's second kernel's start minus its first's end (run2 only)
+    };
+    // One repeat; host_gap_s < 0: plain handoff.
     auto repeat = [&](unsigned first, double host_gap_s) {
-      const std::int64_t start_ns = monotonic_ns() + static_cast<std::int64_t>(kHandoffLead_s * 1e9);
+      const std::int64_t start_ns = monotonic_ns() + ns_of(kHandoffLead_s);
       const unsigned second = 1 - first;
-      children[first]->send_line(host_gap_s < 0 ? "run " + std::to_string(start_ns) + " " + std::to_string(kHandoffKernel_s)
-                                                : "run2 " + std::to_string(start_ns) + " " +
-                                                      std::to_string(kHandoffKernel_s) + " " +
-                                                      std::to_string(host_gap_s) + " " + std::to_string(kHandoffAgain_s));
-      children[second]->send_line(
-          "run " + std::to_string(start_ns + static_cast<std::int64_t>(kHandoffOffset_s * 1e9)) + " " +
-          std::to_string(kHandoffKernel_s));
-      const std::vector<std::string> first_paths = paths_of(children[first]->read_reply(kChildAnswer_s));
-      const std::vector<std::string> second_paths = paths_of(children[second]->read_reply(kChildAnswer_s));
-      HWCAL_REQUIRE(!first_paths.empty() && second_paths.size() == 1, "probe child: unexpected reply");
-      const ProbeRun a = read_run(first_paths[0]);
-      const ProbeRun b = read_run(second_paths[0]);
-      const unsigned long long origin = std::min(first_start_ns(a), first_start_ns(b));
+      const bool sweep = host_gap_s >= 0;
+      children[first]->send_line(sweep ? "run2 " + std::to_string(start_ns) + " " +
+                                             std::to_string(ns_of(kHandoffKernel_s)) + " " +
+                                             std::to_string(ns_of(host_gap_s)) + " " +
+                                             std::to_string(ns_of(kHandoffAgain_s))
+                                       : "run " + std::to_string(start_ns) + " " + std::to_string(ns_of(kHandoffKernel_s)));
+      children[second]->send_line("run " + std::to_string(start_ns + ns_of(kHandoffOffset_s)) + " " +
+                                  std::to_string(ns_of(kHandoffKernel_s)));
+      const RunReply a_reply = parse_reply(children[first]->read_reply(kHandoffAnswer_s), sweep ? 2 : 1);
+      const RunReply b_reply = parse_reply(children[second]->read_reply(kHandoffAnswer_s), 1);
+      const ProbeRun a = read_run(a_reply.paths[0]);
+      const ProbeRun b = read_run(b_reply.paths[0]);
+      Repeat out;
+      const double launch_lag_s = static_cast<double>(b_reply.launched_ns - a_reply.launched_ns) * 1e-9;
+      out.valid = launch_lag_s > 0 && launch_lag_s < kHandoffKernel_s - kHandoffLaunchMargin_s &&
+                  first_start_ns(b) >= first_start_ns(a);
+      if (!out.valid) return out;
+      const unsigned long long origin = first_start_ns(a);
       const double a_end = relative_s(last_end_ns(a), origin);
       const double b_start = relative_s(first_start_ns(b), origin);
-      double a_again = std::numeric_limits<double>::infinity(), gpu_gap = 0;
-      if (first_paths.size() == 2) {
-        const ProbeRun a2 = read_run(first_paths[1]);
-        a_again = relative_s(first_start_ns(a2), origin);
-        gpu_gap = a_again - a_end;
+      double a_again = std::numeric_limits<double>::infinity();
+      if (sweep) {
+        a_again = relative_s(first_start_ns(read_run(a_reply.paths[1])), origin);
+        out.gpu_gap_s = a_again - a_end;
       }
       const HandoffOutcome outcome = handoff_outcome(a_end, a_again, b_start);
-      return std::array<double, 3>{outcome.kept ? 1.0 : 0.0, outcome.gap_s, gpu_gap};
+      out.kept = outcome.kept;
+      out.handoff_s = outcome.gap_s;
+      return out;
     };
-    std::vector<double> handoff, overlaps;
-    for (unsigned r = 0; r < kHandoffRepeats && deadline.remaining_s() > 5; ++r) {
-      const auto x = repeat(r % 2, -1);
-      handoff.push_back(x[1]);
-      if (x[1] < 0) overlaps.push_back(x[1]);
-    }
-    Json sweep = Json::array();
-    std::vector<double> gaps, kept_share;
-    for (const double g : kHandoffGaps_s) {
-      if (deadline.remaining_s() < 5) {
+    unsigned dropped = 0, overlapping = 0;
+    std::vector<double> handoff;
+    for (unsigned r = 0; r < kHandoffRepeats; ++r) {
+      if (deadline.remaining_s() < 3) {
         e.truncated = true;
         break;
       }
-      std::vector<double> kept, lost_gaps, gpu_gaps;
-      for (unsigned r = 0; r < kHandoffRepeats && deadline.remaining_s() > 5; ++r) {
-        const auto x = repeat(r % 2, g);
-        kept.push_back(x[0]);
-        gpu_gaps.push_back(x[2]);
-        if (x[0] == 0) lost_gaps.push_back(x[1]);
+      const Repeat x = repeat(r % 2, -1);
+      if (!x.valid) {
+        ++dropped;
+      } else if (x.handoff_s < 0) {
+        ++overlapping;  // the second did not wait: no time-slicing between them
+      } else {
+        handoff.push_back(x.handoff_s);
       }
-      if (kept.empty()) break;
-      const double share = std::accumulate(kept.begin(), kept.end(), 0.0) / static_cast<double>(kept.size());
+    }
+    Json sweep = Json::array();
+    std::vector<double> gaps, kept_share, offsets;
+    for (const double g : kHandoffGaps_s) {
+      std::vector<double> kept, lost_handoffs, kept_gpu_gaps;
+      for (unsigned r = 0; r < kHandoffRepeats; ++r) {
+        if (deadline.remaining_s() < 3) {
+          e.truncated = true;
+          break;
+        }
+        const Repeat x = repeat(r % 2, g);
+        if (!x.valid) {
+          ++dropped;
+          continue;
+        }
+        kept.push_back(x.kept ? 1.0 : 0.0);
+        if (x.kept) {
+          kept_gpu_gaps.push_back(x.gpu_gap_s);
+          offsets.push_back(x.gpu_gap_s - g);
+        } else if (x.handoff_s >= 0) {
+          lost_handoffs.push_back(x.handoff_s);
+        } else {
+          ++overlapping;
+        }
+      }
+      if (e.truncated) break;
+      const double share =
+          kept.empty() ? 0.0 : std::accumulate(kept.begin(), kept.end(), 0.0) / static_cast<double>(kept.size());
       Json point = Json::object();
       point.set("host_gap_s", g);
       point.set("repeats", kept.size());
       point.set("kept_share", share);
-      point.set("first_gpu_gap_s", summary_json(gpu_gaps));
-      point.set("handoff_s", summary_json(lost_gaps));
+      point.set("kept_gpu_gap_s", summary_json(kept_gpu_gaps));
+      point.set("handoff_s", summary_json(lost_handoffs));
       sweep.push(point);
-      gaps.push_back(g);
-      kept_share.push_back(share);
+      if (!kept.empty()) {
+        gaps.push_back(g);
+        kept_share.push_back(share);
+      }
     }
     for (auto& child : children) child->finish(5);
     e.summary.set("handoff_s", summary_json(handoff));
-    e.summary.set("overlapping_repeats", overlaps.size());
+    e.summary.set("overlapping_repeats", overlapping);
+    e.summary.set("dropped_repeats", dropped);
     e.summary.set("sweep", sweep);
-    e.summary.set("grace_crossing_s", grace_crossing_s(gaps, kept_share));
+    // The GPU gap is the host gap plus the host's synchronization and launch latency: the crossing is read on the
+    // GPU's axis.
+    const double offset = offsets.empty() ? 0.0 : median_of(offsets);
+    e.summary.set("launch_offset_s", offset);
+    // A crossing only where the sweep brackets it: every point measured, not every gap kept (then only a lower
+    // bound), and not near the end of the first's slice (then the slice, not a grace, ended its hold).
+    const bool complete = !e.truncated && gaps.size() == kHandoffGaps_s.size();
+    const bool all_kept = complete && std::all_of(kept_share.begin(), kept_share.end(), [](double k) { return k >= 0.5; });
+    const double crossing = grace_crossing_s(gaps, kept_share) + (kept_share.empty() || kept_share.front() < 0.5 ? 0.0 : offset);
+    const bool bounded_by_slice = slice_s > 0 && crossing >= slice_s - kHandoffKernel_s - kHandoffLaunchMargin_s;
+    e.summary.set("grace_bounded_by_slice", bounded_by_slice);
+    if (all_kept) e.summary.set("grace_at_least_s", gaps.back() + offset);
+    const bool usable = complete && !all_kept && !bounded_by_slice && !handoff.empty() &&
+                        overlapping * 2 <= kHandoffRepeats;
+    e.summary.set("grace_crossing_s", usable ? Json(crossing) : Json());
   });
 }
 
@@ -429,6 +530,7 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
 void run_timeslice_suite(RunContext& context) {
   const Deadline deadline = context.suite_deadline(kTimesliceBudget_s);
   unsigned long long handoff_threshold_ns = static_cast<unsigned long long>(kMaxPairThreshold_s * 1e9);
+  double probe_slice_s = 0;
   Experiment experiment;
   experiment.name = "timeslice.probe";
   experiment.kind = "timeslice";
@@ -494,33 +596,12 @@ void run_timeslice_suite(RunContext& context) {
       e.truncated = true;
       return;
     }
-    char directory_template[] = "/tmp/vgpusim-hwcal-probe-XXXXXX";
-    HWCAL_REQUIRE(mkdtemp(directory_template) != nullptr, "mkdtemp failed");
-    const std::string directory = directory_template;
-    struct RemoveDirectory {
-      std::string path;
-      ~RemoveDirectory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-      }
-    } remove_directory{directory};
+    const TemporaryDirectory directory("vgpusim-hwcal-probe");
     std::vector<std::unique_ptr<ChildProcess>> children;
     Json clients_mps = Json::array();
-    for (unsigned p = 0; p < 2; ++p) {
-      children.push_back(std::make_unique<ChildProcess>(
-          context.executable,
-          std::vector<std::string>{"__child", "probe", "--blocks", std::to_string(blocks), "--duration-s",
-                                   std::to_string(kPairDuration_s), "--threshold-ns", std::to_string(pair_threshold_ns),
-                                   "--out", directory + "/process" + std::to_string(p)},
-          std::vector<std::string>{}));
-    }
-    const std::int64_t ready_by_ns = monotonic_ns() + static_cast<std::int64_t>(kChildAnswer_s * 1e9);
-    for (auto& child : children) {
-      const double left_s = std::max(0.1, static_cast<double>(ready_by_ns - monotonic_ns()) * 1e-9);
-      const std::string ready = child->read_reply(left_s);
-      HWCAL_REQUIRE(ready.rfind("ready ", 0) == 0, "probe child: " + ready);
-      clients_mps.push(ready.back() == '1');
-    }
+    for (const bool mps : start_probe_children(context, blocks, kPairDuration_s, pair_threshold_ns,
+                                               directory.path + "/process", children))
+      clients_mps.push(mps);
     e.params.set("pair_processes_are_mps_clients", clients_mps);
     std::array<std::vector<double>, 2> slices;
     std::vector<double> gaps, stalls, idle_gaps, switches, idle, both_active, windows;
@@ -534,9 +615,7 @@ void run_timeslice_suite(RunContext& context) {
       for (auto& child : children) child->send_line("run " + std::to_string(start_ns));
       std::array<ProbeRun, 2> runs;
       for (unsigned p = 0; p < 2; ++p) {
-        const std::string done = children[p]->read_reply(kPairDuration_s + kChildAnswer_s);
-        HWCAL_REQUIRE(done.rfind("done ", 0) == 0, "probe child: " + done);
-        runs[p] = read_run(done.substr(5));
+        runs[p] = read_run(parse_reply(children[p]->read_reply(kPairDuration_s + kChildAnswer_s), 1).paths[0]);
         warn_if_capped(runs[p],
                        "pair probe (repeat " + std::to_string(repeat) + ", process " + std::to_string(p) + ")");
       }
@@ -579,8 +658,9 @@ void run_timeslice_suite(RunContext& context) {
     pair.set("active_fraction", fractions);
     e.summary.set("pair", pair);
     handoff_threshold_ns = pair_threshold_ns;
+    if (!all_slices.empty()) probe_slice_s = median_of(all_slices);
   });
-  run_handoff(context, deadline, handoff_threshold_ns);
+  run_handoff(context, deadline, handoff_threshold_ns, probe_slice_s);
 }
 
 }  // namespace vgpusim::hwcal

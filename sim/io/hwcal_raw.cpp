@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -132,11 +134,15 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
       raw.slice = stats(pair.value("slice_s", json()));
       raw.switch_cost = stats(pair.value("switch_s", json()));
     } else if (kind == "timeslice" && name == "timeslice.handoff") {
+      // hwcal writes a null crossing when its sweep did not bracket one (cut short, every gap kept, or held to the
+      // end of the slice): then neither idle value can be fitted.
       raw.handoff = stats(summary.value("handoff_s", json()));
-      raw.grace_crossing = optional_number(summary, "grace_crossing_s", where + ".summary", "experiment", raw.warnings);
-      if (!raw.handoff || !raw.grace_crossing) {
+      const json crossing = summary.value("grace_crossing_s", json());
+      if (raw.handoff && crossing.is_number() && std::isfinite(crossing.get<double>()) && crossing.get<double>() >= 0) {
+        raw.grace_crossing = crossing.get<double>();
+      } else {
         raw.handoff.reset();
-        raw.grace_crossing.reset();
+        raw.not_measured.push_back(name + ": no grace crossing (the sweep did not bracket one)");
       }
     } else if (kind == "corun") {
       const json& params = object_at(e, "params");

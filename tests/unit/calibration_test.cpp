@@ -62,6 +62,16 @@ TEST(Calibration, TheHandoffExperimentIsReadByNameAndLeavesTheProbeAlone) {
            ex.end());
   const Calibration c = fit_calibration(parse_raw(j.dump(), "old.json"), "H200");
   for (const FittedValue& v : c.values) EXPECT_EQ(v.name.find("idle"), std::string::npos) << v.name;
+  // A sweep that did not bracket a crossing (hwcal writes null) fits neither idle value, and says why.
+  nlohmann::json unbracketed = nlohmann::json::parse(synthetic_raw("H200", SyntheticTruth{}, 0.0, 1));
+  for (auto& e : unbracketed["experiments"])
+    if (e["name"] == "timeslice.handoff") e["summary"]["grace_crossing_s"] = nullptr;
+  const RawFile u = parse_raw(unbracketed.dump(), "u.json");
+  EXPECT_FALSE(u.handoff || u.grace_crossing);
+  EXPECT_TRUE(u.warnings.empty());
+  ASSERT_FALSE(u.not_measured.empty());
+  EXPECT_NE(u.not_measured.back().find("timeslice.handoff: no grace crossing"), std::string::npos);
+  for (const FittedValue& v : fit_calibration(u, "H200").values) EXPECT_EQ(v.name.find("idle"), std::string::npos);
 }
 
 
