@@ -16,6 +16,7 @@ struct KernelSpec {
   double flops_fp16 = 0;  // FLOP on FP16/BF16 tensor cores
   double bytes = 0;       // bytes moved to and from device memory
   double blocks = 0;      // thread blocks it launches; 0 = enough to fill every SM
+  double kernels = 1;     // kernels it stands for, one after another (fluid fidelity merges a unit's kernels)
 
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;

@@ -1,4 +1,6 @@
-// Spatial contention. For a kernel with solo time T, compute time c, memory time m and SM fill f:
+// Spatial contention. When the SMs the busy contexts ask for add up to more than the GPU has, kernel turns (the
+// default) makes them take turns kernel by kernel (kernel_turn_rates); the rest of this header is the side-by-side
+// case. For a kernel with solo time T, compute time c, memory time m and SM fill f:
 // holding a fraction s of the SMs slows its compute side to c f / s; its memory side keeps at most
 // reach(s) / reach(f) of the bandwidth it draws alone, reach(x) = min(1, x / sat) (sat = bw_saturation_fraction),
 // so a client holding all it fills is not slowed by itself; bandwidth is shared max-min fairly with shares weighted by the
@@ -34,6 +36,41 @@ std::string contention_description() {
          "bandwidth the others draw";
 }
 
+namespace {
+
+// A context's rate on a share `sms` of the SMs with the DRAM to itself: its compute side slowed to the SMs it holds,
+// its memory side to what those SMs reach of the bandwidth it draws alone.
+double alone_rate(const ContextLoad& l, double sms, double sat) {
+  double bound = 1.0;
+  if (l.compute_fraction > 0) bound = std::min(bound, sms / (std::max(l.sm_fill, 1e-9) * l.compute_fraction));
+  if (l.memory_fraction > 0) {
+    const auto reach = [&](double share) { return std::min(1.0, share / sat); };
+    bound = std::min(bound, std::min(1.0, reach(sms) / reach(std::clamp(l.sm_fill, 1e-9, 1.0))) / l.memory_fraction);
+  }
+  return std::max(bound, 0.0);
+}
+
+// Oversubscribed SMs under kernel turns: kernels get SMs in the order they were launched, so a kernel that fills the
+// GPU runs alone until its last blocks drain and the contexts take turns, one kernel each. A round runs one kernel
+// of every busy context; packed perfectly it lasts sum_j (want_j x k_j) (k: a kernel's solo time, want: the SMs it
+// fills), and context i gets through one kernel of k_i in it. Contexts whose kernel time is unknown count as equal.
+void kernel_turn_rates(std::span<const ContextLoad> loads, const std::vector<double>& want, double sat,
+                       std::vector<double>& rates) {
+  bool known = true;
+  for (size_t i = 0; i < loads.size(); ++i)
+    if (loads[i].active > 0 && !(loads[i].kernel_time > 0)) known = false;
+  double round = 0;
+  for (size_t i = 0; i < loads.size(); ++i)
+    if (loads[i].active > 0) round += want[i] * (known ? loads[i].kernel_time : 1.0);
+  for (size_t i = 0; i < loads.size(); ++i) {
+    if (loads[i].active == 0) continue;
+    const double k = known ? loads[i].kernel_time : 1.0;
+    rates[i] = alone_rate(loads[i], want[i], sat) * std::min(1.0, k / round);
+  }
+}
+
+}  // namespace
+
 void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> sm_caps, SmAllocation allocation,
                    const ParamValues& params, std::vector<double>& rates) {
   const size_t n = loads.size();
@@ -48,6 +85,10 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
     if (loads[i].active == 0) continue;
     want[i] = std::clamp(std::min(loads[i].sm_fill, sm_caps[i]), 1e-9, 1.0);
     total += want[i];
+  }
+  if (total > 1.0 + 1e-12 && allocation == SmAllocation::KernelTurns) {
+    kernel_turn_rates(loads, want, sat, rates);
+    return;
   }
   if (total <= 1.0 + 1e-12) {
     sms = want;

@@ -17,6 +17,8 @@ std::vector<ParamSpec> contention_params();
 std::string contention_description();
 
 enum class SmAllocation {
+  KernelTurns,   // caps summing above 100%: kernels take the SMs in launch order, so contexts take turns, one kernel
+                 // each: context i runs kernel_time_i per round of sum_j (SMs_j x kernel_time_j)
   Proportional,  // caps summing above 100%: every busy context gets SMs in proportion to what it asks for
   InOrder,       // caps summing above 100%: the block scheduler fills contexts in order; later ones get the rest
 };

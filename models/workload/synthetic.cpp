@@ -1,6 +1,7 @@
 // The synthetic workloads' state machines. Closed-loop kinds (kernels, training, render) run one unit at a time:
 // a host-side delay, then the unit's kernels one after another. Inference is open-loop: Poisson arrivals queue
 // and are served in order. In fluid fidelity a unit's kernels are merged into one activity (a phase).
+#include <algorithm>
 #include <deque>
 #include <stdexcept>
 
@@ -16,7 +17,9 @@ constexpr uint64_t kTimerArrival = 2;
 // One unit = a delay on the host, then `parts` equal kernels of `unit_kernel`, run back to back.
 class ClosedLoop : public Workload {
  public:
-  ClosedLoop(long long units, int parts) : remaining_(units), parts_(parts) {}
+  // `kernels`: the real kernels of one unit (parts of it launched as one activity stand for kernels / parts).
+  ClosedLoop(long long units, int parts, int kernels = 1)
+      : remaining_(units), parts_(parts), kernels_per_part_(std::max(1.0, static_cast<double>(kernels) / parts)) {}
 
   void start(WorkloadPort& port) override { begin_unit(port); }
 
@@ -50,6 +53,7 @@ class ClosedLoop : public Workload {
     part_ = 0;
     unit_start_ = port.now();
     kernel_ = next_unit_kernel().scaled(1.0 / parts_);
+    kernel_.kernels = kernels_per_part_;
     const double delay = delay_before(port);
     if (delay > 0)
       port.wake_at(port.now() + delay, kTimerDelayDone);
@@ -60,6 +64,7 @@ class ClosedLoop : public Workload {
 
   long long remaining_;  // -1 = unbounded
   int parts_;
+  double kernels_per_part_;
   int part_ = 0;
   double unit_start_ = 0;
   KernelSpec kernel_;
@@ -70,7 +75,7 @@ int parts_for(Fidelity f, int kernels) { return f == Fidelity::Fluid ? 1 : std::
 class Training final : public ClosedLoop {
  public:
   Training(const TrainingWorkload& s, Fidelity f, uint64_t seed)
-      : ClosedLoop(s.iterations, parts_for(f, s.kernels_per_step)), s_(s), rng_(seed) {}
+      : ClosedLoop(s.iterations, parts_for(f, s.kernels_per_step), s.kernels_per_step), s_(s), rng_(seed) {}
 
  protected:
   double delay_before(WorkloadPort&) override { return s_.host_time.sample(rng_); }
@@ -84,7 +89,7 @@ class Training final : public ClosedLoop {
 class Render final : public ClosedLoop {
  public:
   Render(const RenderWorkload& s, Fidelity f, uint64_t seed)
-      : ClosedLoop(s.frames, parts_for(f, s.kernels_per_frame)), s_(s), rng_(seed) {}
+      : ClosedLoop(s.frames, parts_for(f, s.kernels_per_frame), s.kernels_per_frame), s_(s), rng_(seed) {}
 
  protected:
   double delay_before(WorkloadPort& port) override {
@@ -178,6 +183,7 @@ class Inference final : public Workload {
     serving_ = true;
     part_ = 0;
     kernel_ = s_.request.scaled(queue_.front().second / parts_);
+    kernel_.kernels = std::max(1.0, static_cast<double>(s_.kernels_per_request) / parts_);
     port.launch(kernel_, 0);
   }
 

@@ -110,7 +110,7 @@ class Engine {
     double work_done = 0;    // solo-seconds delivered, all time
     size_t holds = 0;        // in-flight members that are idle holds
     double work_ended_at = -kInfinity;  // when its last member that does work left
-    ActivityDemand demand_sum{0, 0, 0};  // sums over the in-flight members
+    ActivityDemand demand_sum{0, 0, 0, 0};  // sums over the in-flight members
     std::vector<Member> heap;
     // Idle holds: whether one may start, and the activities started while one is served (they wait for its end).
     bool holds_allowed = true;

@@ -21,6 +21,7 @@ struct ContextLoad {
   double compute_fraction = 0;
   double memory_fraction = 0;
   double sm_fill = 1;
+  double kernel_time = 0;  // solo seconds of one of its kernels (an activity may stand for several); 0 = unknown
 };
 
 // What an activity asks of the device, for the models that share SMs and bandwidth (see ContextLoad).
@@ -28,6 +29,7 @@ struct ActivityDemand {
   double compute_fraction = 1;
   double memory_fraction = 0;
   double sm_fill = 1;
+  double kernel_time = 0;  // solo seconds of one of the kernels it stands for; 0 = unknown
 };
 
 // What a model answers: each context's progress rate as a fraction of the GPU's solo speed (1 = as fast as alone

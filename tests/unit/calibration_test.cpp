@@ -126,7 +126,7 @@ TEST(Calibration, CheckedInRawFileParsesAndValidates) {
   EXPECT_EQ(raw.device.sm_count, 132);
   EXPECT_EQ(raw.coruns.size(), 42u);
   const Calibration c = fit_calibration(raw, raw_catalog_gpu(raw, "H200"));
-  EXPECT_EQ(c.values.size(), 6u);
+  EXPECT_EQ(c.values.size(), 8u);  // six, and the two idle time-slice values from timeslice.handoff
   // Validation on the experiments the fit did not use: the synthetic noise is 0.3%.
   const GpuSpec& h200 = builtin_catalog().find("H200")->spec;
   double worst = 0;

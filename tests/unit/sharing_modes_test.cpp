@@ -103,6 +103,29 @@ TEST(Mps, InOrderAllocationServesEarlierClientsFirst) {
   EXPECT_NEAR(tenant(p, "a").relative_performance, 0.5, 0.002);
 }
 
+TEST(Mps, FullGpuKernelsTakeTurnsInProportionToTheirLength) {
+  // A compute-bound client of 3 ms kernels and a memory-bound one of 1 ms kernels, each filling the GPU: under
+  // kernel turns (the default, after the H200 co-runs) they run one after the other, 3 ms then 1 ms, so 0.75 and
+  // 0.25 of their solo speed, and the GPU does no more than one of them at a time (the shares add up to 1).
+  const std::string t = trainer("a", "g0", "{fp16: 0.73944TFLOP}") + trainer("b", "g0", kMemory);
+  const Results r = run_text(scenario("{mode: mps}", t));
+  EXPECT_NEAR(tenant(r, "a").relative_performance, 0.75, 0.005);
+  EXPECT_NEAR(tenant(r, "b").relative_performance, 0.25, 0.005);
+  // Side by side (proportional), the same pair overlapped compute and memory: more than one GPU's worth.
+  const Results p = run_text(scenario("{mode: mps, sm_allocation: proportional}", t));
+  EXPECT_GT(tenant(p, "a").relative_performance + tenant(p, "b").relative_performance, 1.2);
+  // Fluid fidelity merges nothing here (one kernel per step) and takes the same turns.
+  const Results f = run_text(scenario("{mode: mps}", t, "fluid"));
+  EXPECT_NEAR(tenant(f, "a").relative_performance, 0.75, 0.005);
+  // A step of 4 kernels merged into one phase in fluid fidelity still takes turns by one kernel's time.
+  const std::string split = "  - {name: a, on: g0, workload: {training: {step: {fp16: 0.98592TFLOP}, kernels_per_step: 4}}}\n" +
+                            trainer("b", "g0", kMemory);
+  for (const char* fidelity : {"exact", "fluid"}) {
+    const Results x = run_text(scenario("{mode: mps}", split, fidelity));
+    EXPECT_NEAR(tenant(x, "a").relative_performance, 0.5, 0.01) << fidelity;  // 1 ms kernels against 1 ms kernels
+  }
+}
+
 TEST(Mps, AFatalFaultEndsEveryClientButNotUnderTimeslicing) {
   const std::string t = trainer("a", "g0", kCompute) + trainer("b", "g0", kCompute) + "faults: [{tenant: a, at: 1s}]\n";
   const Results mps = run_text(scenario("{mode: mps}", t));
