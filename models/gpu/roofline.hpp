@@ -36,19 +36,23 @@ std::vector<ParamSpec> roofline_params();
 std::string roofline_description();
 
 struct KernelTimes {
-  double compute = 0;  // s, FLOPs at the SM fill the kernel's blocks allow
-  double memory = 0;   // s, bytes at the full DRAM bandwidth
-  double sm_fill = 1;  // fraction of the SMs its blocks occupy
-  double solo() const { return compute > memory ? compute : memory; }
+  double compute = 0;   // s, FLOPs at the SM fill the kernel's blocks allow
+  double memory = 0;    // s, bytes at the full DRAM bandwidth
+  double overhead = 0;  // s, launch_overhead for each kernel it stands for
+  double sm_fill = 1;   // fraction of the SMs its blocks occupy
+  double solo() const { return overhead + (compute > memory ? compute : memory); }
 };
 
 // The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
-// Solo time (s) of `k` on `gpu`: max(compute time, memory time).
+// Solo time (s) of `k` on `gpu`: its kernels' launch overhead + max(compute time, memory time).
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
 
-// The work that takes `duration` on `reference` when limited by `bound` (inverse of solo_time).
+// The work that takes `duration` on `reference` when limited by `bound`, as `kernels` kernels (inverse of
+// solo_time: their launch overhead is taken out first; a duration shorter than that holds no work).
 KernelSpec kernel_from_duration(double duration, const GpuSpec& reference, KernelBound bound, double blocks,
-                                const ParamValues& p);
+                                const ParamValues& p, double kernels = 1);
+// What of `duration` (s) is work rather than the launch overhead of `kernels` kernels.
+double kernel_work_time(double duration, double kernels, const ParamValues& p);
 
 }  // namespace vgpusim

@@ -60,9 +60,12 @@ TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const P
   w.sm_fill = given(t.sm_active) ? std::clamp(t.sm_active / t.gpu_util, 1e-3, 1.0) : 1.0;
   // The compute side at this fill takes the whole kernel time; the memory side takes its busy share of it.
   const double blocks = w.sm_fill < 1.0 ? w.sm_fill * gpu.compute_units : 0.0;
-  w.unit = kernel_from_duration(w.gpu_time, gpu, t.precision, blocks, roofline);
+  // The unit's kernels each take the launch overhead; the rest of the GPU time is work.
+  const double kernels = std::max(1, t.kernels_per_unit);
+  w.unit = kernel_from_duration(w.gpu_time, gpu, t.precision, blocks, roofline, kernels);
   if (w.memory_share > 0)
-    w.unit.bytes = kernel_from_duration(w.memory_share * w.gpu_time, gpu, KernelBound::Memory, 0, roofline).bytes;
+    w.unit.bytes = w.memory_share * kernel_work_time(w.gpu_time, kernels, roofline) * gpu.memory_bandwidth *
+                   roofline.get("memory_efficiency");
   return w;
 }
 

@@ -168,6 +168,7 @@ std::vector<TraceReplay::Stream> fluid_phases(const std::vector<TraceReplay::Str
       k.flops_fp32 += op.kernel.flops_fp32;
       k.flops_fp64 += op.kernel.flops_fp64;
       k.bytes += op.kernel.bytes;
+      k.kernels += op.kernel.kernels;
       if (op.kernel.bytes > largest) {
         largest = op.kernel.bytes;
         k.blocks = op.kernel.blocks;

@@ -23,7 +23,8 @@ struct FittedValue {
 };
 
 // A measured fact about the GPU that no model parameter holds yet (kept with its source for the models to come):
-// launch_overhead and min_kernel_time (time), l2_knee (bytes).
+// min_kernel_time (time), l2_knee (bytes); launch_overhead (time) is still read from older files, which wrote the
+// roofline's launch_overhead parameter as a fact.
 struct CalibrationFact {
   std::string name;
   units::Dim dim = units::Dim::Time;

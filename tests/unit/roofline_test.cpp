@@ -9,42 +9,64 @@ using namespace vgpusim;
 namespace {
 const GpuSpec& h100() { return builtin_catalog().find("H100-SXM")->spec; }
 ParamValues perf() { return ParamValues::defaults(roofline_params()); }
+// Each kernel takes the launch overhead beyond its roofline time.
+double overhead() { return perf().get("launch_overhead"); }
 }  // namespace
 
 TEST(Roofline, ComputeBoundKernel) {
   KernelSpec k;
   k.flops_fp16 = 989e12 * 0.79;  // one second of H100 tensor work at the default efficiency
-  EXPECT_NEAR(solo_time(k, h100(), perf()), 1.0, 1e-12);
+  EXPECT_NEAR(solo_time(k, h100(), perf()), 1.0 + overhead(), 1e-12);
 }
 
 TEST(Roofline, MemoryBoundKernel) {
   KernelSpec k;
   k.bytes = 3.35e12 * 0.9;
   k.flops_fp32 = 1e9;  // negligible next to the memory time
-  EXPECT_NEAR(solo_time(k, h100(), perf()), 1.0, 1e-12);
+  EXPECT_NEAR(solo_time(k, h100(), perf()), 1.0 + overhead(), 1e-12);
 }
 
 TEST(Roofline, PrecisionsAddUp) {
   KernelSpec k;
   k.flops_fp32 = 67e12 * 0.79;
   k.flops_fp64 = 2 * h100().fp64 * 0.79;
-  EXPECT_NEAR(solo_time(k, h100(), perf()), 3.0, 1e-12);
+  EXPECT_NEAR(solo_time(k, h100(), perf()), 3.0 + overhead(), 1e-12);
 }
 
 TEST(Roofline, FewBlocksLeaveSmsIdle) {
   KernelSpec k;
   k.flops_fp32 = 67e12 * 0.79;
   k.blocks = 66;  // half of the 132 SMs
-  EXPECT_NEAR(solo_time(k, h100(), perf()), 2.0, 1e-12);
+  EXPECT_NEAR(solo_time(k, h100(), perf()), 2.0 + overhead(), 1e-12);
   k.blocks = 1000;
-  EXPECT_NEAR(solo_time(k, h100(), perf()), 1.0, 1e-12);
+  EXPECT_NEAR(solo_time(k, h100(), perf()), 1.0 + overhead(), 1e-12);
 }
 
 TEST(Roofline, MeasuredDurationScalesWithTheBound) {
   const GpuSpec& a100 = builtin_catalog().find("A100-80GB")->spec;
   const KernelSpec mem = kernel_from_duration(2e-3, a100, KernelBound::Memory, 0, perf());
   EXPECT_NEAR(solo_time(mem, a100, perf()), 2e-3, 1e-15);
-  EXPECT_NEAR(solo_time(mem, h100(), perf()), 2e-3 * a100.memory_bandwidth / h100().memory_bandwidth, 1e-15);
+  // The work scales with the bandwidth; the launch overhead does not.
+  EXPECT_NEAR(solo_time(mem, h100(), perf()),
+              (2e-3 - overhead()) * a100.memory_bandwidth / h100().memory_bandwidth + overhead(), 1e-15);
   const KernelSpec fp16 = kernel_from_duration(2e-3, a100, KernelBound::FP16, 54, perf());
   EXPECT_NEAR(solo_time(fp16, a100, perf()), 2e-3, 1e-15);
+}
+
+TEST(Roofline, EachKernelTakesTheLaunchOverheadAndDurationsIncludeIt) {
+  EXPECT_NEAR(overhead(), 2.48e-6, 1e-12);  // the H200's from gpu-benches
+  KernelSpec k;
+  k.bytes = 1e6;
+  const double one = solo_time(k, h100(), perf());
+  k.kernels = 4;  // the same work as four kernels back to back (a merged fluid phase)
+  EXPECT_NEAR(solo_time(k, h100(), perf()), one + 3 * overhead(), 1e-15);
+  // A duration stands for the whole kernel: on its reference GPU it comes back exactly, for any kernel count.
+  const KernelSpec four = kernel_from_duration(1e-3, h100(), KernelBound::FP16, 0, perf(), 4);
+  EXPECT_NEAR(solo_time(four, h100(), perf()), 1e-3, 1e-15);
+  // A duration shorter than the overhead holds no work.
+  const KernelSpec tiny = kernel_from_duration(1e-6, h100(), KernelBound::Memory, 0, perf());
+  EXPECT_EQ(tiny.bytes, 0.0);
+  ParamValues none = perf();
+  none.set("launch_overhead", 0.0);
+  EXPECT_NEAR(solo_time(k, h100(), none), one - overhead(), 1e-15);
 }

@@ -2,7 +2,7 @@
 // - roofline.memory_efficiency and contention.bw_saturation_fraction: gpu-stream's scale and triad columns (a
 //   copy and the kernel hwcal's bandwidth experiments use), all rows, least squares of relative errors with the
 //   efficiency no lower than the highest bandwidth measured.
-// - launch_overhead: the intercept a of T = a + V / b over the gpu-small-kernels rows (plain launches) whose volume
+// - roofline.launch_overhead: the intercept a of T = a + V / b over the gpu-small-kernels rows (plain launches) whose volume
 //   fits in a quarter of L2; min_kernel_time: the smallest measured time per launch; l2_knee: the volume with the
 //   highest bandwidth, when the curve falls after it.
 #include "sim/studies/calibration/published_fit.hpp"
@@ -135,9 +135,9 @@ void small_kernel_facts(const fs::path& file, const std::string& source, const G
     const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
     const double a = (sy - slope * sx) / n;
     if (a > 0)
-      c.facts.push_back({"launch_overhead", units::Dim::Time, a,
-                         fmt::format("{}: intercept of time per launch against volume over {} rows up to L2/4", from,
-                                     static_cast<int>(n))});
+      c.values.push_back({"roofline.launch_overhead", units::Dim::Time, a, 0, 0, static_cast<int>(n),
+                          fmt::format("{}: intercept of time per launch against volume over {} rows up to L2/4",
+                                      from, static_cast<int>(n))});
   }
   c.facts.push_back({"min_kernel_time", units::Dim::Time, tmin, from + ": smallest time per launch"});
   size_t peak = 0;
@@ -183,7 +183,7 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
       // its values would replace better ones, so only the facts are kept.
       std::cerr << fmt::format("{}: gpu-stream fit left out (RMS relative error {:.1f}% > {:.0f}%)\n", gpu,
                                100 * fit.residual, 100 * kMaxStreamResidual);
-      if (!c.facts.empty()) out.push_back(std::move(c));
+      if (!c.facts.empty() || !c.values.empty()) out.push_back(std::move(c));
       continue;
     }
     const std::string from = fmt::format("{} gpu-stream/{}: scale and triad against occupancy, {} points", source,
