@@ -39,9 +39,11 @@ constexpr double kHandoffAgain_s = 0.2e-3;
 constexpr double kHandoffLead_s = 20e-3;           // both children sleep until the shared start
 constexpr double kHandoffLaunchMargin_s = 100e-6;  // the second must launch at least this long before the first ends
 constexpr double kHandoffAnswer_s = 5;             // a repeat's reply; the children are already up
-constexpr double kHandoffMinBudget_s = 8;          // about 200 repeats of ~27 ms
+constexpr double kHandoffMinBudget_s = 13;         // ~280 repeats of ~28 ms, the children's start, 3 s spare
 constexpr unsigned kHandoffRepeats = 20;
-constexpr std::array<double, 9> kHandoffGaps_s = {0, 10e-6, 25e-6, 50e-6, 100e-6, 200e-6, 400e-6, 800e-6, 1600e-6};
+// Dense up to the end of a 2 ms slice less the kernel, so that a hold to the slice's end is told from a grace.
+constexpr std::array<double, 13> kHandoffGaps_s = {0,      10e-6,  25e-6,   50e-6,   100e-6,  200e-6, 400e-6,
+                                                   800e-6, 1e-3,   1.2e-3,  1.3e-3,  1.4e-3,  1.6e-3};
 constexpr unsigned kHandoffGapCapacity = 1u << 12;
 constexpr double kSpinLead_s = 1e-3;  // a child sleeps until this long before its start, then spins
 constexpr double kSettle_s = 6e-3;    // a child reads its records back no sooner than this after its start
@@ -418,13 +420,12 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
       const std::int64_t start_ns = monotonic_ns() + ns_of(kHandoffLead_s);
       const unsigned second = 1 - first;
       const bool sweep = host_gap_s >= 0;
-      children[first]->send_line(sweep ? "run2 " + std::to_string(start_ns) + " " +
-                                             std::to_string(ns_of(kHandoffKernel_s)) + " " +
+      const std::string kernel_ns = std::to_string(ns_of(kHandoffKernel_s));
+      children[first]->send_line(sweep ? "run2 " + std::to_string(start_ns) + " " + kernel_ns + " " +
                                              std::to_string(ns_of(host_gap_s)) + " " +
                                              std::to_string(ns_of(kHandoffAgain_s))
-                                       : "run " + std::to_string(start_ns) + " " + std::to_string(ns_of(kHandoffKernel_s)));
-      children[second]->send_line("run " + std::to_string(start_ns + ns_of(kHandoffOffset_s)) + " " +
-                                  std::to_string(ns_of(kHandoffKernel_s)));
+                                       : "run " + std::to_string(start_ns) + " " + kernel_ns);
+      children[second]->send_line("run " + std::to_string(start_ns + ns_of(kHandoffOffset_s)) + " " + kernel_ns);
       const RunReply a_reply = parse_reply(children[first]->read_reply(kHandoffAnswer_s), sweep ? 2 : 1);
       const RunReply b_reply = parse_reply(children[second]->read_reply(kHandoffAnswer_s), 1);
       const ProbeRun a = read_run(a_reply.paths[0]);
@@ -447,7 +448,7 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
       out.handoff_s = outcome.gap_s;
       return out;
     };
-    unsigned dropped = 0, overlapping = 0;
+    unsigned dropped = 0, overlapping = 0, plain_overlapping = 0;
     std::vector<double> handoff;
     for (unsigned r = 0; r < kHandoffRepeats; ++r) {
       if (deadline.remaining_s() < 3) {
@@ -458,7 +459,7 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
       if (!x.valid) {
         ++dropped;
       } else if (x.handoff_s < 0) {
-        ++overlapping;  // the second did not wait: no time-slicing between them
+        ++plain_overlapping;  // the second did not wait: no time-slicing between them
       } else {
         handoff.push_back(x.handoff_s);
       }
@@ -477,14 +478,16 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
           ++dropped;
           continue;
         }
+        if (!x.kept && x.handoff_s < 0) {
+          ++overlapping;  // the second did not wait: says nothing about keeping the GPU
+          continue;
+        }
         kept.push_back(x.kept ? 1.0 : 0.0);
         if (x.kept) {
           kept_gpu_gaps.push_back(x.gpu_gap_s);
           offsets.push_back(x.gpu_gap_s - g);
-        } else if (x.handoff_s >= 0) {
-          lost_handoffs.push_back(x.handoff_s);
         } else {
-          ++overlapping;
+          lost_handoffs.push_back(x.handoff_s);
         }
       }
       if (e.truncated) break;
@@ -504,7 +507,8 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
     }
     for (auto& child : children) child->finish(5);
     e.summary.set("handoff_s", summary_json(handoff));
-    e.summary.set("overlapping_repeats", overlapping);
+    e.summary.set("overlapping_repeats", plain_overlapping);
+    e.summary.set("sweep_overlapping_repeats", overlapping);
     e.summary.set("dropped_repeats", dropped);
     e.summary.set("sweep", sweep);
     // The GPU gap is the host gap plus the host's synchronization and launch latency: the crossing is read on the
@@ -514,13 +518,25 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
     // A crossing only where the sweep brackets it: every point measured, not every gap kept (then only a lower
     // bound), and not near the end of the first's slice (then the slice, not a grace, ended its hold).
     const bool complete = !e.truncated && gaps.size() == kHandoffGaps_s.size();
-    const bool all_kept = complete && std::all_of(kept_share.begin(), kept_share.end(), [](double k) { return k >= 0.5; });
-    const double crossing = grace_crossing_s(gaps, kept_share) + (kept_share.empty() || kept_share.front() < 0.5 ? 0.0 : offset);
-    const bool bounded_by_slice = slice_s > 0 && crossing >= slice_s - kHandoffKernel_s - kHandoffLaunchMargin_s;
+    const bool all_kept =
+        complete && std::all_of(kept_share.begin(), kept_share.end(), [](double k) { return k >= 0.5; });
+    const bool never_kept = !kept_share.empty() && kept_share.front() < 0.5;
+    const double crossing = grace_crossing_s(gaps, kept_share) + (never_kept ? 0.0 : offset);
+    // The bracket's upper end (the first gap mostly lost) against what is left of the first's slice after its
+    // kernel: a hold that lasts to the slice's end lands there whatever the grace, and says nothing about one.
+    double first_lost = 0;
+    for (std::size_t i = 0; i < gaps.size(); ++i)
+      if (kept_share[i] < 0.5) {
+        first_lost = gaps[i] + offset;
+        break;
+      }
+    const bool slice_known = slice_s > 0;
+    const bool bounded_by_slice =
+        slice_known && !never_kept && first_lost >= slice_s - kHandoffKernel_s - kHandoffLaunchMargin_s;
     e.summary.set("grace_bounded_by_slice", bounded_by_slice);
     if (all_kept) e.summary.set("grace_at_least_s", gaps.back() + offset);
-    const bool usable = complete && !all_kept && !bounded_by_slice && !handoff.empty() &&
-                        overlapping * 2 <= kHandoffRepeats;
+    const bool usable = complete && slice_known && !all_kept && !bounded_by_slice && !handoff.empty() &&
+                        plain_overlapping * 2 <= kHandoffRepeats;
     e.summary.set("grace_crossing_s", usable ? Json(crossing) : Json());
   });
 }
