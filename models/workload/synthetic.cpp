@@ -3,6 +3,7 @@
 // and are served in order. In fluid fidelity a unit's kernels are merged into one activity (a phase).
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <stdexcept>
 
 #include "sim/core/rng.hpp"
@@ -142,20 +143,36 @@ class KernelMix final : public ClosedLoop {
   bool started_ = false;
 };
 
+// Requests: open loop (Poisson arrivals at `rate`) or closed loop (`clients`, each thinking between its answer and
+// its next request). A request spends its host time (parallel CPU workers) and then queues for the GPU, served one
+// at a time in order; its latency runs from its arrival to its last kernel's end.
 class Inference final : public Workload {
  public:
   Inference(const InferenceWorkload& s, Fidelity f, uint64_t seed)
       : s_(s), parts_(parts_for(f, s.kernels_per_request)), rng_(seed), arrivals_left_(s.requests) {}
 
-  void start(WorkloadPort& port) override { schedule_arrival(port); }
+  void start(WorkloadPort& port) override {
+    if (s_.clients == 0) {
+      schedule_arrival(port);
+      return;
+    }
+    for (long long c = 0; c < s_.clients; ++c) client_thinks(port, c);
+  }
 
   void on_timer(WorkloadPort& port, uint64_t tag) override {
-    if (tag != kTimerArrival) return;
-    arrival_pending_ = false;
-    // The size is drawn on arrival, so a request's work does not depend on when it is served.
-    queue_.push_back({port.now(), s_.size.sample(rng_)});
-    if (!serving_) serve_next(port);
-    schedule_arrival(port);
+    if (tag == kTimerArrival) {
+      arrival_pending_ = false;
+      arrive(port, -1);
+      schedule_arrival(port);
+    } else if (tag >= kTimerHostBase) {
+      const auto it = in_host_.find(tag);
+      if (it == in_host_.end()) return;
+      enqueue(port, it->second);
+      in_host_.erase(it);
+    } else if (tag >= kTimerClientBase) {
+      --thinking_;
+      arrive(port, static_cast<long long>(tag - kTimerClientBase));
+    }
   }
 
   void on_kernel_done(WorkloadPort& port, uint64_t /*tag*/) override {
@@ -163,28 +180,67 @@ class Inference final : public Workload {
       port.launch(kernel_, static_cast<uint64_t>(part_));
       return;
     }
-    port.unit_done(queue_.front().first);
+    const Request done = queue_.front();
+    port.unit_done(done.arrival);
     queue_.pop_front();
     serving_ = false;
+    if (done.client >= 0) client_thinks(port, done.client);
     if (!queue_.empty())
       serve_next(port);
-    else if (arrivals_left_ == 0 && !arrival_pending_)
-      port.finished();
+    else
+      finish_if_done(port);
   }
 
  private:
-  void schedule_arrival(WorkloadPort& port) {
-    if (arrivals_left_ == 0) return;
+  struct Request {
+    double arrival = 0;
+    double size = 1;
+    long long client = -1;  // closed loop: who waits for it
+  };
+  static constexpr uint64_t kTimerClientBase = 1ULL << 32;  // + client
+  static constexpr uint64_t kTimerHostBase = 1ULL << 48;    // + request number
+
+  bool take_arrival() {
+    if (arrivals_left_ == 0) return false;
     if (arrivals_left_ > 0) --arrivals_left_;
+    return true;
+  }
+  void schedule_arrival(WorkloadPort& port) {
+    if (!take_arrival()) return;
     arrival_pending_ = true;
     port.wake_at(port.now() + rng_.exponential(1.0 / s_.rate), kTimerArrival);
+  }
+  void client_thinks(WorkloadPort& port, long long client) {
+    if (!take_arrival()) return;
+    ++thinking_;
+    port.wake_at(port.now() + s_.think.sample(rng_), kTimerClientBase + static_cast<uint64_t>(client));
+  }
+  // A request arrives: the size is drawn now, so its work does not depend on when it is served.
+  void arrive(WorkloadPort& port, long long client) {
+    Request r{port.now(), s_.size.sample(rng_), client};
+    const double host = s_.host_time.sample(rng_);
+    if (host > 0) {
+      const uint64_t tag = kTimerHostBase + next_request_++;
+      in_host_.emplace(tag, r);
+      port.wake_at(port.now() + host, tag);
+      return;
+    }
+    enqueue(port, r);
+  }
+  void enqueue(WorkloadPort& port, const Request& r) {
+    queue_.push_back(r);
+    if (!serving_) serve_next(port);
   }
   void serve_next(WorkloadPort& port) {
     serving_ = true;
     part_ = 0;
-    kernel_ = s_.request.scaled(queue_.front().second / parts_);
+    kernel_ = s_.request.scaled(queue_.front().size / parts_);
     kernel_.kernels = std::max(1.0, static_cast<double>(s_.kernels_per_request) / parts_);
     port.launch(kernel_, 0);
+  }
+  void finish_if_done(WorkloadPort& port) {
+    if (arrivals_left_ == 0 && !arrival_pending_ && thinking_ == 0 && in_host_.empty() && queue_.empty())
+      port.finished();
   }
 
   InferenceWorkload s_;
@@ -192,7 +248,10 @@ class Inference final : public Workload {
   Rng rng_;
   long long arrivals_left_;
   KernelSpec kernel_;
-  std::deque<std::pair<double, double>> queue_;  // (arrival time, size), the head is in service
+  std::deque<Request> queue_;  // the head is in service
+  std::map<uint64_t, Request> in_host_;  // requests in their host time, by timer tag
+  uint64_t next_request_ = 0;
+  long long thinking_ = 0;  // clients whose next request is still to come
   bool serving_ = false;
   bool arrival_pending_ = false;
   int part_ = 0;

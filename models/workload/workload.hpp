@@ -34,9 +34,11 @@ class WorkloadSpec {
   virtual std::string unit() const = 0;
   // Whether it stops by itself (a count is given); otherwise it runs until the scenario ends.
   virtual bool bounded() const = 0;
-  // Whether its units are requests that arrive on their own (open loop): results then report their latency
-  // percentiles, and the vGPU loss compares mean latency rather than throughput.
+  // Whether its units are requests that arrive on their own (open loop): the vGPU loss then compares mean latency
+  // rather than throughput.
   virtual bool open_loop() const { return false; }
+  // Whether its units are requests whose latency percentiles the results report (open or closed loop).
+  virtual bool reports_latency() const { return open_loop(); }
   // Latency targets of an open-loop workload.
   virtual std::vector<SloTarget> slo() const { return {}; }
   // Device memory it is known to use (bytes); 0 when it does not say. A tenant without `memory` allocates this.
@@ -77,9 +79,13 @@ struct TrainingWorkload final : WorkloadSpec {
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 
-// Online inference: Poisson arrivals, served one at a time in arrival order.
+// Online inference: requests from Poisson arrivals (open loop) or from clients that wait for each answer (closed
+// loop), each spending host time and then served on the GPU one at a time in arrival order.
 struct InferenceWorkload final : WorkloadSpec {
-  double rate = 0;  // requests per second
+  double rate = 0;        // open loop: requests per second
+  long long clients = 0;  // closed loop: clients, each with one request at a time; 0 = open loop
+  Distribution think;     // closed loop: a client's time between an answer and its next request
+  Distribution host_time;  // per request, on the CPU before its GPU work (preprocessing, RPC); in its latency
   KernelSpec request;
   Distribution size = Distribution::constant(1);  // a request's work is `request` times a draw of this
   int kernels_per_request = 1;
@@ -89,7 +95,8 @@ struct InferenceWorkload final : WorkloadSpec {
   std::string kind() const override { return "inference"; }
   std::string unit() const override { return "requests"; }
   bool bounded() const override { return requests >= 0; }
-  bool open_loop() const override { return true; }
+  bool open_loop() const override { return clients == 0; }
+  bool reports_latency() const override { return true; }
   std::vector<SloTarget> slo() const override { return targets; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };

@@ -125,7 +125,8 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     const TenantSpec& t = sc.tenants[i];
     const TenantRecord& r = shared.tenants[i];
     const TenantRecord& b = baselines[i].tenants.front();
-    const bool inference = t.workload->open_loop();
+    const bool inference = t.workload->open_loop();       // the vGPU loss by latency
+    const bool latencies = t.workload->reports_latency();  // percentiles reported
     TenantResult tr;
     tr.name = t.name;
     tr.gpu = sc.targets[t.target].id;
@@ -136,8 +137,8 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.completion = r.finish;
     tr.gpu_work = r.gpu_work;
     tr.failures = r.failures;
-    tr.shared = performance(r, shared.end, inference);
-    tr.baseline = performance(b, baselines[i].end, inference);
+    tr.shared = performance(r, shared.end, latencies);
+    tr.baseline = performance(b, baselines[i].end, latencies);
     for (const SloTarget& s : t.workload->slo()) {
       SloResult sr{s.percentile, s.latency, 0, false};
       if (!r.unit_times.empty()) {

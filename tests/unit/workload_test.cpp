@@ -1,5 +1,6 @@
 // Synthetic workloads through the pipeline: counts, Poisson arrivals, frame caps, think time, per-tenant streams.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 
@@ -176,4 +177,54 @@ tenants:
   const Results defaults = run("", "1ms");
   EXPECT_EQ(defaults.replications, 3);
   EXPECT_EQ(defaults.tenants[0].vgpu_loss_replications.size(), 3u);
+}
+
+// Inference as services run it: closed-loop clients and host time per request (issue 13).
+TEST(Workloads, ClosedLoopClientsObeyLittlesLawAndSaturateAtTheServiceRate) {
+  // 1 GB per request on an H100: ~0.33 ms of GPU time each (plus the launch overhead).
+  const double service = 1e9 / (3.35e12 * 0.9) + 2.48e-6;
+  const auto run = [&](int clients, const std::string& think) {
+    const Scenario sc = load(fmt::format("  - {{name: c, on: g0, workload: {{inference: {{clients: {}, think: {}, "
+                                         "request: {{bytes: 1GB}}}}}}}}\n",
+                                         clients, think),
+                             "duration: 20s\n");
+    return run_scenario(sc);
+  };
+  // 4 clients thinking 10 ms (exponential): X = N / (Z + R), R the mean latency (interactive response time law).
+  const Results light = run(4, "{distribution: exponential, mean: 10ms}");
+  const TenantResult& t = light.tenants[0];
+  ASSERT_TRUE(t.shared.latency.has_value());
+  EXPECT_NEAR(t.shared.throughput, 4 / (10e-3 + t.shared.latency->mean), 0.01 * t.shared.throughput);
+  EXPECT_GE(t.shared.latency->mean, service * (1 - 1e-9));
+  // 200 clients without think time keep the GPU busy: throughput = 1 / service, and it can no longer follow
+  // the load it is offered.
+  const Results heavy = run(200, "0s");
+  EXPECT_NEAR(heavy.tenants[0].shared.throughput, 1 / service, 0.01 / service);
+}
+
+TEST(Workloads, HostTimeAddsToEachRequestsLatencyButNotToTheGpusWork) {
+  const double service = 1e9 / (3.35e12 * 0.9) + 2.48e-6;
+  const Scenario sc = load("  - {name: s, on: g0, workload: {inference: {rate: 5/s, host_time: 2ms, request: {bytes: "
+                           "1GB}}}}\n",
+                           "duration: 60s\nreplications: 1\n");
+  const Results r = run_scenario(sc);
+  ASSERT_TRUE(r.tenants[0].shared.latency.has_value());
+  // At 5 requests/s the GPU is almost never busy when one arrives: latency = host time + service.
+  EXPECT_NEAR(r.tenants[0].shared.latency->p50, 2e-3 + service, 1e-6);
+  EXPECT_NEAR(r.tenants[0].gpu_work, static_cast<double>(r.tenants[0].shared.units) * service, 1e-3);
+}
+
+TEST(Workloads, InferenceTakesEitherARateOrClients) {
+  const auto error = [](const std::string& workload) {
+    try {
+      load("  - {name: s, on: g0, workload: {inference: {" + workload + ", request: {bytes: 1GB}}}}\n");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("rate: 5/s, clients: 2").find("give either `rate` (open loop) or `clients` (closed loop)"),
+            std::string::npos);
+  EXPECT_NE(error("requests: 3").find("give either `rate` (open loop) or `clients` (closed loop)"), std::string::npos);
+  EXPECT_NE(error("rate: 5/s, think: 1ms").find("`think` goes with `clients`"), std::string::npos);
 }

@@ -9,16 +9,23 @@ namespace vgpusim {
 WorkloadKindInfo inference_workload_kind() {
   WorkloadKindInfo kind;
   kind.name = "inference";
-  kind.help = "Poisson request arrivals; reports latency percentiles and SLO attainment";
+  kind.help = "requests, open loop (Poisson) or closed loop (clients); reports latency percentiles and SLO attainment";
   kind.sections = {
       {"workload.inference",
-       "Requests arrive as a Poisson process and are served one at a time in order.",
-       {{"rate", "rate", true, "", "mean arrival rate, e.g. 40/s"},
+       "Requests arrive as a Poisson process (`rate`, open loop) or from clients that each send the next request a "
+       "think time after their answer (`clients`, closed loop). Each spends its host time on the CPU, then queues "
+       "for the GPU, served one at a time in order; latency runs from arrival to the end of its GPU work. The vGPU "
+       "loss compares mean latency in open loop, throughput in closed loop.",
+       {{"rate", "rate", false, "", "open loop: mean arrival rate, e.g. 40/s (give `rate` or `clients`)"},
+        {"clients", "integer", false, "", "closed loop: clients with one request each in flight"},
+        {"think", "time or distribution", false, "0 s", "closed loop: a client's time between answer and next request"},
+        {"host_time", "time or distribution", false, "0 s",
+         "CPU time of each request before its GPU work (preprocessing, RPC), on parallel workers"},
         {"request", "kernel (default precision fp16)", true, "", "GPU work of one request"},
         {"kernels_per_request", "integer", false, "1", "exact fidelity splits a request into this many equal kernels"},
         {"size", "number or distribution", false, "1",
          "each request's work is `request` times a draw of this (e.g. {distribution: lognormal, mean: 1, sd: 0.5})"},
-        {"requests", "integer", false, "", "arrivals to generate", "until the scenario ends"},
+        {"requests", "integer", false, "", "requests to generate (all clients together)", "until the scenario ends"},
         {"slo", "slo", false, "", "latency targets"}}},
       {"workload.inference.slo",
        "Latency targets: a request attains a target when its latency is at most the bound; the target is met when "
@@ -31,8 +38,17 @@ WorkloadKindInfo inference_workload_kind() {
   };
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
     auto t = std::make_shared<InferenceWorkload>();
-    t->rate = r.quantity("rate", units::Dim::Rate);
-    if (!(t->rate > 0)) fail_at(r.file(), r.get("rate"), r.child_path("rate"), "expected a positive rate");
+    if (r.has("rate") == r.has("clients"))
+      fail_at(r.file(), r.node(), r.path(), "give either `rate` (open loop) or `clients` (closed loop)");
+    if (r.has("rate")) {
+      t->rate = r.quantity("rate", units::Dim::Rate);
+      if (!(t->rate > 0)) fail_at(r.file(), r.get("rate"), r.child_path("rate"), "expected a positive rate");
+      if (r.has("think")) fail_at(r.file(), r.get("think"), r.child_path("think"), "`think` goes with `clients`");
+    } else {
+      t->clients = r.integer("clients", 1, 100000);
+      t->think = loader.distribution(r, "think", units::Dim::Time, Distribution::constant(0));
+    }
+    t->host_time = loader.distribution(r, "host_time", units::Dim::Time, Distribution::constant(0));
     t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
     t->kernels_per_request = loader.count(r, "kernels_per_request");
     t->size = loader.distribution(r, "size", units::Dim::Count, Distribution::constant(1));
