@@ -160,6 +160,11 @@ class Inference final : public Workload {
   }
 
   void on_timer(WorkloadPort& port, uint64_t tag) override {
+    if (tag >= kTimerBatchBase && tag < kTimerClientBase) {
+      // A batch's wait ran out: serve what is queued (unless a full batch went already).
+      if (tag == kTimerBatchBase + batch_generation_ && !serving_ && !queue_.empty()) serve_next(port, true);
+      return;
+    }
     if (tag == kTimerArrival) {
       arrival_pending_ = false;
       arrive(port, -1);
@@ -180,11 +185,14 @@ class Inference final : public Workload {
       port.launch(kernel_, static_cast<uint64_t>(part_));
       return;
     }
-    const Request done = queue_.front();
-    port.unit_done(done.arrival);
-    queue_.pop_front();
     serving_ = false;
-    if (done.client >= 0) client_thinks(port, done.client);
+    for (size_t i = 0; i < in_batch_; ++i) {
+      const Request done = queue_.front();
+      port.unit_done(done.arrival);
+      queue_.pop_front();
+      if (done.client >= 0) client_thinks(port, done.client);
+    }
+    in_batch_ = 0;
     if (!queue_.empty())
       serve_next(port);
     else
@@ -196,8 +204,11 @@ class Inference final : public Workload {
     double arrival = 0;
     double size = 1;
     long long client = -1;  // closed loop: who waits for it
+    double queued = 0;      // when it joined the GPU queue (after its host time)
   };
+  static constexpr uint64_t kTimerBatchBase = 1ULL << 20;   // + batch generation, which wraps below the clients'
   static constexpr uint64_t kTimerClientBase = 1ULL << 32;  // + client
+  static constexpr uint64_t kBatchGenerations = kTimerClientBase - kTimerBatchBase;
   static constexpr uint64_t kTimerHostBase = 1ULL << 48;    // + request number
 
   bool take_arrival() {
@@ -227,14 +238,39 @@ class Inference final : public Workload {
     }
     enqueue(port, r);
   }
-  void enqueue(WorkloadPort& port, const Request& r) {
+  void enqueue(WorkloadPort& port, Request r) {
+    r.queued = port.now();
     queue_.push_back(r);
     if (!serving_) serve_next(port);
   }
-  void serve_next(WorkloadPort& port) {
+  // Serves the head of the queue: up to batch_max requests at once. With fewer queued, a batch waits until its
+  // oldest request has waited batch_wait (`expired`: that wait is over).
+  void serve_next(WorkloadPort& port, bool expired = false) {
+    const size_t max = static_cast<size_t>(std::max(1, s_.batch_max));
+    if (queue_.size() < max && !expired) {
+      const double due = queue_.front().queued + s_.batch_wait;
+      if (due > port.now()) {
+        if (!batch_timer_ || batch_due_ != due) {
+          batch_generation_ = (batch_generation_ + 1) % kBatchGenerations;
+          batch_due_ = due;
+          batch_timer_ = true;
+          port.wake_at(due, kTimerBatchBase + batch_generation_);
+        }
+        return;
+      }
+    }
+    batch_timer_ = false;
+    batch_generation_ = (batch_generation_ + 1) % kBatchGenerations;  // a timer still pending is stale now
     serving_ = true;
     part_ = 0;
-    kernel_ = s_.request.scaled(queue_.front().size / parts_);
+    in_batch_ = std::min(max, queue_.size());
+    double sizes = 0;
+    for (size_t i = 0; i < in_batch_; ++i) sizes += queue_[i].size;
+    // The batch's work: every request's, except the shared bytes (weights), read once per batch.
+    KernelSpec k = s_.request.scaled(sizes);
+    const double shared = std::min(s_.shared_bytes, s_.request.bytes);
+    k.bytes = shared + (s_.request.bytes - shared) * sizes;
+    kernel_ = k.scaled(1.0 / parts_);
     kernel_.kernels = std::max(1.0, static_cast<double>(s_.kernels_per_request) / parts_);
     port.launch(kernel_, 0);
   }
@@ -252,6 +288,10 @@ class Inference final : public Workload {
   std::map<uint64_t, Request> in_host_;  // requests in their host time, by timer tag
   uint64_t next_request_ = 0;
   long long thinking_ = 0;  // clients whose next request is still to come
+  size_t in_batch_ = 0;     // requests at the head of the queue being served
+  uint64_t batch_generation_ = 0;
+  double batch_due_ = 0;
+  bool batch_timer_ = false;
   bool serving_ = false;
   bool arrival_pending_ = false;
   int part_ = 0;

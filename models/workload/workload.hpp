@@ -86,6 +86,9 @@ struct InferenceWorkload final : WorkloadSpec {
   long long clients = 0;  // closed loop: clients, each with one request at a time; 0 = open loop
   Distribution think;     // closed loop: a client's time between an answer and its next request
   Distribution host_time;  // per request, on the CPU before its GPU work (preprocessing, RPC); in its latency
+  int batch_max = 1;        // dynamic batching: at most this many queued requests served as one
+  double batch_wait = 0;    // s a batch short of batch_max waits for more, from its oldest request's queueing
+  double shared_bytes = 0;  // of request.bytes, read once per batch (weights) rather than per request
   KernelSpec request;
   Distribution size = Distribution::constant(1);  // a request's work is `request` times a draw of this
   int kernels_per_request = 1;

@@ -228,3 +228,41 @@ TEST(Workloads, InferenceTakesEitherARateOrClients) {
   EXPECT_NE(error("requests: 3").find("give either `rate` (open loop) or `clients` (closed loop)"), std::string::npos);
   EXPECT_NE(error("rate: 5/s, think: 1ms").find("`think` goes with `clients`"), std::string::npos);
 }
+
+TEST(Workloads, DynamicBatchingServesWhatOneAtATimeCannot) {
+  // Each request reads the same 1 GB of weights (~0.33 ms alone on an H100); at 4000 requests/s one at a time
+  // cannot keep up, batches of up to 8 that read the weights once can.
+  const double service = 1e9 / (3.35e12 * 0.9) + 2.48e-6;
+  const auto run = [&](const std::string& batch) {
+    return run_scenario(load("  - {name: s, on: g0, workload: {inference: {rate: 4000/s, request: {bytes: 1GB}" + batch +
+                                 "}}}\n",
+                             "duration: 2s\nreplications: 1\n"));
+  };
+  const Results one = run("");
+  const Results batched = run(", batch: {max: 8, wait: 0.2ms, shared_bytes: 1GB}");
+  EXPECT_LT(one.tenants[0].shared.throughput, 1.05 / service);  // saturated: ~3000/s served
+  EXPECT_NEAR(batched.tenants[0].shared.throughput, 4000, 4000 * 0.05);
+  ASSERT_TRUE(one.tenants[0].shared.latency && batched.tenants[0].shared.latency);
+  EXPECT_LT(batched.tenants[0].shared.latency->p99, 0.1 * one.tenants[0].shared.latency->p99);
+  // GPU time per request: a batch pays one pass over the weights, and at this load batches hold about two.
+  EXPECT_LT(batched.tenants[0].gpu_work / static_cast<double>(batched.tenants[0].shared.units), 0.75 * service);
+}
+
+TEST(Workloads, ABatchShortOfItsMaximumWaitsForMore) {
+  // At 2 requests/s a request is almost always alone: it waits the full 5 ms for company, then runs.
+  const double service = 1e9 / (3.35e12 * 0.9) + 2.48e-6;
+  const Results r = run_scenario(load("  - {name: s, on: g0, workload: {inference: {rate: 2/s, request: {bytes: 1GB}, "
+                                      "batch: {max: 4, wait: 5ms}}}}\n",
+                                      "duration: 60s\nreplications: 1\n"));
+  ASSERT_TRUE(r.tenants[0].shared.latency.has_value());
+  EXPECT_NEAR(r.tenants[0].shared.latency->p50, 5e-3 + service, 1e-6);
+  // And without shared bytes a batch costs what its requests cost one by one.
+  EXPECT_NEAR(r.tenants[0].gpu_work / static_cast<double>(r.tenants[0].shared.units), service, 0.01 * service);
+  try {
+    load("  - {name: s, on: g0, workload: {inference: {rate: 2/s, request: {bytes: 1GB}, batch: {max: 4, "
+         "shared_bytes: 2GB}}}}\n");
+    ADD_FAILURE() << "accepted shared bytes above the request's";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("2 GB is more than the request's 1 GB bytes"), std::string::npos) << e.what();
+  }
+}

@@ -26,7 +26,16 @@ WorkloadKindInfo inference_workload_kind() {
         {"size", "number or distribution", false, "1",
          "each request's work is `request` times a draw of this (e.g. {distribution: lognormal, mean: 1, sd: 0.5})"},
         {"requests", "integer", false, "", "requests to generate (all clients together)", "until the scenario ends"},
+        {"batch", "batch", false, "", "dynamic batching", "one request at a time"},
         {"slo", "slo", false, "", "latency targets"}}},
+      {"workload.inference.batch",
+       "Dynamic batching, as inference servers do it (e.g. Triton's max batch size and queue delay): when the GPU is "
+       "free, up to `max` queued requests are served as one batch; with fewer queued, the batch waits until its "
+       "oldest request has waited `wait`. A batch's work is every request's, except `shared_bytes` of each "
+       "request's bytes (the weights), read once per batch.",
+       {{"max", "integer", true, "", "largest batch"},
+        {"wait", "time", false, "0 s", "how long a batch short of `max` waits for more requests"},
+        {"shared_bytes", "size", false, "0 B", "bytes of `request` read once per batch, not per request"}}},
       {"workload.inference.slo",
        "Latency targets: a request attains a target when its latency is at most the bound; the target is met when "
        "at least that percentile does.",
@@ -52,6 +61,17 @@ WorkloadKindInfo inference_workload_kind() {
     t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
     t->kernels_per_request = loader.count(r, "kernels_per_request");
     t->size = loader.distribution(r, "size", units::Dim::Count, Distribution::constant(1));
+    if (r.has("batch")) {
+      MapReader b(r.file(), r.get("batch"), r.child_path("batch"), section_named("workload.inference.batch"));
+      b.finish();
+      t->batch_max = static_cast<int>(b.integer("max", 1, 1 << 20));
+      t->batch_wait = loader.nonnegative(b, "wait", units::Dim::Time);
+      t->shared_bytes = loader.nonnegative(b, "shared_bytes", units::Dim::Bytes);
+      if (t->shared_bytes > t->request.bytes)
+        fail_at(r.file(), b.get("shared_bytes"), b.child_path("shared_bytes"),
+                fmt::format("{} is more than the request's {} bytes", units::format(t->shared_bytes, units::Dim::Bytes),
+                            units::format(t->request.bytes, units::Dim::Bytes)));
+    }
     t->requests = r.has("requests") ? r.integer("requests", 0, 1LL << 50) : -1;
     if (r.has("slo")) {
       MapReader s(r.file(), r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
