@@ -137,7 +137,8 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       k.bytes = r.volume;
       ValidationCase c;
       c.gpu = gpu;
-      c.split = variant + " (no fit)";
+      // The plain launches' rows up to L2/4 are those the GPU's launch_overhead was fitted on (its calibration).
+      c.split = variant == "plain" ? "plain (launch_overhead fitted on its rows up to L2/4)" : variant + " (no fit)";
       c.id = fmt::format("{} {} {:.0f} kB", stem, variant, r.volume / 1024);
       c.measured = r.volume / median;
       c.predicted = solo_time(k, entry->spec, roof);
