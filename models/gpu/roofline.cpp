@@ -61,7 +61,7 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
     t.compute += part.flops / (rate * ce);
   }
   if (k.bytes > 0) t.memory = k.bytes / (gpu.memory_bandwidth * p.get("memory_efficiency"));
-  t.overhead = p.get("launch_overhead") * std::max(1.0, k.kernels);
+  t.overhead = p.get("launch_overhead") * std::max(1.0, k.kernels) * std::clamp(k.overhead_share, 0.0, 1.0);
   return t;
 }
 
@@ -76,6 +76,10 @@ KernelSpec kernel_from_duration(double duration_with_overhead, const GpuSpec& re
   KernelSpec k;
   k.blocks = blocks;
   k.kernels = std::max(1.0, kernels);
+  // A duration shorter than its kernels' launch overhead is all overhead: they take only that much of it, so the
+  // duration comes back on the reference GPU.
+  const double overhead = p.get("launch_overhead") * k.kernels;
+  if (overhead > 0) k.overhead_share = std::clamp(duration_with_overhead / overhead, 0.0, 1.0);
   const double duration = kernel_work_time(duration_with_overhead, k.kernels, p);
   const double fill = fill_fraction(blocks, reference);
   switch (bound) {

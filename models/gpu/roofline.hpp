@@ -17,6 +17,7 @@ struct KernelSpec {
   double bytes = 0;       // bytes moved to and from device memory
   double blocks = 0;      // thread blocks it launches; 0 = enough to fill every SM
   double kernels = 1;     // kernels it stands for, one after another (fluid fidelity merges a unit's kernels)
+  double overhead_share = 1;  // of launch_overhead each of its kernels takes (a kernel measured shorter: less)
 
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;

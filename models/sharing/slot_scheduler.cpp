@@ -115,7 +115,9 @@ class SlotExact final : public SharingModel {
       return;
     }
     if (owner != loaded_) {  // its state must be loaded first (nothing to save when the device is fresh)
-      run_from_ = loaded_ < 0 ? now : now + c_.switch_cost;
+      // Saving the loaded context's state costs the switch only if it has work in flight (a preemption).
+      const double cost = busy(contexts, loaded_) ? c_.switch_cost : c_.idle_switch_cost;
+      run_from_ = loaded_ < 0 ? now : now + cost;
       loaded_ = owner;
     }
     if (now >= run_from_) out.rate[static_cast<size_t>(owner)] = 1.0;

@@ -19,6 +19,7 @@ struct SlotCycle {
   // Per context: when its slots join the cycle (equal share: a VM's vGPU exists from its start; before, the VM has
   // no context and its slots are not in the cycle). Empty: every slot is in the cycle from t = 0.
   std::vector<double> resident_from;
+  double idle_switch_cost = 0;  // s, instead of switch_cost when the loaded context has no work in flight (exact)
 };
 
 // Exact fidelity plays every slot; fluid fidelity gives each busy context its long-run share of the cycle.

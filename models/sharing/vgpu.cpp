@@ -95,8 +95,8 @@ SharingModeInfo vgpu_sharing_mode() {
                    "time lost when the GPU switches between vGPUs (best effort: preempting one with work in flight)",
                    kContextSwitchCostSource),
       number_param("vgpu", "idle_switch_cost", units::Dim::Time, kIdleSwitchCost, 0, 1e-3,
-                   "best effort: time lost by a switch away from a vGPU with no work in flight (it ran out, or the "
-                   "GPU was idle)",
+                   "time lost by a switch away from a vGPU with no work in flight (it ran out, or the GPU was idle); "
+                   "the fixed-share schedulers' fluid fidelity charges every switch switch_cost",
                    kIdleSwitchCostSource),
       number_param("vgpu", "idle_grace", units::Dim::Time, kIdleGrace, 0, 1.0,
                    "best effort: how long a vGPU that runs out of work keeps the GPU (within its slice) before a "
@@ -128,6 +128,7 @@ SharingModeInfo vgpu_sharing_mode() {
     SlotCycle cycle;
     cycle.slot = r.slice;
     cycle.switch_cost = switch_cost;
+    cycle.idle_switch_cost = s.params.get("idle_switch_cost");
     const size_t slots = r.scheduler == "equal_share" ? s.tenants.size() : static_cast<size_t>(r.profile.max_count);
     for (size_t i = 0; i < slots; ++i) cycle.owners.push_back(i < s.tenants.size() ? static_cast<int>(i) : -1);
     // Equal share divides the GPU among the resident vGPUs (Virtual GPU Software User Guide, scheduling chapter):

@@ -152,11 +152,11 @@ class Inference final : public Workload {
       : s_(s), parts_(parts_for(f, s.kernels_per_request)), rng_(seed), arrivals_left_(s.requests) {}
 
   void start(WorkloadPort& port) override {
-    if (s_.clients == 0) {
+    if (s_.clients == 0)
       schedule_arrival(port);
-      return;
-    }
-    for (long long c = 0; c < s_.clients; ++c) client_thinks(port, c);
+    else
+      for (long long c = 0; c < s_.clients; ++c) client_thinks(port, c);
+    finish_if_done(port);  // `requests: 0`
   }
 
   void on_timer(WorkloadPort& port, uint64_t tag) override {
@@ -268,6 +268,7 @@ class Inference final : public Workload {
     for (size_t i = 0; i < in_batch_; ++i) sizes += queue_[i].size;
     // The batch's work: every request's, except the shared bytes (weights), read once per batch.
     KernelSpec k = s_.request.scaled(sizes);
+    if (k.blocks > 0) k.blocks *= static_cast<double>(in_batch_);  // each request adds its blocks to the grid
     const double shared = std::min(s_.shared_bytes, s_.request.bytes);
     k.bytes = shared + (s_.request.bytes - shared) * sizes;
     kernel_ = k.scaled(1.0 / parts_);

@@ -168,7 +168,10 @@ std::vector<TraceReplay::Stream> fluid_phases(const std::vector<TraceReplay::Str
       k.flops_fp32 += op.kernel.flops_fp32;
       k.flops_fp64 += op.kernel.flops_fp64;
       k.bytes += op.kernel.bytes;
+      // The phase's overhead is its ops' together.
+      const double overhead = k.kernels * k.overhead_share + op.kernel.kernels * op.kernel.overhead_share;
       k.kernels += op.kernel.kernels;
+      k.overhead_share = overhead / k.kernels;
       if (op.kernel.bytes > largest) {
         largest = op.kernel.bytes;
         k.blocks = op.kernel.blocks;

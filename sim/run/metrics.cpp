@@ -47,7 +47,10 @@ double student_t95(size_t dof) {
   return boost::math::quantile(boost::math::students_t(static_cast<double>(dof)), 0.975);
 }
 
-double replication_ci95_halfwidth(const std::vector<double>& values) {
+double replication_ci95_halfwidth(const std::vector<double>& all) {
+  std::vector<double> values;
+  for (double x : all)
+    if (std::isfinite(x)) values.push_back(x);
   const size_t n = values.size();
   if (n < 2) return kNaN;
   const double m = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
@@ -200,8 +203,16 @@ Scenario replication(const Scenario& sc, int i) {
 
 namespace {
 
+// The mean of the finite values (a replication in which a figure does not exist leaves it out); NaN without one.
 double mean_of(const std::vector<double>& v) {
-  return v.empty() ? kNaN : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double sum = 0;
+  size_t n = 0;
+  for (double x : v)
+    if (std::isfinite(x)) {
+      sum += x;
+      ++n;
+    }
+  return n ? sum / static_cast<double>(n) : kNaN;
 }
 
 // The mean of `field` over the replications' performances.
@@ -218,27 +229,29 @@ Performance merged_performance(const std::vector<Results>& reps, size_t t, bool 
   std::vector<double> means;
   double units = 0;
   for (const Results& r : reps) {
-    units += static_cast<double>(perf(r.tenants[t]).units);
-    means.push_back(perf(r.tenants[t]).unit_time_mean);
+    const Performance& x = perf(r.tenants[t]);
+    units += static_cast<double>(x.units);
+    means.push_back(x.units > 0 ? x.unit_time_mean : kNaN);  // a replication without units has no mean
   }
   p.units = std::llround(units / static_cast<double>(reps.size()));
   p.throughput = mean_over(reps, t, [&](const TenantResult& x) { return perf(x).throughput; });
   p.unit_time_mean = mean_of(means);
+  if (!std::isfinite(p.unit_time_mean)) p.unit_time_mean = 0;
   p.unit_time_ci95 = replication_ci95_halfwidth(means);
-  if (p.latency) {
-    LatencySummary l{};
-    for (const Results& r : reps) {
-      const auto& x = perf(r.tenants[t]).latency;
-      if (!x) return p;
-      l.mean += x->mean;
-      l.p50 += x->p50;
-      l.p95 += x->p95;
-      l.p99 += x->p99;
-      l.max = std::max(l.max, x->max);
-    }
-    const auto n = static_cast<double>(reps.size());
-    p.latency = LatencySummary{l.mean / n, l.p50 / n, l.p95 / n, l.p99 / n, l.max};
+  // Latency percentiles: the mean over the replications that have them.
+  LatencySummary l{};
+  double n = 0;
+  for (const Results& r : reps) {
+    const auto& x = perf(r.tenants[t]).latency;
+    if (!x) continue;
+    l.mean += x->mean;
+    l.p50 += x->p50;
+    l.p95 += x->p95;
+    l.p99 += x->p99;
+    l.max = std::max(l.max, x->max);
+    n += 1;
   }
+  if (n > 0) p.latency = LatencySummary{l.mean / n, l.p50 / n, l.p95 / n, l.p99 / n, l.max};
   return p;
 }
 
@@ -273,9 +286,21 @@ Results merge_replications(const Scenario& sc, const std::vector<Results>& reps)
     tr.shared = merged_performance(reps, t, true);
     tr.baseline = merged_performance(reps, t, false);
     for (size_t k = 0; k < tr.slo.size(); ++k) {
-      tr.slo[k].attainment = mean_over(reps, t, [&](const TenantResult& x) { return x.slo[k].attainment; });
+      tr.slo[k].attainment = mean_over(reps, t, [&](const TenantResult& x) {
+        return x.shared.units > 0 ? x.slo[k].attainment : kNaN;  // no requests: no attainment
+      });
+      if (!std::isfinite(tr.slo[k].attainment)) tr.slo[k].attainment = 0;
       tr.slo[k].met = tr.slo[k].attainment >= tr.slo[k].percentile / 100.0;
     }
+    // Failures of any replication (start offsets differ between them), each kind and message once.
+    tr.failures.clear();
+    for (const Results& r : reps)
+      for (const Failure& f : r.tenants[t].failures) {
+        const bool seen = std::any_of(tr.failures.begin(), tr.failures.end(), [&](const Failure& g) {
+          return g.kind == f.kind && g.message == f.message;
+        });
+        if (!seen) tr.failures.push_back(f);
+      }
   }
   for (size_t g = 0; g < res.gpus.size(); ++g) {
     std::vector<double> u, b;

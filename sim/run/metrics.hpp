@@ -17,8 +17,8 @@ double percentile(const std::vector<double>& sorted, double pct);
 double mean_ci95_halfwidth(const std::vector<double>& values);
 // The two-sided 95% quantile of Student's t with `dof` degrees of freedom.
 double student_t95(size_t dof);
-// Half-width of a 95% interval for the mean of independent values (replications): t x sd / sqrt(n); exactly 0
-// when they agree exactly; NaN below 2 values.
+// Half-width of a 95% interval for the mean of independent values (replications): t x sd / sqrt(n) over the finite
+// ones; exactly 0 when they agree exactly; NaN below 2 finite values.
 double replication_ci95_halfwidth(const std::vector<double>& values);
 
 struct LatencySummary {
@@ -95,8 +95,8 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
 // start drawn from its distribution with that seed.
 Scenario replication(const Scenario& sc, int i);
 // Several replications' results as one: means of the tenant and GPU figures, the vGPU loss's interval across
-// replications, units the mean count rounded; CDFs, series and failures are the first replication's; comparisons
-// recomputed.
+// replications (of the finite values: a replication without units has no latency), units the mean count rounded,
+// failures of any replication once each; CDFs and series are the first replication's; comparisons recomputed.
 Results merge_replications(const Scenario& sc, const std::vector<Results>& reps);
 // The whole job: for each replication the shared run and every tenant's baseline, then the results.
 Results run_scenario(const Scenario& sc, ProgressFn progress = nullptr, RunObserver* observer = nullptr);

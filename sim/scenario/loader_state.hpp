@@ -40,8 +40,10 @@ struct Loader {
   std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
   double start_jitter = 0;  // s: tenants without `start` begin uniformly in [0, start_jitter)
 
+  // `kernels`: how many kernels the unit runs (its `kernels_per_*`): a measured `duration` holds their launch
+  // overhead.
   KernelSpec kernel(const YAML::Node& node, const std::string& path, const std::string& default_precision,
-                    const ScenarioGpu& tenant_gpu);
+                    const ScenarioGpu& tenant_gpu, int kernels = 1);
   [[noreturn]] void unknown_gpu_model(const YAML::Node& node, const std::string& path, const std::string& name);
   int count(const MapReader& r, const std::string& key);
   // The tenant's workload: exactly one registered kind, read by that kind (sim/scenario/workload_kind.hpp).

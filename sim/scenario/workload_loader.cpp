@@ -18,7 +18,7 @@ namespace vgpusim {
 using units::Dim;
 
 KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const std::string& default_precision,
-                  const ScenarioGpu& tenant_gpu) {
+                  const ScenarioGpu& tenant_gpu, int kernels) {
   MapReader r(file, node, path, section_named("kernel"));
   r.finish();
   const bool by_work = r.has("flops") || r.has("fp16") || r.has("fp32") || r.has("fp64") || r.has("bytes");
@@ -44,7 +44,7 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
                               : b == "fp16" ? KernelBound::FP16
                               : b == "fp32" ? KernelBound::FP32
                                             : KernelBound::FP64;
-    return kernel_from_duration(d, *ref, bound, blocks, perf);
+    return kernel_from_duration(d, *ref, bound, blocks, perf, kernels);
   }
   for (const char* key : {"on", "bound"})
     if (r.has(key)) fail_at(file, r.get(key), r.child_path(key), fmt::format("`{}` goes with `duration`", key));

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include "sim/run/metrics.hpp"
 
@@ -33,4 +35,31 @@ TEST(Metrics, ReplicationIntervalIsStudentTAndExactlyZeroOnlyWhenTheyAgree) {
   EXPECT_GT(replication_ci95_halfwidth({0.25, 0.25, 0.2500001}), 0.0);
   EXPECT_TRUE(std::isnan(replication_ci95_halfwidth({0.25})));
   EXPECT_NEAR(student_t95(9), 2.262, 1e-3);  // the batch means' 10 batches
+}
+
+TEST(Metrics, MergedReplicationsLeaveOutFiguresAReplicationDoesNotHave) {
+  // Three replications of one tenant; the second has no completed unit (no relative performance, no latency).
+  Scenario sc;
+  std::vector<Results> reps(3);
+  const double rel[] = {0.5, std::numeric_limits<double>::quiet_NaN(), 0.7};
+  for (int i = 0; i < 3; ++i) {
+    TenantResult t;
+    t.name = "a";
+    t.relative_performance = rel[i];
+    t.shared.units = i == 1 ? 0 : 100;
+    t.shared.unit_time_mean = i == 1 ? 0 : 0.01 * (i + 1);
+    if (i != 1) t.shared.latency = LatencySummary{0.01, 0.01, 0.02, 0.03 * (i + 1), 0.1};
+    if (i == 2) t.failures.push_back({"out_of_memory", 0, "no room"});
+    reps[static_cast<size_t>(i)].tenants.push_back(t);
+  }
+  const Results m = merge_replications(sc, reps);
+  const TenantResult& t = m.tenants[0];
+  EXPECT_NEAR(t.relative_performance, 0.6, 1e-12);
+  EXPECT_NEAR(t.vgpu_loss_ci95, replication_ci95_halfwidth({0.5, 0.7}), 1e-12);
+  ASSERT_TRUE(t.shared.latency.has_value());
+  EXPECT_NEAR(t.shared.latency->p99, (0.03 + 0.09) / 2, 1e-12);
+  EXPECT_NEAR(t.shared.unit_time_mean, (0.01 + 0.03) / 2, 1e-12);
+  EXPECT_EQ(t.shared.units, 67);
+  ASSERT_EQ(t.failures.size(), 1u);  // a failure of any replication is reported
+  EXPECT_EQ(t.vgpu_loss_replications.size(), 3u);
 }

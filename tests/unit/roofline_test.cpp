@@ -63,9 +63,10 @@ TEST(Roofline, EachKernelTakesTheLaunchOverheadAndDurationsIncludeIt) {
   // A duration stands for the whole kernel: on its reference GPU it comes back exactly, for any kernel count.
   const KernelSpec four = kernel_from_duration(1e-3, h100(), KernelBound::FP16, 0, perf(), 4);
   EXPECT_NEAR(solo_time(four, h100(), perf()), 1e-3, 1e-15);
-  // A duration shorter than the overhead holds no work.
+  // A duration shorter than the overhead holds no work, and takes only that much of the overhead: it comes back.
   const KernelSpec tiny = kernel_from_duration(1e-6, h100(), KernelBound::Memory, 0, perf());
   EXPECT_EQ(tiny.bytes, 0.0);
+  EXPECT_NEAR(solo_time(tiny, h100(), perf()), 1e-6, 1e-15);
   ParamValues none = perf();
   none.set("launch_overhead", 0.0);
   EXPECT_NEAR(solo_time(k, h100(), none), one - overhead(), 1e-15);

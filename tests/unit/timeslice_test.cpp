@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/slot_scheduler.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/core/engine.hpp"
 #include "sim/run/metrics.hpp"
@@ -183,6 +184,22 @@ TEST_P(TimeSliceBothFidelitiesIdle, AContextArrivingOnAnIdleGpuPaysTheIdleSwitch
 
 INSTANTIATE_TEST_SUITE_P(Timeslice, TimeSliceBothFidelitiesIdle, ::testing::Values(Fidelity::Exact, Fidelity::Fluid),
                          [](const auto& param_info) { return param_info.param == Fidelity::Exact ? "exact" : "fluid"; });
+
+TEST(SlotScheduler, ASlotAfterAnIdleOwnerPaysTheIdleSwitchCost) {
+  // Equal-share cycle of 1 ms slots, switch 0.1 ms, idle switch 0: a runs 0.5 ms in its slot and is done; b's work
+  // arrives at 1 ms, on its own slot, and starts at once (a has nothing on the SMs), done at 1.5 ms, not 1.6 ms.
+  const auto b_done = [](double idle_switch_cost) {
+    SlotCycle cycle{{0, 1}, 1e-3, 1e-4, false, {}, idle_switch_cost};
+    Pair pair(make_slot_scheduler(cycle, Fidelity::Exact));
+    pair.e.start_activity(pair.ca, 0.5e-3, 1);
+    pair.e.run(1e-3);
+    pair.e.start_activity(pair.cb, 0.5e-3, 2);
+    pair.e.run();
+    return pair.lb.done.size() == 1 ? pair.lb.done[0].second : -1.0;
+  };
+  EXPECT_NEAR(b_done(0), 1.5e-3, 1e-12);
+  EXPECT_NEAR(b_done(1e-4), 1.6e-3, 1e-12);  // with the idle switch as costly as a preemption
+}
 
 TEST(TimeSliceScheduler, LateArrivalWaitsForTheSliceGrid) {
   // a alone from t=0 with slices on a 1 ms grid; b arrives at 2.3 ms and gets the GPU at the 3 ms boundary plus

@@ -191,13 +191,13 @@ TEST(Software, SharesTheHostAndOnlyTheHost) {
 }
 
 TEST(SlotCycle, SlotsOfContextsNotYetStartedAreNotInTheCycle) {
-  SlotCycle c{{0, 1}, 1e-3, 1e-4, false, {0.0, 5.0}};
+  SlotCycle c{{0, 1}, 1e-3, 1e-4, false, {0.0, 5.0}, 0};
   EXPECT_NEAR(slot_cycle_rates(c, {true, false}, 1.0)[0], 1.0, 1e-12);  // b's VM does not exist yet
   EXPECT_NEAR(slot_cycle_rates(c, {true, false}, 5.0)[0], 0.5, 1e-12);  // from its start: its slot stays idle
 }
 
 TEST(SlotCycle, FluidRatesMatchTheCycle) {
-  SlotCycle c{{0, 0, 1, -1}, 1e-3, 1e-4, false, {}};
+  SlotCycle c{{0, 0, 1, -1}, 1e-3, 1e-4, false, {}, 0};
   const auto both = slot_cycle_rates(c, {true, true});
   EXPECT_NEAR(both[0], (2e-3 - 1e-4) / 4e-3, 1e-12);  // two slots in a row, one switch
   EXPECT_NEAR(both[1], (1e-3 - 1e-4) / 4e-3, 1e-12);

@@ -266,3 +266,24 @@ TEST(Workloads, ABatchShortOfItsMaximumWaitsForMore) {
     EXPECT_NE(std::string(e.what()).find("2 GB is more than the request's 1 GB bytes"), std::string::npos) << e.what();
   }
 }
+
+TEST(Workloads, AStepGivenAsADurationComesBackWhateverItsKernelCount) {
+  // 10 ms measured on this H100, run as 100 kernels: their launch overhead is inside the 10 ms, not added to it.
+  for (const char* fidelity : {"exact", "fluid"}) {
+    const Scenario sc = load("  - {name: t, on: g0, workload: {training: {iterations: 10, kernels_per_step: 100, step: "
+                             "{duration: 10ms, bound: fp16}}}}\n",
+                             std::string("duration: 100s\nstart_jitter: 0s\nfidelity: ") + fidelity + "\n");
+    const RunRecord r = simulate(sc);
+    EXPECT_NEAR(r.tenants[0].finish, 10 * 10e-3, 1e-9) << fidelity;
+  }
+}
+
+TEST(Workloads, NoRequestsFinishAtOnce) {
+  for (const char* w : {"rate: 5/s", "clients: 3"}) {
+    const Scenario sc = load(std::string("  - {name: s, on: g0, workload: {inference: {") + w +
+                             ", requests: 0, request: {bytes: 1GB}}}}\n");
+    const RunRecord r = simulate(sc);
+    EXPECT_FALSE(std::isnan(r.tenants[0].finish)) << w;
+    EXPECT_EQ(r.tenants[0].units, 0) << w;
+  }
+}

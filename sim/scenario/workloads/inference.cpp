@@ -58,8 +58,8 @@ WorkloadKindInfo inference_workload_kind() {
       t->think = loader.distribution(r, "think", units::Dim::Time, Distribution::constant(0));
     }
     t->host_time = loader.distribution(r, "host_time", units::Dim::Time, Distribution::constant(0));
-    t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu);
     t->kernels_per_request = loader.count(r, "kernels_per_request");
+    t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu, t->kernels_per_request);
     t->size = loader.distribution(r, "size", units::Dim::Count, Distribution::constant(1));
     if (r.has("batch")) {
       MapReader b(r.file(), r.get("batch"), r.child_path("batch"), section_named("workload.inference.batch"));

@@ -33,6 +33,9 @@ std::vector<Candidate> enumerate_candidates(const PlanSpec& plan) {
 
 namespace {
 
+// The scenarios' default start_jitter (sim/scenario/sections.cpp).
+constexpr double kPlanStartJitter = 1e-3;
+
 const PlanInstanceType& instance_of(const PlanSpec& plan, const std::string& name) {
   for (const PlanInstanceType& it : plan.instances)
     if (it.name == name) return it;
@@ -108,8 +111,11 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
     t.stream = t.name;
     t.share = ParamValues::defaults(info->tenant_params());
     t.workload = rep.w->workload;
+    // As in a scenario without `start`: replicas do not start in the same microsecond (scenario key start_jitter).
+    t.start_distribution = Distribution::uniform(0, kPlanStartJitter);
     sc.tenants.push_back(t);
   }
+  draw_starts(sc);
   if (info->validate)
     for (size_t k = 0; k < sc.targets.size(); ++k)
       if (tenants[k] > 0) {
@@ -122,6 +128,7 @@ std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
 }  // namespace
 
 void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
+  // One replication per candidate (a plan weighs many candidates; see docs/plan.md).
   Scenario sc;
   const std::string why = build(plan, c, sc);
   if (!why.empty()) {
