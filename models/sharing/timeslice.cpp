@@ -204,7 +204,7 @@ class TimeSliceFluid final : public SharingModel {
     }
     if (shared_) {
       if (busy > 1) {  // a hold keeps its share in the averaged part
-        share_among(busy, contexts, out);
+        share_among(busy, working, contexts, out);
         return;
       }
       shared_ = false;
@@ -246,7 +246,7 @@ class TimeSliceFluid final : public SharingModel {
           if (now >= head_end_) {  // the head is over: the rest of the episode is averaged
             shared_ = true;
             end_run();
-            share_among(busy, contexts, out);
+            share_among(busy, working, contexts, out);
             return;
           }
           out.wake_at = head_end_;
@@ -289,11 +289,8 @@ class TimeSliceFluid final : public SharingModel {
 
   // The averaged part of an episode: each of the `busy` contexts with anything in flight (work or an idle hold)
   // gets (1/busy) q/(q + s'), where s' is a switch's expected cost: a slice ends on a context with work in flight
-  // (a preemption, s) or in its hold (idle, s_idle), weighted by how many of the busy contexts have work now.
-  void share_among(int busy, std::span<const ContextLoad> contexts, ShareDecision& out) const {
-    int working = 0;
-    for (size_t i = 0; i < contexts.size(); ++i)
-      if (has_work(contexts, static_cast<int>(i))) ++working;
+  // (a preemption, s) or in its hold (idle, s_idle), weighted by how many (`working`) of the busy contexts have work.
+  void share_among(int busy, int working, std::span<const ContextLoad> contexts, ShareDecision& out) const {
     const double p = static_cast<double>(working) / busy;
     const double expected_switch = p * switch_cost_ + (1 - p) * idle_switch_cost_;
     const double share = slice_ / (slice_ + expected_switch) / busy;

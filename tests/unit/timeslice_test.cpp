@@ -132,34 +132,23 @@ struct Pair {
 };
 }  // namespace
 
-TEST(TimeSliceScheduler, AlternatesSlicesWithSwitches) {
-  // a: 3 ms of work, b: 1 ms, both at t=0, q = 1 ms, s = 0.1 ms.
-  // a runs [0,1], switch [1,1.1], b runs [1.1,2.1] and is done, switch [2.1,2.2], a runs [2.2,4.2].
-  Pair pair(exact_timeslice(1e-3, 1e-4));
-  auto& [e, la, lb, g, ca, cb] = pair;
-  e.start_activity(ca, 3e-3, 1);
-  e.start_activity(cb, 1e-3, 2);
-  e.run();
-  ASSERT_EQ(lb.done.size(), 1u);
-  ASSERT_EQ(la.done.size(), 1u);
-  EXPECT_NEAR(lb.done[0].second, 2.1e-3, 1e-12);
-  EXPECT_NEAR(la.done[0].second, 4.2e-3, 1e-12);
-  EXPECT_NEAR(e.gpu_stats(g).delivered, 4e-3, 1e-12);
-  EXPECT_NEAR(e.gpu_stats(g).busy_time, 4.2e-3, 1e-12);
-}
-
-TEST(TimeSliceScheduler, OnlyAPreemptionPaysTheSwitchCost) {
-  // As above with an idle switch of 0.03 ms: a is preempted at 1 ms with work in flight (0.1 ms); b runs out of
-  // work at 2.1 ms, so the switch back to a costs 0.03 ms: a runs [2.13, 4.13].
-  Pair pair(timeslice(Fidelity::Exact, 1e-3, 1e-4, 0, 3e-5));
-  auto& [e, la, lb, g, ca, cb] = pair;
-  e.start_activity(ca, 3e-3, 1);
-  e.start_activity(cb, 1e-3, 2);
-  e.run();
-  ASSERT_EQ(lb.done.size(), 1u);
-  ASSERT_EQ(la.done.size(), 1u);
-  EXPECT_NEAR(lb.done[0].second, 2.1e-3, 1e-12);
-  EXPECT_NEAR(la.done[0].second, 4.13e-3, 1e-12);
+TEST(TimeSliceScheduler, AlternatesSlicesWithSwitchesAndOnlyAPreemptionPaysTheSwitchCost) {
+  // a: 3 ms of work, b: 1 ms, both at t=0, q = 1 ms, s = 0.1 ms. a runs [0,1], is preempted with work in flight
+  // (switch [1,1.1]), b runs [1.1,2.1] and is done; b ran out of work, so the switch back to a costs the idle
+  // switch cost i: a runs [2.1 + i, 4.1 + i]. i = s (the mechanics with one cost), then i = 0.03 ms.
+  for (const double idle : {1e-4, 3e-5}) {
+    Pair pair(timeslice(Fidelity::Exact, 1e-3, 1e-4, 0, idle));
+    auto& [e, la, lb, g, ca, cb] = pair;
+    e.start_activity(ca, 3e-3, 1);
+    e.start_activity(cb, 1e-3, 2);
+    e.run();
+    ASSERT_EQ(lb.done.size(), 1u);
+    ASSERT_EQ(la.done.size(), 1u);
+    EXPECT_NEAR(lb.done[0].second, 2.1e-3, 1e-12) << idle;
+    EXPECT_NEAR(la.done[0].second, 4.1e-3 + idle, 1e-12) << idle;
+    EXPECT_NEAR(e.gpu_stats(g).delivered, 4e-3, 1e-12) << idle;
+    EXPECT_NEAR(e.gpu_stats(g).busy_time, 4.1e-3 + idle, 1e-12) << idle;
+  }
 }
 
 class TimeSliceBothFidelitiesIdle : public ::testing::TestWithParam<Fidelity> {};
@@ -183,7 +172,9 @@ TEST_P(TimeSliceBothFidelitiesIdle, AContextArrivingOnAnIdleGpuPaysTheIdleSwitch
 }
 
 INSTANTIATE_TEST_SUITE_P(Timeslice, TimeSliceBothFidelitiesIdle, ::testing::Values(Fidelity::Exact, Fidelity::Fluid),
-                         [](const auto& param_info) { return param_info.param == Fidelity::Exact ? "exact" : "fluid"; });
+                         [](const auto& param_info) {
+                           return param_info.param == Fidelity::Exact ? "exact" : "fluid";
+                         });
 
 TEST(SlotScheduler, ASlotAfterAnIdleOwnerPaysTheIdleSwitchCost) {
   // Equal-share cycle of 1 ms slots, switch 0.1 ms, idle switch 0: a runs 0.5 ms in its slot and is done; b's work
@@ -292,8 +283,8 @@ TEST(TimeSliceFluid, IdleHoldIsTheExpectedGraceWithinARandomSlicePoint) {
 }
 
 TEST(TimeSliceFluid, TheRunningContextKeepsItsSliceThenTheEpisodeIsAveraged) {
-  // The exact scheduler's AlternatesSlicesWithSwitches case (a: 3 ms, b: 1 ms, q = 1 ms, s = 0.1 ms; exact: b done
-  // at 2.1 ms, a at 4.2 ms). Fluid: a runs its slice [0, 1]; then each gets (1/2) q/(q+s) until b is done at
+  // The exact scheduler's alternation case (a: 3 ms, b: 1 ms, q = 1 ms, s = 0.1 ms; exact: b done at 2.1 ms, a at
+  // 4.2 ms). Fluid: a runs its slice [0, 1]; then each gets (1/2) q/(q+s) until b is done at
   // 1 + 1 / (0.5 / 1.1) = 3.2 ms, a having done 2 ms; a alone pays a switch and finishes at 3.3 + 1 = 4.3 ms.
   Pair pair(fluid_timeslice(1e-3, 1e-4, 0));
   auto& [e, la, lb, g, ca, cb] = pair;
