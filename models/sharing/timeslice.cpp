@@ -323,15 +323,8 @@ std::unique_ptr<SharingModel> make_timeslice_model(const TimeSliceTimes& times, 
   return std::make_unique<TimeSliceFluid>(times);
 }
 
-SharingModeInfo timeslice_sharing_mode() {
-  SharingModeInfo info;
-  info.name = "timeslice";
-  info.description =
-      "process time-slicing: one context at a time for a slice, round robin over contexts with work, a switch cost "
-      "between contexts; no memory isolation";
-  info.citation = "NVIDIA open GPU kernel modules, channel-group (TSG) timeslice scheduling (kernel_fifo_gv100.c)";
-  info.doc = "timeslice.md";
-  info.params = {
+std::vector<ParamSpec> timeslice_params() {
+  return {
       number_param("timeslice", "slice", units::Dim::Time, 1024e-6, 1e-6, 10.0,
                    "time a context runs before the GPU switches to the next one with work",
                    "NVIDIA open-gpu-kernel-modules: default TSG timeslice 1024 us (src/nvidia/src/kernel/gpu/fifo/"
@@ -349,12 +342,25 @@ SharingModeInfo timeslice_sharing_mode() {
                    "switches to another with work; fluid fidelity holds its expected value",
                    kIdleGraceSource),
   };
+}
+
+TimeSliceTimes timeslice_times(const ParamValues& p) {
+  return {p.get("slice"), p.get("switch_cost"), p.get("idle_switch_cost"), p.get("idle_grace")};
+}
+
+SharingModeInfo timeslice_sharing_mode() {
+  SharingModeInfo info;
+  info.name = "timeslice";
+  info.description =
+      "process time-slicing: one context at a time for a slice, round robin over contexts with work, a switch cost "
+      "between contexts; no memory isolation";
+  info.citation = "NVIDIA open GPU kernel modules, channel-group (TSG) timeslice scheduling (kernel_fifo_gv100.c)";
+  info.doc = "timeslice.md";
+  info.params = timeslice_params();
   info.max_contexts = 0;
   info.memory_isolation = false;
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
-    return make_timeslice_model({s.params.get("slice"), s.params.get("switch_cost"),
-                                 s.params.get("idle_switch_cost"), s.params.get("idle_grace")},
-                                s.fidelity);
+    return make_timeslice_model(timeslice_times(s.params), s.fidelity);
   };
   return info;
 }

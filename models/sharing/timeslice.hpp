@@ -3,6 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <vector>
+
+#include "sim/core/params.hpp"
 
 #include "sim/core/sharing_model.hpp"
 
@@ -15,6 +18,10 @@ struct TimeSliceTimes {
   double idle_grace = 0;        // s
 };
 std::unique_ptr<SharingModel> make_timeslice_model(const TimeSliceTimes& times, Fidelity fidelity);
+// The `timeslice` mode's parameters (owner "timeslice"), which modes that run on the driver's time-slicing declare
+// too (so a calibration's timeslice.* values reach them), and the times they hold.
+std::vector<ParamSpec> timeslice_params();
+TimeSliceTimes timeslice_times(const ParamValues& params);
 
 // How long a context without work keeps the GPU before a switch, and the one public observation of it.
 inline constexpr double kIdleGrace = 800e-6;

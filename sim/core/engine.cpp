@@ -78,7 +78,12 @@ void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag
     c.holds = 0;
   }
   c.heap.push_back(Member{c.v + solo_seconds, member_seq_++, tag, demand, hold});
-  if (hold) ++c.holds;
+  if (hold) {
+    ++c.holds;
+  } else {
+    ++c.launches;
+    c.launched_blocks += demand.blocks;
+  }
   c.demand_sum.compute_fraction += demand.compute_fraction;
   c.demand_sum.memory_fraction += demand.memory_fraction;
   c.demand_sum.sm_fill += demand.sm_fill;
@@ -219,6 +224,8 @@ void Engine::recompute(GpuIndex index) {
     ContextLoad& load = gpu.loads[i];
     load.active = static_cast<int>(c.heap.size());
     load.holds = static_cast<int>(c.holds);
+    load.launches = c.launches;
+    load.launched_blocks = c.launched_blocks;
     if (load.active > 0) {
       const double k = 1.0 / load.active;
       load.compute_fraction = c.demand_sum.compute_fraction * k;

@@ -22,6 +22,11 @@ struct ContextLoad {
   double memory_fraction = 0;
   double sm_fill = 1;
   double kernel_time = 0;  // solo seconds of one of its kernels (an activity may stand for several); 0 = unknown
+  // Counters since the context was created, for models that act on launches (a launch limiter): activities started
+  // (idle holds excluded) and the thread blocks they launched. Kernels finish in launch order as far as a model
+  // can tell: launches - (active - holds) of them have finished.
+  long long launches = 0;
+  double launched_blocks = 0;
 };
 
 // What an activity asks of the device, for the models that share SMs and bandwidth (see ContextLoad).
@@ -30,6 +35,7 @@ struct ActivityDemand {
   double memory_fraction = 0;
   double sm_fill = 1;
   double kernel_time = 0;  // solo seconds of one of the kernels it stands for; 0 = unknown
+  double blocks = 0;       // thread blocks of all the kernels it stands for (grid size x kernels); 0 = unknown
 };
 
 // What a model answers: each context's progress rate as a fraction of the GPU's solo speed (1 = as fast as alone
