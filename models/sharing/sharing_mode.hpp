@@ -52,6 +52,8 @@ struct SharingModeInfo {
   // Each tenant's memory capacity (bytes) when the mode partitions memory (vGPU framebuffer, SR-IOV VF);
   // unset or empty: every tenant allocates from the device's one pool.
   std::function<std::vector<double>(const ModelSetup&)> memory_partitions;
+  // Optional: what a partition's capacity is made of, for out-of-memory messages (e.g. a reservation taken out).
+  std::function<std::string(const ModelSetup&)> memory_partition_note;
   std::function<std::unique_ptr<SharingModel>(const ModelSetup&)> create;
   // Partitioning modes only: the partitions for the requested profiles, or an error message.
   std::function<std::variant<std::vector<Partition>, std::string>(const GpuSpec&, const std::vector<std::string>&,

@@ -107,6 +107,14 @@ SharingModeInfo vgpu_sharing_mode() {
                    "-1 = unset",
                    "NVIDIA open-gpu-kernel-modules src/nvidia/interface/nvrm_registry.h (bit layout)"),
   };
+  info.params.push_back(choice_param(
+      "vgpu", "framebuffer_reservation", {"nvidia", "none"},
+      "nvidia: a vGPU's usable framebuffer is its type's size less what the hypervisor reserves out of it (size / "
+      "16 + 16 MiB + 128 MiB / max vGPUs of the type, more with ECC or compression); none: the type's full size",
+      kVgpuReservationSource));
+  info.params.push_back(flag_param("vgpu", "ecc", false,
+                                   "ECC is on: on GPUs without HBM it reserves another 1/16 of each vGPU's framebuffer",
+                                   kVgpuReservationSource));
   info.memory_isolation = true;
   info.validate = [](const ModelSetup& s) -> std::string {
     auto r = resolve(s);
@@ -117,7 +125,17 @@ SharingModeInfo vgpu_sharing_mode() {
   };
   info.memory_partitions = [](const ModelSetup& s) {
     const Resolved r = std::get<Resolved>(resolve(s));
-    return std::vector<double>(s.tenants.size(), r.profile.framebuffer);
+    double usable = r.profile.framebuffer;
+    if (s.params.word("framebuffer_reservation") == "nvidia")
+      usable -= vgpu_reserved_framebuffer(*vgpu_table(s.gpu.name), r.profile, s.params.flag("ecc"));
+    return std::vector<double>(s.tenants.size(), usable);
+  };
+  info.memory_partition_note = [](const ModelSetup& s) -> std::string {
+    const Resolved r = std::get<Resolved>(resolve(s));
+    if (s.params.word("framebuffer_reservation") != "nvidia") return "";
+    const double reserved = vgpu_reserved_framebuffer(*vgpu_table(s.gpu.name), r.profile, s.params.flag("ecc"));
+    return fmt::format("vGPU {}: {} less {} the hypervisor reserves", r.profile.name,
+                       units::format(r.profile.framebuffer, units::Dim::Bytes), units::format(reserved, units::Dim::Bytes));
   };
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
     const Resolved r = std::get<Resolved>(resolve(s));

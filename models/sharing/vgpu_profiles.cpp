@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace vgpusim {
@@ -18,20 +19,32 @@ std::string size_text(double gib) { return gib < 1 ? "0" : fmt::format("{:g}", g
 const std::vector<VgpuGpuTable>& vgpu_tables() {
   static const std::vector<VgpuGpuTable> tables = {
       {"T4", {"T4"}, {16, 8, 4}, {16, 8, 4, 2, 1}, false, kAie5B},
-      {"A100-40GB", {"A100"}, {40, 20, 10, 8, 5, 4}, {}, false, kAie5},
-      {"A100-80GB", {"A100D", "A100"}, {80, 40, 20, 16, 10, 8, 4}, {}, false, kAie5},
-      {"H100-SXM", {"H100XM", "H100"}, {80, 40, 20, 16, 10, 8, 5, 4}, {}, false, kAie5},
+      {"A100-40GB", {"A100"}, {40, 20, 10, 8, 5, 4}, {}, false, kAie5, true},
+      {"A100-80GB", {"A100D", "A100"}, {80, 40, 20, 16, 10, 8, 4}, {}, false, kAie5, true},
+      {"H100-SXM", {"H100XM", "H100"}, {80, 40, 20, 16, 10, 8, 5, 4}, {}, false, kAie5, true},
       {"L4", {"L4"}, {24, 12, 8, 6, 4}, {24, 12, 8, 6, 4, 3, 2, 1}, false, kAie5B},
       {"A10", {"A10"}, {24, 12, 8, 6, 4}, {24, 12, 8, 6, 4, 3, 2, 1}, false, kAie5B},
       {"L40S", {"L40S"}, {48, 24, 16, 12, 8, 6, 4}, {48, 24, 16, 12, 8, 6, 4, 3, 2, 1}, false,
        "NVIDIA AI Enterprise 5.0 User Guide, appendix A (C series); Q/B/A sizes from a public sysfs listing of "
        "L40S types (the guide's 48 GB placement table was not available): uncertain"},
-      {"V100", {"V100DX", "V100D", "V100"}, {32, 16, 8, 4}, {32, 16, 8, 4, 2, 1}, false, kAie5B},
+      {"V100", {"V100DX", "V100D", "V100"}, {32, 16, 8, 4}, {32, 16, 8, 4, 2, 1}, false, kAie5B, true},
       {"M60", {"M60"}, {}, {8, 4, 2, 1, 0.5}, true,
        "NVIDIA AI Enterprise 5.0 User Guide 6.2.9 (M60-0Q 512 MiB max 16, M60-1Q max 8) and 7 (Maxwell supports "
        "best effort only)"},
   };
   return tables;
+}
+
+double vgpu_reserved_framebuffer(const VgpuGpuTable& table, const VgpuProfile& profile, bool ecc) {
+  constexpr double kMiB = 1048576.0;
+  const double size = profile.framebuffer;
+  double reserved = size / 16 + 16 * kMiB;
+  reserved += (table.best_effort_only ? 4 : 128) * kMiB / std::max(1, profile.max_count);
+  if (ecc && !table.hbm) reserved += size / 16;
+  // The documented compression adjustments are for Turing types of 12 GB and more; of those vgpusim has T4's 16 GB
+  // types (the documentation lists T4-16C: 28 MB; the Q/B/A types of that size are taken to match).
+  if (table.gpu == "T4" && size >= 12 * kGiB) reserved += 28 * kMiB;
+  return std::min(reserved, size);
 }
 
 const VgpuGpuTable* vgpu_table(const std::string& gpu) {

@@ -288,6 +288,7 @@ struct RunSetup {
   std::vector<size_t> tenants;                        // scenario tenant indices
   std::vector<size_t> target_of;                      // per entry of `tenants`: index into `targets`
   std::vector<std::vector<double>> partitions;        // per target: each tenant's memory (empty: one pool)
+  std::vector<std::string> partition_notes;           // per target: what its partitions are made of ("" or absent: nothing)
   bool faults = false;
   bool layout_changes = false;
 };
@@ -316,7 +317,9 @@ RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunOb
     for (size_t i = 0; i < tenant_ids.size(); ++i) {
       if (run_setup.target_of[i] != k) continue;
       if (!parts.empty()) {
-        const std::string where = fmt::format("{} (partition of {})", targets[k].id, sc.tenants[tenant_ids[i]].name);
+        const std::string note = k < run_setup.partition_notes.size() ? run_setup.partition_notes[k] : "";
+        const std::string where = fmt::format("{} (partition of {}{})", targets[k].id, sc.tenants[tenant_ids[i]].name,
+                                              note.empty() ? "" : "; " + note);
         pools.push_back(std::make_unique<MemoryPool>(MemoryPool{where, parts[nth], 0, {}}));
         pool_of[i] = pools.back().get();
       } else {
@@ -394,6 +397,7 @@ RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observe
     const ModelSetup setup = model_setup(sc, k);
     run_setup.models.push_back(info->create(setup));
     run_setup.partitions.push_back(info->memory_partitions ? info->memory_partitions(setup) : std::vector<double>{});
+    run_setup.partition_notes.push_back(info->memory_partition_note ? info->memory_partition_note(setup) : "");
   }
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
     run_setup.tenants.push_back(i);

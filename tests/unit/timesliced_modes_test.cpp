@@ -120,12 +120,37 @@ TEST_P(Fidelities, SriovFixedShareKeepsIdleSlotsAndActiveSkipsThem) {
 
 INSTANTIATE_TEST_SUITE_P(Both, Fidelities, ::testing::Values("exact", "fluid"));
 
-TEST(Vgpu, FramebufferIsPartitioned) {
+TEST(Vgpu, FramebufferIsPartitionedLessTheHypervisorsReservation) {
+  // T4-4C (4 per GPU): 4096 / 16 + 16 + 128 / 4 = 304 MiB reserved, 3792 MiB usable.
   const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C}",
-                                      busy("fits", ", memory: 4GiB") + busy("big", ", memory: 5GiB")));
+                                      busy("fits", ", memory: 3792MiB") + busy("big", ", memory: 4GiB")));
   EXPECT_TRUE(r.tenants[0].failures.empty());
   ASSERT_EQ(r.tenants[1].failures.size(), 1u);
-  EXPECT_EQ(r.tenants[1].failures[0].message, "out of memory on g0 (partition of big): requested 5 GiB, 4 GiB of 4 GiB free");
+  EXPECT_EQ(r.tenants[1].failures[0].message,
+            "out of memory on g0 (partition of big; vGPU T4-4C: 4 GiB less 304 MiB the hypervisor reserves): requested "
+            "4 GiB, 3.703 GiB of 3.703 GiB free");
+  // Without the reservation the type's full size.
+  const Results none = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, framebuffer_reservation: none}",
+                                         busy("fits", ", memory: 4GiB") + busy("big", ", memory: 5GiB")));
+  EXPECT_TRUE(none.tenants[0].failures.empty());
+  ASSERT_EQ(none.tenants[1].failures.size(), 1u);
+  EXPECT_EQ(none.tenants[1].failures[0].message,
+            "out of memory on g0 (partition of big): requested 5 GiB, 4 GiB of 4 GiB free");
+}
+
+TEST(Vgpu, EccReservesAnother16thOnlyWithoutHbmAndSixteenGigabyteT4TypesPayCompression) {
+  const VgpuGpuTable* t4 = vgpu_table("T4");
+  const VgpuGpuTable* a100 = vgpu_table("A100-40GB");
+  ASSERT_TRUE(t4 && a100);
+  constexpr double MiB = 1048576.0;
+  const VgpuProfile t4_4c = std::get<VgpuProfile>(find_vgpu_profile(*t4, 16 * 1024 * MiB, "T4-4C"));
+  EXPECT_DOUBLE_EQ(vgpu_reserved_framebuffer(*t4, t4_4c, false), 304 * MiB);
+  EXPECT_DOUBLE_EQ(vgpu_reserved_framebuffer(*t4, t4_4c, true), 560 * MiB);
+  const VgpuProfile t4_16c = std::get<VgpuProfile>(find_vgpu_profile(*t4, 16 * 1024 * MiB, "T4-16C"));
+  EXPECT_DOUBLE_EQ(vgpu_reserved_framebuffer(*t4, t4_16c, false), (1024 + 16 + 128 + 28) * MiB);
+  // A100-4C, 10 per GPU: 256 + 16 + 12.8 MiB, ECC free on HBM.
+  const VgpuProfile a100_4c = std::get<VgpuProfile>(find_vgpu_profile(*a100, 40 * 1024 * MiB, "A100-4C"));
+  EXPECT_DOUBLE_EQ(vgpu_reserved_framebuffer(*a100, a100_4c, true), (256 + 16 + 12.8) * MiB);
 }
 
 TEST(Vgpu, ConfigurationErrors) {
