@@ -22,12 +22,24 @@ std::vector<ParamSpec> roofline_params() {
                    "te42kyfo/gpu-benches gpu-small-kernels, H200: intercept of time per launch against volume over "
                    "the L2-resident rows, 2.48 us (A100-80GB 2.73, A40 2.00, L40 1.67 us: their shipped "
                    "calibrations)"),
+      number_param("roofline", "l2_bandwidth", units::Dim::Bandwidth, 0, 0, 1e15,
+                   "bandwidth at which a kernel whose working set stays in L2 moves its bytes (used where it beats the "
+                   "DRAM bandwidth); 0 = no L2 level: every byte streams from DRAM",
+                   "uncalibrated: 0 (off); fitted per GPU from te42kyfo/gpu-benches gpu-small-kernels (1 / slope of "
+                   "time per launch against volume over the plain rows up to L2/4, with launch_overhead): "
+                   "A100-80GB 1.36 (below its DRAM: no effect), A40 2.25, H200 4.59, L40 4.03 TB/s in their shipped "
+                   "calibrations"),
+      number_param("roofline", "l2_capacity_fraction", units::Dim::Ratio, 1.0, 0.05, 2.0,
+                   "how much of the catalog L2 size a working set may fill and still be served from L2",
+                   "uncalibrated: 100%; fitted per GPU from gpu-benches gpu-l2-cache (the data set where the "
+                   "bandwidth falls half way from the L2 plateau to DRAM)"),
   };
 }
 
 std::string roofline_description() {
   return "kernel solo time = launch_overhead + max(sum of FLOP / (peak x compute_efficiency x SM fill), bytes / "
-         "(bandwidth x memory_efficiency)); SM fill = min(1, blocks / SMs)";
+         "(bandwidth x memory_efficiency)); SM fill = min(1, blocks / SMs); a working set within "
+         "l2_capacity_fraction x L2 moves its bytes at l2_bandwidth where that is faster than DRAM";
 }
 
 namespace {
@@ -60,7 +72,15 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
     if (rate <= 0) throw std::invalid_argument(gpu.name + " has no rate for this precision");
     t.compute += part.flops / (rate * ce);
   }
-  if (k.bytes > 0) t.memory = k.bytes / (gpu.memory_bandwidth * p.get("memory_efficiency"));
+  const double l2_bandwidth = p.get("l2_bandwidth");
+  const bool in_l2 = k.working_set > 0 && l2_bandwidth > 0 &&
+                     k.working_set <= p.get("l2_capacity_fraction") * gpu.l2_cache;
+  const double dram = gpu.memory_bandwidth * p.get("memory_efficiency");
+  // Data that stay in L2 move at its bandwidth, but no slower than they would stream from DRAM.
+  if (k.bytes > 0 && in_l2 && l2_bandwidth > dram)
+    t.cache = k.bytes / l2_bandwidth;
+  else if (k.bytes > 0)
+    t.memory = k.bytes / dram;
   t.overhead = p.get("launch_overhead") * std::max(1.0, k.kernels) * std::clamp(k.overhead_share, 0.0, 1.0);
   return t;
 }

@@ -18,6 +18,9 @@ struct KernelSpec {
   double blocks = 0;      // thread blocks it launches; 0 = enough to fill every SM
   double kernels = 1;     // kernels it stands for, one after another (fluid fidelity merges a unit's kernels)
   double overhead_share = 1;  // of launch_overhead each of its kernels takes (a kernel measured shorter: less)
+  // Distinct bytes its kernels touch that the kernel before them left in L2 (a kernel run again on the same
+  // buffers); 0 = unknown: its bytes stream from DRAM. Split among kernels like its bytes.
+  double working_set = 0;
 
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;
@@ -25,6 +28,7 @@ struct KernelSpec {
     k.flops_fp32 *= factor;
     k.flops_fp16 *= factor;
     k.bytes *= factor;
+    k.working_set *= factor;
     return k;
   }
 };
@@ -38,15 +42,18 @@ std::string roofline_description();
 
 struct KernelTimes {
   double compute = 0;   // s, FLOPs at the SM fill the kernel's blocks allow
-  double memory = 0;    // s, bytes at the full DRAM bandwidth
+  double memory = 0;    // s, bytes at the full DRAM bandwidth (bytes not served from L2)
+  double cache = 0;     // s, bytes served from L2 (a working set that stays there)
   double overhead = 0;  // s, launch_overhead for each kernel it stands for
   double sm_fill = 1;   // fraction of the SMs its blocks occupy
-  double solo() const { return overhead + (compute > memory ? compute : memory); }
+  // What the SMs do (FLOPs and L2 traffic): the side that does not draw DRAM bandwidth.
+  double sm_side() const { return compute > cache ? compute : cache; }
+  double solo() const { return overhead + (sm_side() > memory ? sm_side() : memory); }
 };
 
 // The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
-// Solo time (s) of `k` on `gpu`: its kernels' launch overhead + max(compute time, memory time).
+// Solo time (s) of `k` on `gpu`: its kernels' launch overhead + max(compute time, L2 time, memory time).
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
 
 // The work that takes `duration` on `reference` when limited by `bound`, as `kernels` kernels (inverse of

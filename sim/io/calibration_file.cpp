@@ -29,6 +29,8 @@ std::string exact(double si, units::Dim dim) {
   switch (dim) {
     case units::Dim::Time: return fmt::format("{:.9g}s", si);
     case units::Dim::Ratio: return fmt::format("{:.9g}", si);
+    case units::Dim::Bandwidth: return fmt::format("{:.9g}B/s", si);
+    case units::Dim::Bytes: return fmt::format("{:.9g}B", si);
     default: return fmt::format("{:.9g}", si);
   }
 }

@@ -176,6 +176,24 @@ std::vector<SmallKernelRow> read_small_kernels(const std::string& path) {
   return out;
 }
 
+std::vector<L2CacheRow> read_l2_cache(const std::string& path) {
+  std::vector<L2CacheRow> out;
+  for_each_line(path, [&](const std::string& line, size_t n) {
+    const std::vector<std::string> w = words(line);
+    if (!w.empty() && w[0] == "data") return;  // the header
+    // "512 kB   1536 kB   10ms   0.4%   5195.6 GB/s   0 GB/s ..." (per block, data set, time, spread, bandwidth)
+    if (w.size() < 8 || w[1] != "kB" || w[3] != "kB" || w[7] != "GB/s")
+      throw InputError(fmt::format("{}:{}: expected 'BLOCK kB  DATASET kB  TIME  SPREAD  BANDWIDTH GB/s ...'", path, n));
+    L2CacheRow r;
+    r.data_set = field_number(path, n, "data set", w[2]) * 1024;
+    r.bandwidth = field_number(path, n, "GB/s", w[6]) * 1e9;
+    r.line = n;
+    out.push_back(r);
+  });
+  if (out.empty()) throw InputError(fmt::format("{}: no measurements", path));
+  return out;
+}
+
 std::vector<VidurRow> read_vidur_ops(const std::string& path) {
   std::vector<VidurRow> out;
   const std::vector<std::string> shape = {"n_head",     "n_kv_head",     "n_embd",

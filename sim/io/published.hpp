@@ -57,6 +57,15 @@ struct SmallKernelRow {
 };
 std::vector<SmallKernelRow> read_small_kernels(const std::string& path);
 
+// gpu-benches gpu-l2-cache: bandwidth of a kernel that reads a data set over and over against the data set's size
+// (the blocks spread it over the whole L2; above L2's size it streams from DRAM).
+struct L2CacheRow {
+  double data_set = 0;   // bytes (the file's kB are KiB)
+  double bandwidth = 0;  // bytes/s, the effective bandwidth column
+  size_t line = 0;
+};
+std::vector<L2CacheRow> read_l2_cache(const std::string& path);
+
 // The catalog GPU a published file name stands for: gpu-benches stems ("a100_80" -> "A100-80GB") and Vidur
 // prefixes ("a100" -> "A100-80GB", as Vidur's device configuration says; "a40" -> "A40"); "" when none.
 std::string published_gpu_name(const std::string& stem);

@@ -129,7 +129,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
     const double solo = t.solo();
     ActivityDemand d;
-    if (solo > 0) d = {t.compute / solo, t.memory / solo, t.sm_fill, solo / std::max(1.0, kernel.kernels)};
+    if (solo > 0) d = {t.sm_side() / solo, t.memory / solo, t.sm_fill, solo / std::max(1.0, kernel.kernels)};
     d.blocks = (kernel.blocks > 0 ? kernel.blocks : target_.spec.compute_units) * std::max(1.0, kernel.kernels);
     if (!engine_.start_activity(context_, solo, tag, d)) {
       deferred_.emplace_back(kernel, tag);  // it waits for an idle hold

@@ -122,6 +122,11 @@ const std::vector<Section>& sections_after_workloads() {
                   {"fp64", "FLOP", false, "0 FLOP", "FP64 work"},
                   {"bytes", "size", false, "0 B", "bytes moved to and from device memory"},
                   {"blocks", "integer", false, "", "thread blocks; fewer than SMs leave SMs idle", "fills every SM"},
+                  {"working_set", "size", false, "",
+                   "distinct bytes the kernels touch that the kernel before them left in L2 (the same buffers "
+                   "again); within the GPU's L2 its bytes move at the L2 bandwidth (roofline.l2_bandwidth), split "
+                   "among the unit's kernels like `bytes`",
+                   "none: the bytes stream from DRAM"},
                   {"duration", "time", false, "", "measured solo time on `on` (instead of flops and bytes)"},
                   {"on", "catalog name", false, "", "the GPU `duration` was measured on", "the tenant's GPU"},
                   {"bound", "memory | fp16 | fp32 | fp64", false, "memory",

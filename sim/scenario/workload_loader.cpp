@@ -26,6 +26,9 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
   if (r.has("duration")) {
     if (by_work)
       fail_at(file, node, path, "give either `duration` (with `on` and `bound`) or work (flops, bytes), not both");
+    if (r.has("working_set"))
+      fail_at(file, r.get("working_set"), r.child_path("working_set"),
+              "`working_set` goes with work (bytes): a measured duration already holds what L2 did");
     const double d = r.quantity("duration", Dim::Time);
     if (!(d > 0)) fail_at(file, r.get("duration"), r.child_path("duration"), "expected a positive time");
     const GpuSpec* ref = &tenant_gpu.spec;
@@ -54,6 +57,11 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
   k.flops_fp32 = r.quantity("fp32", Dim::Flops);
   k.flops_fp64 = r.quantity("fp64", Dim::Flops);
   k.bytes = r.quantity("bytes", Dim::Bytes);
+  if (r.has("working_set")) {
+    k.working_set = r.quantity("working_set", Dim::Bytes);
+    if (!(k.working_set > 0))
+      fail_at(file, r.get("working_set"), r.child_path("working_set"), "expected a positive size");
+  }
   if (r.has("flops")) {
     const double f = r.quantity("flops", Dim::Flops);
     const std::string p = r.has("precision") ? r.choice("precision", {"fp16", "fp32", "fp64"}) : default_precision;

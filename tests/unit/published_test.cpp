@@ -80,6 +80,43 @@ TEST(PublishedImport, SmallKernelsAcceptKibOrMibButNotNonsense) {
             std::string::npos);
 }
 
+TEST(PublishedImport, L2CacheTableReadsDataSetAndBandwidth) {
+  const fs::path d = temp_dir("l2");
+  const auto rows = read_l2_cache(write(d / "a.txt",
+                                        "     data set   exec time     spread       Eff. bw\n"
+                                        "       512 kB      1536 kB        10ms       0.4%    5195.6 GB/s        0 GB/s\n"
+                                        "       512 kB    110080 kB        49ms       0.9%    1075.4 GB/s        0 GB/s\n"));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[0].data_set, 1536 * 1024.0);
+  EXPECT_DOUBLE_EQ(rows[1].bandwidth, 1075.4e9);
+  const std::string bad = write(d / "b.txt", "512 kB 1536 MB 10ms 0.4% 5195.6 GB/s\n");
+  EXPECT_EQ(error_reading([&] { read_l2_cache(bad); }),
+            bad + ":1: expected 'BLOCK kB  DATASET kB  TIME  SPREAD  BANDWIDTH GB/s ...'");
+}
+
+TEST(PublishedFit, L2BandwidthComesFromSmallKernelsAndItsCapacityFromTheL2Table) {
+  // The shipped L40 calibration: the small kernels' slope (a scale kernel in L2) and the data set where
+  // gpu-l2-cache's bandwidth falls half way to DRAM (~102 MiB of the catalog's 96 MiB).
+  const Calibration* l40 = builtin_calibration("L40");
+  ASSERT_NE(l40, nullptr);
+  const ParamOverrides o = l40->overrides();
+  ASSERT_TRUE(o.count("roofline.l2_bandwidth") && o.count("roofline.l2_capacity_fraction"));
+  EXPECT_NEAR(o.at("roofline.l2_bandwidth"), 4.03e12, 0.01e12);
+  EXPECT_NEAR(o.at("roofline.l2_capacity_fraction"), 1.06, 0.01);
+  for (const FittedValue& v : l40->values) {
+    if (v.name == "roofline.l2_bandwidth") {
+      EXPECT_NE(v.from.find("gpu-small-kernels l40.txt"), std::string::npos);
+    }
+    if (v.name == "roofline.l2_capacity_fraction") {
+      EXPECT_NE(v.from.find("gpu-l2-cache l40.txt"), std::string::npos);
+    }
+  }
+  // A40 has no gpu-l2-cache table: a bandwidth, no capacity.
+  const ParamOverrides a40 = builtin_calibration("A40")->overrides();
+  EXPECT_TRUE(a40.count("roofline.l2_bandwidth"));
+  EXPECT_FALSE(a40.count("roofline.l2_capacity_fraction"));
+}
+
 TEST(PublishedImport, VidurOpsAndGavelHeader) {
   const fs::path d = temp_dir("vidur");
   const std::string path = write(

@@ -71,3 +71,28 @@ TEST(Roofline, EachKernelTakesTheLaunchOverheadAndDurationsIncludeIt) {
   none.set("launch_overhead", 0.0);
   EXPECT_NEAR(solo_time(k, h100(), none), one - overhead(), 1e-15);
 }
+
+TEST(Roofline, AWorkingSetThatStaysInL2MovesItsBytesAtTheL2Bandwidth) {
+  ParamValues p = perf();
+  p.set("l2_bandwidth", 10e12);
+  p.set("l2_capacity_fraction", 0.5);  // H100-SXM: 50 MiB of L2, 25 MiB usable here
+  KernelSpec k;
+  k.bytes = 1e9;
+  const double dram = 1e9 / (3.35e12 * 0.9);
+  // No working set declared: DRAM.
+  EXPECT_NEAR(solo_time(k, h100(), p), overhead() + dram, 1e-12);
+  k.working_set = 20 * 1048576.0;
+  const KernelTimes in_l2 = kernel_times(k, h100(), p);
+  EXPECT_NEAR(in_l2.solo(), overhead() + 1e9 / 10e12, 1e-12);
+  EXPECT_EQ(in_l2.memory, 0);  // no DRAM bandwidth drawn: the contention model sees it on the SM side
+  EXPECT_NEAR(in_l2.sm_side(), 1e9 / 10e12, 1e-15);
+  // A working set larger than the usable L2 streams from DRAM.
+  k.working_set = 30 * 1048576.0;
+  EXPECT_NEAR(solo_time(k, h100(), p), overhead() + dram, 1e-12);
+  // An L2 slower than DRAM streaming is not used.
+  k.working_set = 20 * 1048576.0;
+  p.set("l2_bandwidth", 1e12);
+  EXPECT_NEAR(solo_time(k, h100(), p), overhead() + dram, 1e-12);
+  // Uncalibrated (0): no L2 level.
+  EXPECT_NEAR(solo_time(k, h100(), perf()), overhead() + dram, 1e-12);
+}

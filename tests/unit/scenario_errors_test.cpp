@@ -110,6 +110,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"duration_and_work", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {flops: 1TFLOP, duration: 2ms}",
              "s.yaml:13:24: tenants[0].workload.training.step: give either `duration` (with `on` and `bound`) or work "
              "(flops, bytes), not both"},
+        Case{"working_set_with_duration", "step: {flops: 1TFLOP, bytes: 1GB}",
+             "step: {duration: 2ms, working_set: 10MB}",
+             "s.yaml:13:53: tenants[0].workload.training.step.working_set: `working_set` goes with work (bytes): a "
+             "measured duration already holds what L2 did"},
+        Case{"working_set_zero", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {bytes: 1GB, working_set: 0B}",
+             "s.yaml:13:50: tenants[0].workload.training.step.working_set: expected a positive size"},
         Case{"bad_precision", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {flops: 1TFLOP, precision: fp8}",
              "s.yaml:13:51: tenants[0].workload.training.step.precision: expected one of fp16, fp32, fp64, found 'fp8'; did you mean 'fp16'?"},
         Case{"negative_iterations", "training: {step:", "training: {iterations: -3, step:",

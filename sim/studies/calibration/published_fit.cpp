@@ -5,6 +5,9 @@
 // - roofline.launch_overhead: the intercept a of T = a + V / b over the gpu-small-kernels rows (plain launches) whose volume
 //   fits in a quarter of L2; min_kernel_time: the smallest measured time per launch; l2_knee: the volume with the
 //   highest bandwidth, when the curve falls after it.
+// - roofline.l2_bandwidth: 1 / the slope b of the same fit (the scale kernel reads and writes data that stay in L2).
+// - roofline.l2_capacity_fraction: gpu-l2-cache, the data set (over the catalog L2 size) where the bandwidth falls
+//   half way from its plateau (data sets up to L2/4) to DRAM (data sets of four times L2 and more).
 #include "sim/studies/calibration/published_fit.hpp"
 
 #include <fmt/format.h>
@@ -138,6 +141,11 @@ void small_kernel_facts(const fs::path& file, const std::string& source, const G
       c.values.push_back({"roofline.launch_overhead", units::Dim::Time, a, 0, 0, static_cast<int>(n),
                           fmt::format("{}: intercept of time per launch against volume over {} rows up to L2/4",
                                       from, static_cast<int>(n))});
+    if (a > 0 && slope > 0)
+      c.values.push_back({"roofline.l2_bandwidth", units::Dim::Bandwidth, 1 / slope, 0, 0, static_cast<int>(n),
+                          fmt::format("{}: volume over time per launch beyond the intercept (1 / slope) over {} rows "
+                                      "up to L2/4, a scale kernel (read and write) whose data stay in L2",
+                                      from, static_cast<int>(n))});
   }
   c.facts.push_back({"min_kernel_time", units::Dim::Time, tmin, from + ": smallest time per launch"});
   size_t peak = 0;
@@ -149,6 +157,42 @@ void small_kernel_facts(const fs::path& file, const std::string& source, const G
     c.facts.push_back({"l2_knee", units::Dim::Bytes, vt[peak].first,
                        fmt::format("{}: volume of the highest bandwidth ({:.0f} GB/s; {:.0f} GB/s at the largest)",
                                    from, peak_bw / 1e9, last_bw / 1e9)});
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void l2_values(const fs::path& file, const std::string& source, const GpuSpec& gpu, Calibration& c) {
+  const std::vector<L2CacheRow> rows = read_l2_cache(file.string());
+  if (!(gpu.l2_cache > 0)) return;
+  std::vector<double> plateau, dram;
+  for (const L2CacheRow& r : rows) {
+    if (r.data_set <= gpu.l2_cache / 4) plateau.push_back(r.bandwidth);
+    if (r.data_set >= 4 * gpu.l2_cache) dram.push_back(r.bandwidth);
+  }
+  if (plateau.size() < 3 || dram.size() < 3) return;
+  const double high = median_of(plateau), low = median_of(dram);
+  if (!(high > 1.2 * low)) return;  // no L2 step to speak of
+  const double half = (high + low) / 2;
+  double crossing = 0;
+  for (size_t i = 1; i < rows.size() && crossing == 0; ++i) {
+    const L2CacheRow &a = rows[i - 1], &b = rows[i];
+    if (a.data_set < gpu.l2_cache / 4 || !(a.bandwidth >= half && b.bandwidth < half)) continue;
+    // Linear in bandwidth, logarithmic in the data set, between the rows on either side.
+    const double f = (a.bandwidth - half) / (a.bandwidth - b.bandwidth);
+    crossing = a.data_set * std::pow(b.data_set / a.data_set, f);
+  }
+  if (crossing == 0) return;
+  const std::string from = fmt::format("{} {}", source, file.filename().string());
+  c.values.push_back({"roofline.l2_capacity_fraction", units::Dim::Ratio, crossing / gpu.l2_cache, 0, 0,
+                      static_cast<int>(rows.size()),
+                      fmt::format("{}: data set {:.1f} MiB where the bandwidth falls half way from the L2 plateau "
+                                  "({:.0f} GB/s, data sets up to L2/4) to DRAM ({:.0f} GB/s, 4 x L2 and more), over "
+                                  "the catalog L2 ({:.0f} MiB)",
+                                  from, crossing / 1048576, high / 1e9, low / 1e9, gpu.l2_cache / 1048576)});
 }
 
 }  // namespace
@@ -178,6 +222,8 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
     c.raw = fmt::format("{} gpu-stream/{}", source, file.filename().string());
     const fs::path small = d / "gpu-small-kernels" / (stem + ".txt");
     if (fs::exists(small)) small_kernel_facts(small, source + " gpu-small-kernels", entry->spec, c);
+    const fs::path l2 = d / "gpu-l2-cache" / (stem + ".txt");
+    if (fs::exists(l2)) l2_values(l2, source + " gpu-l2-cache", entry->spec, c);
     if (fit.residual > kMaxStreamResidual) {
       // The knee does not describe this curve (H200's bandwidth still rises at the largest occupancy measured):
       // its values would replace better ones, so only the facts are kept.

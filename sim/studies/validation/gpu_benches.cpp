@@ -102,12 +102,14 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       "gpu-small-kernels queues 10000 launches of a streaming scale kernel (16 bytes per element) of rising size; the "
       "published columns are GB/s of data volume per launch time, and the measured time per launch is the volume "
       "over the median of the columns. Variants: plain launches, CUDA graphs (`graph`), a grid-synchronized "
-      "persistent kernel (`gsync`) and PyTorch (`pt`). The model predicts a kernel's time with the roofline: volume "
-      "/ (catalog bandwidth x memory_efficiency), memory_efficiency from the GPU's shipped calibration (fitted on "
-      "gpu-stream, not on these tables). It has no per-kernel latency and no L2 bandwidth, so it underestimates "
-      "small kernels badly; the calibration files record the launch overhead for the model that will use it. No "
-      "parameter is fitted here. Baselines: the plain roofline at the catalog bandwidth (efficiency 1) and the "
-      "roofline with its default efficiency.";
+      "persistent kernel (`gsync`) and PyTorch (`pt`). The model predicts a kernel's time with the roofline: "
+      "launch_overhead + volume / bandwidth, the kernel's working set being its volume (the same buffers every "
+      "launch). Within `l2_capacity_fraction` of L2 the bandwidth is `l2_bandwidth`, above it the catalog DRAM "
+      "bandwidth x memory_efficiency, all from the GPU's shipped calibration: memory_efficiency fitted on "
+      "gpu-stream and the two L2 values on gpu-l2-cache (other benchmarks), launch_overhead on the plain launches' "
+      "rows up to L2/4 (so that split is not held out). A GPU without an L2 calibration (A40) streams every size "
+      "from DRAM. Baselines: the plain roofline at the catalog bandwidth (efficiency 1) and the roofline with its "
+      "default values (the H200 launch overhead for every GPU, no L2 level).";
   const ParamValues defaults = ParamValues::defaults(roofline_params());
   for (const fs::path file : gpu_benches_tables((dir / "gpu-small-kernels").string())) {
     std::string stem = file.stem().string();
@@ -135,6 +137,7 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       }
       KernelSpec k;
       k.bytes = r.volume;
+      k.working_set = r.volume;  // the same buffers every launch
       ValidationCase c;
       c.gpu = gpu;
       // The plain launches' rows up to L2/4 are those the GPU's launch_overhead was fitted on (its calibration).
