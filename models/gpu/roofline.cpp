@@ -16,6 +16,15 @@ std::vector<ParamSpec> roofline_params() {
       number_param("roofline", "memory_efficiency", units::Dim::Ratio, 0.9, 0.01, 1.0,
                    "fraction of the datasheet memory bandwidth a streaming kernel reaches",
                    "H200 device-to-device copy measured at ~4.3 TB/s of 4.8 TB/s (GPU-FACTS.md, Nov 2026): 0.90"),
+      number_param("roofline", "fp32_efficiency", units::Dim::Ratio, 0, 0, 1.0,
+                   "fraction of the datasheet FP32 rate that FP32 (non-tensor) work reaches; 0 = compute_efficiency",
+                   "uncalibrated: 0 (FP32 work at compute_efficiency); hwcal's compute.fp32_fma fits it (H200: "
+                   "95.8%, the shipped H200 calibration)"),
+      number_param("roofline", "overlap", units::Dim::Ratio, 1.0, 0, 1.0,
+                   "share of a kernel's shorter side (compute or memory) hidden under its longer one: solo time = "
+                   "longer + (1 - overlap) x shorter",
+                   "uncalibrated: 100% (the classic roofline's max); hwcal's mixed kernel (a triad plus an FMA "
+                   "chain) fits it from its solo time (the shipped H200 calibration)"),
       number_param("roofline", "launch_overhead", units::Dim::Time, 2.48e-6, 0.0, 1e-3,
                    "time each kernel takes beyond its roofline time, launched back to back (launch, ramp-up and "
                    "tail); a kernel given as a measured duration includes it",
@@ -37,8 +46,9 @@ std::vector<ParamSpec> roofline_params() {
 }
 
 std::string roofline_description() {
-  return "kernel solo time = launch_overhead + max(sum of FLOP / (peak x compute_efficiency x SM fill), bytes / "
-         "(bandwidth x memory_efficiency)); SM fill = min(1, blocks / SMs); a working set within "
+  return "kernel solo time = launch_overhead + longer + (1 - overlap) x shorter of sum of FLOP / (peak x efficiency x "
+         "SM fill) (fp32_efficiency for FP32 when set, else compute_efficiency) and bytes / (bandwidth x "
+         "memory_efficiency); SM fill = min(1, blocks / SMs); a working set within "
          "l2_capacity_fraction x L2 moves its bytes at l2_bandwidth where that is faster than DRAM";
 }
 
@@ -46,6 +56,11 @@ namespace {
 double fill_fraction(double blocks, const GpuSpec& gpu) {
   if (blocks <= 0 || gpu.compute_units <= 0) return 1.0;
   return std::min(1.0, blocks / gpu.compute_units);
+}
+// The efficiency of work limited by `b` (FP32 may have its own).
+double efficiency(const ParamValues& p, KernelBound b) {
+  if (b == KernelBound::FP32 && p.get("fp32_efficiency") > 0) return p.get("fp32_efficiency");
+  return p.get("compute_efficiency");
 }
 double peak(const GpuSpec& gpu, KernelBound b) {
   switch (b) {
@@ -61,7 +76,7 @@ double peak(const GpuSpec& gpu, KernelBound b) {
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
-  const double ce = p.get("compute_efficiency") * t.sm_fill;
+  t.overlap = p.get("overlap");
   const struct {
     double flops;
     KernelBound bound;
@@ -70,7 +85,7 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
     if (part.flops <= 0) continue;
     const double rate = peak(gpu, part.bound);
     if (rate <= 0) throw std::invalid_argument(gpu.name + " has no rate for this precision");
-    t.compute += part.flops / (rate * ce);
+    t.compute += part.flops / (rate * efficiency(p, part.bound) * t.sm_fill);
   }
   const double l2_bandwidth = p.get("l2_bandwidth");
   const bool in_l2 = k.working_set > 0 && l2_bandwidth > 0 &&
@@ -105,7 +120,7 @@ KernelSpec kernel_from_duration(double duration_with_overhead, const GpuSpec& re
   switch (bound) {
     case KernelBound::Memory: k.bytes = duration * reference.memory_bandwidth * p.get("memory_efficiency"); break;
     case KernelBound::FP16: k.flops_fp16 = duration * reference.fp16_tensor * p.get("compute_efficiency") * fill; break;
-    case KernelBound::FP32: k.flops_fp32 = duration * reference.fp32 * p.get("compute_efficiency") * fill; break;
+    case KernelBound::FP32: k.flops_fp32 = duration * reference.fp32 * efficiency(p, bound) * fill; break;
     case KernelBound::FP64: k.flops_fp64 = duration * reference.fp64 * p.get("compute_efficiency") * fill; break;
   }
   return k;

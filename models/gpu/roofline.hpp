@@ -46,14 +46,20 @@ struct KernelTimes {
   double cache = 0;     // s, bytes served from L2 (a working set that stays there)
   double overhead = 0;  // s, launch_overhead for each kernel it stands for
   double sm_fill = 1;   // fraction of the SMs its blocks occupy
+  double overlap = 1;   // share of the shorter side hidden under the longer one (1: the classic roofline's max)
   // What the SMs do (FLOPs and L2 traffic): the side that does not draw DRAM bandwidth.
   double sm_side() const { return compute > cache ? compute : cache; }
-  double solo() const { return overhead + (sm_side() > memory ? sm_side() : memory); }
+  double solo() const {
+    const double a = sm_side(), b = memory;
+    const double longer = a > b ? a : b, shorter = a > b ? b : a;
+    return overhead + longer + (1 - overlap) * shorter;
+  }
 };
 
 // The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
-// Solo time (s) of `k` on `gpu`: its kernels' launch overhead + max(compute time, L2 time, memory time).
+// Solo time (s) of `k` on `gpu`: its kernels' launch overhead + the longer of its SM side (compute or L2 time) and
+// its memory time + the part of the shorter one that `overlap` does not hide.
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
 
 // The work that takes `duration` on `reference` when limited by `bound`, as `kernels` kernels (inverse of

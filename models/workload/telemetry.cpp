@@ -2,7 +2,8 @@
 // rest. While a kernel runs, the memory side is busy mem_util / gpu_util of the time (dram_active / gpu_util when
 // DCGM gives it) and the kernels occupy sm_active / gpu_util of the SMs (all of them when not given). The unit's
 // kernel is built so that the roofline gives back exactly that kernel time on the measured GPU: its compute side
-// takes the whole kernel time at that SM fill, its memory side the busy share of it at full bandwidth.
+// takes the whole kernel time at that SM fill (less what a partial compute/memory overlap adds), its memory side the
+// busy share of it at full bandwidth.
 #include "models/workload/telemetry.hpp"
 
 #include <fmt/format.h>
@@ -63,9 +64,19 @@ TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const P
   // The unit's kernels each take the launch overhead; the rest of the GPU time is work.
   const double kernels = std::max(1, t.kernels_per_unit);
   w.unit = kernel_from_duration(w.gpu_time, gpu, t.precision, blocks, roofline, kernels);
-  if (w.memory_share > 0)
+  if (w.memory_share > 0) {
     w.unit.bytes = w.memory_share * kernel_work_time(w.gpu_time, kernels, roofline) * gpu.memory_bandwidth *
                    roofline.get("memory_efficiency");
+    // With partial overlap the memory side adds (1 - overlap) of the shorter side: the compute side shrinks so
+    // that the kernel still takes its measured time (longer + (1 - o) shorter = work time).
+    const double o = roofline.get("overlap"), s = w.memory_share;
+    if (o < 1) {
+      const double compute = s <= 1 / (2 - o) ? 1 - (1 - o) * s : (1 - s) / (1 - o);
+      w.unit.flops_fp16 *= compute;
+      w.unit.flops_fp32 *= compute;
+      w.unit.flops_fp64 *= compute;
+    }
+  }
   return w;
 }
 

@@ -48,6 +48,7 @@ struct CorunExperiment {
   double a_cap = 1, b_cap = 1;  // MPS active-thread fraction
   CorunKernel a, b;
   double slowdown_a = 0, slowdown_b = 0;  // measured: median co-run / median solo (device time)
+  double solo_full_a = 0, solo_full_b = 0;  // s, median device time of each kernel sequence alone on the whole GPU; 0 = absent
 };
 
 struct RawFile {

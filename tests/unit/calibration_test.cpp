@@ -3,6 +3,8 @@
 // calibration file round-trips; bad raw files are refused clearly.
 #include <gtest/gtest.h>
 
+#include "models/gpu/roofline.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include "sim/scenario/loader.hpp"
 #include "sim/run/metrics.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
+#include "sim/studies/calibration/fit.hpp"
 
 using namespace vgpusim;
 
@@ -126,7 +129,9 @@ TEST(Calibration, CheckedInRawFileParsesAndValidates) {
   EXPECT_EQ(raw.device.sm_count, 132);
   EXPECT_EQ(raw.coruns.size(), 42u);
   const Calibration c = fit_calibration(raw, raw_catalog_gpu(raw, "H200"));
-  EXPECT_EQ(c.values.size(), 8u);  // six, and the two idle time-slice values from timeslice.handoff
+  // six, the two idle time-slice values from timeslice.handoff, and fp32_efficiency (a GEMM and an FP32 FMA
+  // measured); no overlap: the synthetic file records no whole-GPU solo times.
+  EXPECT_EQ(c.values.size(), 9u);
   // Validation on the experiments the fit did not use: the synthetic noise is 0.3%.
   const GpuSpec& h200 = builtin_catalog().find("H200")->spec;
   double worst = 0;
@@ -136,6 +141,43 @@ TEST(Calibration, CheckedInRawFileParsesAndValidates) {
     worst = std::max({worst, std::fabs(p.slowdown_a / e.slowdown_a - 1), std::fabs(p.slowdown_b / e.slowdown_b - 1)});
   }
   EXPECT_LT(worst, 0.02);
+}
+
+TEST(Calibration, Fp32EfficiencyAndOverlapComeFromTheFmaAndTheMixedKernelsSoloTime) {
+  const GpuSpec& h200 = builtin_catalog().find("H200")->spec;
+  RawFile raw;
+  raw.gemm_flops_per_s = RawStats{0.8 * h200.fp16_tensor, 0, 0, 10};
+  raw.fp32_flops_per_s = RawStats{0.95 * h200.fp32, 0, 0, 10};
+  raw.copy_bytes_per_s = RawStats{0.9 * h200.memory_bandwidth, 0, 0, 10};
+  CorunExperiment e;
+  e.a = {"mixed", 2e12, 1.5e11, 32768, 100};
+  e.b = {"memory", 0, 1.5e11, 65536, 100};
+  // Its sides at the efficiencies above, 40% of the shorter one not hidden.
+  const double compute = 2e12 / (0.95 * h200.fp32), memory = 1.5e11 / (0.9 * h200.memory_bandwidth);
+  const double launch = ParamValues::defaults(roofline_params()).get("launch_overhead");
+  e.solo_full_a = 100 * launch + std::max(compute, memory) + 0.4 * std::min(compute, memory);
+  e.solo_full_b = 1;  // not a mixed kernel: not used
+  raw.coruns = {e, e};  // the same solo run repeated in two experiments counts once
+  const std::vector<FittedValue> v = fit_direct(raw, h200);
+  auto value = [&](const std::string& name) -> const FittedValue& {
+    for (const FittedValue& f : v)
+      if (f.name == name) return f;
+    throw std::runtime_error("not fitted: " + name);
+  };
+  EXPECT_NEAR(value("roofline.compute_efficiency").value, 0.8, 1e-12);
+  EXPECT_NEAR(value("roofline.fp32_efficiency").value, 0.95, 1e-12);
+  EXPECT_NEAR(value("roofline.overlap").value, 0.6, 1e-9);
+  EXPECT_EQ(value("roofline.overlap").points, 1);
+  // The roofline with these values gives the solo time back.
+  ParamValues p = ParamValues::defaults(roofline_params());
+  p.set("fp32_efficiency", 0.95);
+  p.set("memory_efficiency", 0.9);
+  p.set("overlap", 0.6);
+  KernelSpec k;
+  k.flops_fp32 = 2e12;
+  k.bytes = 1.5e11;
+  k.kernels = 100;
+  EXPECT_NEAR(solo_time(k, h200, p), e.solo_full_a, 1e-12);
 }
 
 TEST(Calibration, FileRoundTrips) {

@@ -183,6 +183,23 @@ TEST(PublishedSummary, ErrorsPerGpuAndSplitWithBaselinesAndSkips) {
   EXPECT_NE(json.find("\"p90_ape\": 41"), std::string::npos) << json;
 }
 
+TEST(TelemetryWorkload, KeepsItsKernelTimeWhenComputeAndMemoryOverlapOnlyInPart) {
+  const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
+  ParamValues roof = ParamValues::defaults(roofline_params());
+  roof.set("overlap", 0.6);
+  SoloTelemetry t;
+  t.throughput = 40;
+  t.gpu_util = 0.6;
+  // Memory busy for 30% and for 90% of the kernel time: the compute side is the longer, then the shorter one.
+  for (double mem : {0.18, 0.54}) {
+    t.mem_util = mem;
+    const TelemetryWork w = telemetry_work(t, v100, roof);
+    EXPECT_NEAR(solo_time(w.unit, v100, roof), 0.6 / 40, 1e-12) << mem;
+    const KernelTimes k = kernel_times(w.unit, v100, roof);
+    EXPECT_NEAR(k.memory / (0.6 / 40 - k.overhead), mem / 0.6, 1e-9) << mem;
+  }
+}
+
 TEST(TelemetryWorkload, ReplaysItsOwnThroughputOnTheMeasuredGpu) {
   const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
   const ParamValues roof = ParamValues::defaults(roofline_params());
