@@ -88,8 +88,10 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
     t.compute += part.flops / (rate * efficiency(p, part.bound) * t.sm_fill);
   }
   const double l2_bandwidth = p.get("l2_bandwidth");
-  const bool in_l2 = k.working_set > 0 && l2_bandwidth > 0 &&
-                     k.working_set <= p.get("l2_capacity_fraction") * gpu.l2_cache;
+  // Each of the kernels it stands for touches its share of the working set (fluid fidelity merges them).
+  const double per_kernel = k.working_set / std::max(1.0, k.kernels);
+  const bool in_l2 =
+      per_kernel > 0 && l2_bandwidth > 0 && per_kernel <= p.get("l2_capacity_fraction") * gpu.l2_cache;
   const double dram = gpu.memory_bandwidth * p.get("memory_efficiency");
   // Data that stay in L2 move at its bandwidth, but no slower than they would stream from DRAM.
   if (k.bytes > 0 && in_l2 && l2_bandwidth > dram)

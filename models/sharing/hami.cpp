@@ -62,7 +62,7 @@ struct Limiter {
   bool blocked = false;    // the first waiting launch found the bucket negative and polls
   double wait_since = 0;   // when it started polling
   double ready_at = kInf;  // the poll at which it finds the bucket non-negative (after a refill)
-  double last_launch = -kInf;
+  double last_marked = -kInf;  // the last launch that went through the charging path (marks the container active)
   // Busy time: cumulative seconds its kernels ran, sampled at every decision (piecewise linear between them).
   double busy = 0;
   double running = 0;  // its rate since the last decision
@@ -95,7 +95,7 @@ class HamiLimiter final : public SharingModel {
         l.waiting_blocks += c.launched_blocks - l.seen_blocks;
         l.seen = c.launches;
         l.seen_blocks = c.launched_blocks;
-        l.last_launch = now;
+        if (limits(l) && l.charging) l.last_marked = now;
       }
       admit(l, now);
       // Kernels finish in launch order: those in flight beyond the admitted ones wait in the limiter.
@@ -103,14 +103,21 @@ class HamiLimiter final : public SharingModel {
       if (l.admitted - finished <= 0) masked_[i].active = masked_[i].holds;
     }
     inner_->decide(now, masked_, out);
+    // Ticks and the monitor's looks are caught up when the model is next asked (run_timers): only a launch waiting
+    // for a refill needs the model woken, at the next tick, then at its poll.
     double wake = out.wake_at;
+    bool working = false, waiting = false;
     for (size_t i = 0; i < contexts.size(); ++i) {
       Limiter& l = limiters_[i];
-      l.running = masked_[i].active > masked_[i].holds ? out.rate[i] : 0.0;
-      wake = std::min({wake, l.next_tick, l.ready_at});
+      const bool admitted = masked_[i].active > masked_[i].holds;
+      l.running = admitted ? out.rate[i] : 0.0;
+      working = working || admitted;
+      waiting = waiting || contexts[i].active > contexts[i].holds;
+      if (l.blocked) wake = std::min(wake, l.ready_at < kInf ? l.ready_at : l.next_tick);
     }
-    if (any_limited()) wake = std::min(wake, next_observation_);
     out.wake_at = wake;
+    // Work held back in the limiter keeps no kernel on the GPU.
+    out.held_back = waiting && !working;
   }
 
   bool keeps_idle_grace() const override { return inner_->keeps_idle_grace(); }
@@ -118,9 +125,6 @@ class HamiLimiter final : public SharingModel {
 
  private:
   bool limits(const Limiter& l) const { return l.limit > 0 && l.limit < 100; }
-  bool any_limited() const {
-    return std::any_of(limiters_.begin(), limiters_.end(), [&](const Limiter& l) { return limits(l); });
-  }
 
   // Busy time up to `now` at the rates of the last decision.
   void account(double now) {
@@ -139,7 +143,7 @@ class HamiLimiter final : public SharingModel {
   double busy_in_window(const Limiter& l, double now) const {
     const double from = now - s_.window;
     double before = 0;
-    if (!l.history.empty() && l.history.front().first < from) {
+    if (!l.history.empty() && l.history.front().first <= from) {
       for (size_t k = 1; k < l.history.size(); ++k) {
         const auto& [t1, b1] = l.history[k];
         if (t1 < from) continue;
@@ -172,28 +176,30 @@ class HamiLimiter final : public SharingModel {
 
   void tick(Limiter& l, double at) {
     l.next_tick = at + s_.watcher_period;
+    // A debt the full refill did not pay by the last tick: the bucket doubles (before the step, as in the code).
+    if (l.share >= l.total && l.pool < 0) {
+      l.total *= 2;
+      l.share = l.total;
+    }
     const double used = 100 * busy_in_window(l, at) / s_.window;
     const double limit = l.limit;
     const double diff = std::max(std::abs(limit - used), kMinDiff);
     double step = (s_.linear_step ? s_.sms : s_.sms * s_.sms) * s_.threads_per_sm * diff / kStepDivisor;
     if (diff > limit / 2) step *= diff * 2 / (limit + 1);
     l.share = used <= limit ? std::min(l.share + step, l.total) : std::max(l.share - step, 0.0);
-    if (l.share >= l.total && l.pool < 0) {  // a debt the full refill cannot pay in one tick: the bucket doubles
-      l.total *= 2;
-      l.share = l.total;
-    }
     l.pool = std::min(l.pool + l.share, l.total);
     if (l.blocked && l.pool >= 0 && l.ready_at == kInf)
       l.ready_at = l.wait_since + s_.poll * std::ceil((at - l.wait_since) / s_.poll - 1e-9);
   }
 
+  // The node monitor's look: the containers that marked a launch since the last look (a launch is marked only on
+  // the limiter's charging path, so a container without a limit or with the switch off is never counted); with
+  // more than one, every container on the GPU is limited, else none.
   void observe(double at) {
-    for (size_t i = 0; i < limiters_.size(); ++i) {
-      bool other = false;
-      for (size_t j = 0; j < limiters_.size(); ++j)
-        if (j != i && limiters_[j].last_launch > last_observation_) other = true;
-      limiters_[i].charging = other;
-    }
+    int active = 0;
+    for (const Limiter& l : limiters_)
+      if (l.last_marked >= last_observation_ && l.last_marked > -kInf) ++active;
+    for (Limiter& l : limiters_) l.charging = active > 1;
     last_observation_ = at;
     next_observation_ = at + s_.monitor_period;
   }

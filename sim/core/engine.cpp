@@ -236,6 +236,7 @@ void Engine::recompute(GpuIndex index) {
     gpu.decision.rate[i] = 0;
   }
   gpu.decision.wake_at = kInfinity;
+  gpu.decision.held_back = false;
   gpu.model->decide(now_, gpu.loads, gpu.decision);
 
   double total = 0;
@@ -262,7 +263,7 @@ void Engine::recompute(GpuIndex index) {
     }
   }
   gpu.total_rate = total;
-  gpu.busy = busy;
+  gpu.busy = busy && !gpu.decision.held_back;
   if (observer_) {
     observed_rates_.resize(n);
     for (size_t i = 0; i < n; ++i) {

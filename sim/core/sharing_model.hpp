@@ -15,9 +15,10 @@ enum class Fidelity { Exact, Fluid };
 struct ContextLoad {
   int active = 0;  // activities (kernels) in flight; 0 = the context has no work now
   int holds = 0;   // of those, idle holds (see SharingModel::idle_hold): they progress but do no work
-  // Means over the in-flight kernels (which share the context's rate equally). For a kernel with solo time
-  // T = max(c, m), compute time c and memory time m: compute_fraction = c / T, memory_fraction = m / T (at solo
-  // speed it draws that fraction of the device's DRAM bandwidth), sm_fill = the fraction of SMs its blocks fill.
+  // Means over the in-flight kernels (which share the context's rate equally). For a kernel with solo time T (its
+  // SM side c and memory side m combined as the roofline's overlap says: max(c, m) when they overlap fully):
+  // compute_fraction = c / T, memory_fraction = m / T (at solo speed it draws that fraction of the device's DRAM
+  // bandwidth), sm_fill = the fraction of SMs its blocks fill.
   double compute_fraction = 0;
   double memory_fraction = 0;
   double sm_fill = 1;
@@ -43,6 +44,8 @@ struct ActivityDemand {
 struct ShareDecision {
   std::vector<double> rate;
   double wake_at = std::numeric_limits<double>::infinity();
+  // The model holds every context that has work away from the GPU (a launch limiter): the GPU is idle, not busy.
+  bool held_back = false;
 };
 
 class SharingModel {

@@ -71,12 +71,14 @@ TEST(HamiLimiter, ALaunchThatFindsTheBucketNegativeWaitsForARefillAndItsNextPoll
   std::vector<ContextLoad> c = {load(1, 1, 5000)};
   m->decide(0, c, d);
   EXPECT_EQ(d.rate[0], 1.0);
-  EXPECT_NEAR(d.wake_at, 0.12, 1e-12);  // the watcher's first tick
+  EXPECT_EQ(d.wake_at, kInf);  // nothing waits: the watcher's ticks are caught up when the model is next asked
+  EXPECT_FALSE(d.held_back);
   // It ran 1 ms; the second launch finds the bucket at -5000 and waits.
   c = {load(1, 2, 10000)};
   m->decide(0.001, c, d);
   EXPECT_EQ(d.rate[0], 0.0);
-  EXPECT_NEAR(d.wake_at, 0.12, 1e-12);
+  EXPECT_NEAR(d.wake_at, 0.12, 1e-12);  // the watcher's first tick
+  EXPECT_TRUE(d.held_back);             // the GPU is idle while the launch waits
   // The tick: U = 0.1% over the last second, diff = 49.9, step = 108 x 2048 x 49.9 / 2560 x (2 x 49.9 / 51) = 8437
   // blocks, which the whole share adds to the bucket: -5000 + 8437 >= 0. The waiting launch polls every 10 ms from
   // 1 ms, so it passes at 121 ms.
@@ -133,4 +135,31 @@ TEST(HamiLimiter, TheSquaredStepRefillsTooFastOnALargeGpuAndThePairSharesAlmostE
   const Results r = run_text(scenario("{mode: hami, policy: force}", {{"a", "30%"}, {"b", "70%"}}));
   EXPECT_GT(tenant(r, "a").relative_performance, 0.40);
   EXPECT_LT(tenant(r, "b").relative_performance, 0.55);
+}
+
+TEST(HamiLimiter, ACountedWorkloadWithoutADurationFinishesAndWaitingIsNotBusy) {
+  // 200 steps at a forced 30% limit: the run ends when they are done (the model asks to be woken only while a
+  // launch waits), and the GPU is busy only about the share of time the limiter lets the trainer run.
+  const Results r = run_text(
+      "version: 1\nname: t\nfidelity: exact\ngpus: [{id: g0, model: A100-80GB}]\n"
+      "sharing: {g0: {mode: hami, policy: force, step: sm_linear}}\ntenants:\n"
+      "  - {name: a, on: g0, share: {sm_limit: 30%}, workload: {training: {iterations: 200, step: {flops: "
+      "2.5TFLOP}, kernels_per_step: 100}}}\n");
+  const TenantResult& a = tenant(r, "a");
+  EXPECT_EQ(a.shared.units, 200);
+  EXPECT_NEAR(a.relative_performance, 0.30, 0.03);
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_LT(r.gpus[0].busy_fraction, 0.4);
+}
+
+TEST(HamiLimiter, TheMonitorLimitsOnlyWhileMoreThanOneContainerLaunchesThroughTheLimiter) {
+  // Two trainers at 30% under the default policy with a 1 s monitor: both launch, so both stay limited.
+  const Results both = run_text(
+      scenario("{mode: hami, policy: default, step: sm_linear, monitor_period: 1s}", {{"a", "30%"}, {"b", "30%"}}));
+  EXPECT_NEAR(tenant(both, "a").relative_performance, 0.30, 0.03);
+  // Beside a container without a limit (never counted: its launches skip the limiter) the limited one is alone in
+  // the monitor's count after its first look and runs free from then on.
+  const Results mixed = run_text(
+      scenario("{mode: hami, policy: default, step: sm_linear, monitor_period: 1s}", {{"a", "30%"}, {"b", "100%"}}));
+  EXPECT_GT(tenant(mixed, "a").relative_performance, 0.40);
 }

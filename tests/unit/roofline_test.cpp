@@ -95,4 +95,9 @@ TEST(Roofline, AWorkingSetThatStaysInL2MovesItsBytesAtTheL2Bandwidth) {
   EXPECT_NEAR(solo_time(k, h100(), p), overhead() + dram, 1e-12);
   // Uncalibrated (0): no L2 level.
   EXPECT_NEAR(solo_time(k, h100(), perf()), overhead() + dram, 1e-12);
+  // A merged activity of 4 kernels (fluid fidelity) holds the unit's working set: each kernel's share decides.
+  p.set("l2_bandwidth", 10e12);
+  k.kernels = 4;
+  k.working_set = 4 * 20 * 1048576.0;
+  EXPECT_NEAR(solo_time(k, h100(), p), 4 * overhead() + 1e9 / 10e12, 1e-12);
 }

@@ -106,8 +106,9 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       "launch_overhead + volume / bandwidth, the kernel's working set being its volume (the same buffers every "
       "launch). Within `l2_capacity_fraction` of L2 the bandwidth is `l2_bandwidth`, above it the catalog DRAM "
       "bandwidth x memory_efficiency, all from the GPU's shipped calibration: memory_efficiency fitted on "
-      "gpu-stream and the two L2 values on gpu-l2-cache (other benchmarks), launch_overhead on the plain launches' "
-      "rows up to L2/4 (so that split is not held out). A GPU without an L2 calibration (A40) streams every size "
+      "gpu-stream and l2_capacity_fraction on gpu-l2-cache (other benchmarks), launch_overhead and l2_bandwidth "
+      "together on the plain launches' rows up to L2/4 (so that split is not held out; the other launch methods "
+      "are). A GPU without an L2 calibration (A40) streams every size "
       "from DRAM. Baselines: the plain roofline at the catalog bandwidth (efficiency 1) and the roofline with its "
       "default values (the H200 launch overhead for every GPU, no L2 level).";
   const ParamValues defaults = ParamValues::defaults(roofline_params());
@@ -140,8 +141,9 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       k.working_set = r.volume;  // the same buffers every launch
       ValidationCase c;
       c.gpu = gpu;
-      // The plain launches' rows up to L2/4 are those the GPU's launch_overhead was fitted on (its calibration).
-      c.split = variant == "plain" ? "plain (launch_overhead fitted on its rows up to L2/4)" : variant + " (no fit)";
+      // The plain launches' rows up to L2/4 are those the GPU's launch_overhead and l2_bandwidth were fitted on.
+      c.split = variant == "plain" ? "plain (launch_overhead and l2_bandwidth fitted on its rows up to L2/4)"
+                                   : variant + " (no fit)";
       c.id = fmt::format("{} {} {:.0f} kB", stem, variant, r.volume / 1024);
       c.measured = r.volume / median;
       c.predicted = solo_time(k, entry->spec, roof);
