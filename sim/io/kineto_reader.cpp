@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <istream>
 #include <map>
@@ -62,12 +63,31 @@ double number(const json& object, const char* key, double fallback) {
   return it != object.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
-std::array<long long, 3> dims(const json& args, const char* key) {
+// Problems in one event's numbers: what is out of range, for the message (empty: none).
+struct EventCheck {
+  std::string problem;
+  void number_in(const char* what, double v, double lo, double hi, const char* unit = "") {
+    if (!problem.empty()) return;
+    if (!std::isfinite(v) || v < lo || v > hi)
+      problem = fmt::format("`{}` {:g}{} is outside {:g} to {:g}", what, v, unit, lo, hi);
+  }
+};
+
+// Largest magnitudes accepted: Kineto's ts are microseconds since the Unix epoch (~1.8e15 in 2026), so 1e17 us
+// (~3000 years) leaves room; a duration up to 1e12 us (~11.6 days); ids and grid sizes within what an int holds,
+// streams within 1e15.
+constexpr double kMaxTs = 1e17, kMaxDur = 1e12, kMaxId = 1e15, kMaxDim = 2147483647.0;
+
+std::array<long long, 3> dims(const json& args, const char* key, EventCheck& check) {
   std::array<long long, 3> d{1, 1, 1};
   const auto it = args.is_object() ? args.find(key) : args.end();
   if (it == args.end() || !it->is_array()) return {0, 0, 0};
   for (size_t i = 0; i < 3 && i < it->size(); ++i)
-    if ((*it)[i].is_number()) d[i] = (*it)[i].get<long long>();
+    if ((*it)[i].is_number()) {
+      const double v = (*it)[i].get<double>();
+      check.number_in(key, v, 0, kMaxDim);
+      if (check.problem.empty()) d[i] = static_cast<long long>(v);
+    }
   return d;
 }
 
@@ -78,8 +98,10 @@ struct RawOp {
   int device = 0;
 };
 
-// Converts one Chrome-trace event into an op; false for events that are not GPU kernels, copies or sets.
-bool gpu_op(const json& event, RawOp& out) {
+// Converts one Chrome-trace event into an op; false for events that are not GPU kernels, copies or sets. A GPU op
+// whose numbers are out of range (a timestamp of 1e300, a negative duration, an id no integer holds) sets
+// `problem` instead.
+bool gpu_op(const json& event, RawOp& out, std::string& problem) {
   const auto cat = event.find("cat");
   if (cat == event.end() || !cat->is_string()) return false;
   const std::string c = lower(cat->get<std::string>());
@@ -101,16 +123,32 @@ bool gpu_op(const json& event, RawOp& out) {
   const json empty = json::object();
   const auto a = event.find("args");
   const json& args = a != event.end() && a->is_object() ? *a : empty;
+  EventCheck check;
   out.ts = ts->get<double>();
-  op.duration = std::max(0.0, number(event, "dur", 0)) * kMicroseconds;
-  out.device = static_cast<int>(number(args, "device", number(event, "pid", 0)));
-  op.stream = static_cast<long long>(number(args, "stream", number(event, "tid", 0)));
-  op.grid = dims(args, "grid");
-  op.block = dims(args, "block");
+  check.number_in("ts", out.ts, -kMaxTs, kMaxTs, " us");
+  const double dur = number(event, "dur", 0);
+  check.number_in("dur", dur, 0, kMaxDur, " us");
+  const double device = number(args, "device", number(event, "pid", 0));
+  check.number_in("device", device, -kMaxDim, kMaxDim);
+  const double stream = number(args, "stream", number(event, "tid", 0));
+  check.number_in("stream", stream, -kMaxId, kMaxId);
+  op.grid = dims(args, "grid", check);
+  op.block = dims(args, "block", check);
   op.registers_per_thread = number(args, "registers per thread", 0);
   op.shared_memory = number(args, "shared memory", 0);
   op.occupancy = number(args, "est. achieved occupancy %", 0) / 100;
   op.bytes = number(args, "bytes", 0);
+  check.number_in("bytes", op.bytes, 0, 1e18, " B");
+  for (const auto& [what, v] : {std::pair{"registers per thread", op.registers_per_thread},
+                                {"shared memory", op.shared_memory}, {"est. achieved occupancy %", op.occupancy * 100}})
+    check.number_in(what, v, 0, kMaxDim);
+  if (!check.problem.empty()) {
+    problem = fmt::format("{} '{}': {}", c, op.name, check.problem);
+    return false;
+  }
+  op.duration = dur * kMicroseconds;
+  out.device = static_cast<int>(device);
+  op.stream = static_cast<long long>(stream);
   return true;
 }
 
@@ -127,14 +165,19 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
   std::vector<RawOp> raw;
   bool top_is_object = true;
   std::string top_key;
+  std::string problem;  // the first out-of-range GPU op, with its place among the trace events
+  size_t events = 0;
   const json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
     if (depth == 0 && (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start))
       top_is_object = event == json::parse_event_t::object_start;
     if (event == json::parse_event_t::key && depth == 1 && top_is_object) top_key = parsed.get<std::string>();
     const bool trace_event = top_is_object ? depth == 2 && top_key == "traceEvents" : depth == 1;
     if (event != json::parse_event_t::object_end || !trace_event) return true;
+    ++events;
     RawOp op;
-    if (gpu_op(parsed, op)) raw.push_back(std::move(op));
+    std::string bad;
+    if (gpu_op(parsed, op, bad)) raw.push_back(std::move(op));
+    if (!bad.empty() && problem.empty()) problem = fmt::format("trace event {}: {}", events, bad);
     return false;
   };
   json root;
@@ -149,15 +192,21 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
     throw TraceError(fmt::format("trace '{}' is not valid JSON: {}", path, what));
   }
 
+  if (!problem.empty()) throw TraceError(fmt::format("trace '{}', {}", path, problem));
   KinetoTrace trace;
   trace.file = path;
   if (root.is_object() && root.contains("deviceProperties") && root["deviceProperties"].is_array())
     for (const json& p : root["deviceProperties"]) {
+      EventCheck check;
+      const double id = number(p, "id", 0), sms = number(p, "numSms", 0);
+      check.number_in("id", id, -kMaxDim, kMaxDim);
+      check.number_in("numSms", sms, 0, 1e6);
+      if (!check.problem.empty()) throw TraceError(fmt::format("trace '{}', deviceProperties: {}", path, check.problem));
       KinetoDevice d;
-      d.id = static_cast<int>(number(p, "id", 0));
+      d.id = static_cast<int>(id);
       if (p.contains("name") && p["name"].is_string()) d.name = p["name"].get<std::string>();
       d.total_memory = number(p, "totalGlobalMem", 0);
-      d.sms = static_cast<int>(number(p, "numSms", 0));
+      d.sms = static_cast<int>(sms);
       trace.properties.push_back(d);
     }
   if (raw.empty())

@@ -176,6 +176,29 @@ TEST(KinetoReplay, LoaderErrorsNameTheTraceKey) {
                 small + "' (device 0) starts in the window");
 }
 
+TEST(KinetoImport, OutOfRangeNumbersAreRefusedNamingTheEvent) {
+  // A timestamp of 1e300 (it once corrupted the engine's heap), a negative duration, a device no int holds, a grid
+  // of 1e20: each is refused with the event's place and name, through the scenario's trace key.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"\"ts\": 1150,", "\"ts\": 1e300,"},
+      {"\"dur\": 50,", "\"dur\": -5,"},
+      {"\"ts\": 1150, \"dur\": 50, \"args\": {\"device\": 0,", "\"ts\": 1150, \"dur\": 50, \"args\": {\"device\": 1e12,"},
+      {"\"grid\": [1024, 1, 1]", "\"grid\": [1e20, 1, 1]"}};
+  const std::vector<std::string> expected = {"`ts` 1e+300 us is outside -1e+17 to 1e+17", "`dur` -5 us is outside 0 to 1e+12",
+                                             "`device` 1e+12 is outside -2.14748e+09 to 2.14748e+09",
+                                             "`grid` 1e+20 is outside 0 to 2.14748e+09"};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::string text = kSmallTrace;
+    const size_t at = text.find(cases[i].first);
+    ASSERT_NE(at, std::string::npos) << cases[i].first;
+    text.replace(at, cases[i].first.size(), cases[i].second);
+    const std::string path = temp_file("range" + std::to_string(i) + ".json", text, false).string();
+    EXPECT_EQ(error_of(scenario("A100-40GB", "{path: " + path + "}")),
+              "s.yaml:10:21: tenants[0].workload.trace.path: trace '" + path +
+                  "', trace event 4: kernel 'void at::native::vectorized_elementwise_kernel<4>': " + expected[i]);
+  }
+}
+
 // The four real traces of scenarios/traces/kineto (README counts verified), replayed alone on their source GPU
 // in passthrough with 0% overhead (bare metal). Busy time is the engine's (time with work in flight) against the
 // union of the recorded op intervals; span is first op start to last op end.
