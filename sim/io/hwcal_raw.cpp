@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -49,13 +48,17 @@ const json& object_at(const json& j, const char* key) {
   return j[key];
 }
 
+// A summary's statistics; nothing when its median is missing or any value is out of range (a count no int holds).
 std::optional<RawStats> stats(const json& j) {
   if (!j.is_object() || !j.contains("median") || !j["median"].is_number()) return std::nullopt;
   RawStats s;
   s.median = j["median"].get<double>();
   s.p10 = number_or(j, "p10", s.median);
   s.p90 = number_or(j, "p90", s.median);
-  s.n = static_cast<int>(number_or(j, "n", 1));
+  const double n = number_or(j, "n", 1);
+  if (!std::isfinite(s.median) || !std::isfinite(s.p10) || !std::isfinite(s.p90) || !(n >= 0 && n <= 1e9))
+    return std::nullopt;
+  s.n = static_cast<int>(n);
   return s;
 }
 
@@ -67,6 +70,12 @@ std::optional<CorunKernel> kernel(const json& k, const std::string& where, std::
   const auto blocks = optional_number(k, "blocks_per_launch", where, "experiment", warnings);
   const auto launches = optional_number(k, "launches", where, "experiment", warnings);
   if (!blocks || !launches) return std::nullopt;
+  if (!(*launches >= 1 && *launches <= 1e9) || !(*blocks >= 0 && *blocks <= 1e12) || !std::isfinite(out.flops) ||
+      !std::isfinite(out.bytes)) {
+    warnings.push_back(fmt::format("{}: launches {:g} or blocks_per_launch {:g} out of range: experiment left out",
+                                   where, *launches, *blocks));
+    return std::nullopt;
+  }
   out.blocks_per_launch = *blocks;
   out.launches = static_cast<int>(*launches);
   return out;

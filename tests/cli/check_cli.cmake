@@ -26,6 +26,8 @@ expect_run(2 "sharing.g0.slice: expected a time such as '2ms', found '3'"
            run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=3)
 expect_run(2 "fidelity" run "${SOURCE}/scenarios/quickstart.yaml" --fidelity approximate)
 expect_run(2 "" frobnicate)
+# More plan threads than the system can start is a bad argument, not an abort.
+expect_run(2 "--threads: Value 100000 not in range" plan "${SOURCE}/scenarios/plan-inference.yaml" --threads 100000)
 expect_run(0 "vgpusim [0-9]+\\.[0-9]+\\.[0-9]+" --version)
 expect_run(0 "Examples:" --help)
 expect_run(0 "H100-SXM" list gpus)

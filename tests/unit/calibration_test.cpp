@@ -243,6 +243,26 @@ TEST(Calibration, NullSlowdownIsLeftOutWithAWarning) {
   std::remove(path.c_str());
 }
 
+// Counts no int holds (launches 1e12, a statistic's n of 1e30) leave their experiment or value out instead of an
+// undefined conversion.
+TEST(Calibration, OutOfRangeCountsAreLeftOut) {
+  const std::string text = R"({"schema": "vgpusim.hwcal.raw/1",
+    "environment": {"device": {"name": "NVIDIA H200", "sm_count": 132}},
+    "experiments": [
+      {"name": "bandwidth.copy", "kind": "bandwidth", "summary": {"bytes_per_s": {"median": 4e12, "n": 1e30}}},
+      {"name": "corun.streams.compute+compute", "kind": "corun",
+       "params": {"form": "streams", "partition_label": "", "partition": {},
+                  "kernel_a": {"kind": "compute", "launches": 1e12, "blocks_per_launch": 4224, "flops": 1e12},
+                  "kernel_b": {"kind": "compute", "launches": 20, "blocks_per_launch": 4224, "flops": 1e12}},
+       "summary": {"slowdown_a": 2, "slowdown_b": 2}}]})";
+  const RawFile raw = parse_raw(text, "r.json");
+  EXPECT_FALSE(raw.copy_bytes_per_s.has_value());
+  EXPECT_TRUE(raw.coruns.empty());
+  ASSERT_EQ(raw.warnings.size(), 1u);
+  EXPECT_NE(raw.warnings[0].find("launches 1e+12 or blocks_per_launch 4224 out of range"), std::string::npos)
+      << raw.warnings[0];
+}
+
 TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {
   const std::string dir = testing::TempDir();
   {

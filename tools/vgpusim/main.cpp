@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
   plan->add_option("--shard", plan_run.shard_flag,
                    "evaluate only shard I of N (I/N); also SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX with --shards");
   plan->add_option("--shards", plan_run.shards, "shard count for SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX");
-  plan->add_option("--threads", plan_run.threads, "simulation threads (default: all cores)");
+  plan->add_option("--threads", plan_run.threads, "simulation threads (default: all cores)")
+      ->check(CLI::Range(1u, 4096u));
   plan->add_flag("--quiet,-q", plan_quiet, "print nothing on success");
 
   auto* merge = app.add_subcommand("merge", "join the plan.json files of shards and report the decision");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <system_error>
 #include <thread>
 
 #include "sim/io/gpu_catalog.hpp"
@@ -172,8 +173,16 @@ std::vector<Candidate> evaluate_plan(const PlanSpec& plan, unsigned shard, unsig
   auto work = [&] {
     for (size_t i = next++; i < mine.size(); i = next++) evaluate_candidate(plan, mine[i]);
   };
+  // No more threads than candidates; when the system refuses one, the threads started (and this one) do the rest.
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(work);
+  const size_t wanted = std::min<size_t>(std::max(1u, threads), std::max<size_t>(1, mine.size()));
+  for (size_t t = 1; t < wanted; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
   work();
   for (std::thread& t : pool) t.join();
   return mine;
