@@ -168,8 +168,10 @@ ParseResult parse(std::string_view text, Dim dim) {
   for (const Suffix& suffix : suffixes(dim)) {
     if (suffix.text == unit) {
       ParseResult r;
-      r.ok = true;
       r.value = number * suffix.factor;
+      // A number that overflows once in SI units (1e300TiB) is as bad as one that does not parse.
+      if (!std::isfinite(r.value)) return fail(dim, text);
+      r.ok = true;
       return r;
     }
   }

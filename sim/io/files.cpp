@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "sim/core/errors.hpp"
@@ -14,11 +13,22 @@
 namespace vgpusim {
 
 std::string read_text_file(const std::string& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
+    throw InputError(fmt::format("{}: the {} is not a regular file ({})", path, what,
+                                 fs::is_directory(status) ? "a directory" : "a device, pipe or socket"));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the {}", path, what));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  // Read at most the limit (and one byte more, to tell a file that is over it).
+  std::string text(kMaxTextFile + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxTextFile)
+    throw InputError(fmt::format("{}: the {} is over the {} MiB that text inputs may hold", path, what,
+                                 kMaxTextFile >> 20));
+  return text;
 }
 
 void write_atomically(const std::string& dir, const std::string& name, const std::string& content) {

@@ -2,11 +2,16 @@
 // rename), so that a reader never sees half a file and a failed run leaves no partial output.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace vgpusim {
 
-// The whole file as text. Throws InputError "PATH: cannot open the WHAT" when it cannot be read.
+// The most a text input (scenario, calibration, raw, plan shard) may hold.
+inline constexpr size_t kMaxTextFile = size_t{64} << 20;
+
+// The whole file as text. Throws InputError "PATH: cannot open the WHAT" when it cannot be read, and when it is
+// not a regular file (a directory, /dev/zero) or holds more than kMaxTextFile bytes.
 std::string read_text_file(const std::string& path, const std::string& what);
 
 // Writes `content` to `dir/name` through a temporary file and a rename, so a reader never sees half a file.

@@ -10,6 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/core/errors.hpp"
+#include "sim/io/files.hpp"
+
 namespace vgpusim {
 namespace {
 
@@ -190,11 +193,13 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
 }
 
 RawFile read_raw_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RawFormatError(fmt::format("{}: cannot open the raw measurement file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_raw(text.str(), path);
+  std::string text;
+  try {
+    text = read_text_file(path, "raw measurement file");
+  } catch (const InputError& e) {
+    throw RawFormatError(e.what());
+  }
+  return parse_raw(text, path);
 }
 
 }  // namespace vgpusim

@@ -24,13 +24,15 @@ constexpr double kMicroseconds = 1e-6;    // s per trace time unit (Chrome trace
 // A std::streambuf over zlib's gzFile: reads .json.gz and, transparently, plain .json in 64 KiB chunks.
 class GzipStreamBuf final : public std::streambuf {
  public:
-  explicit GzipStreamBuf(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {}
+  GzipStreamBuf(const std::string& path, size_t max_bytes) : file_(gzopen(path.c_str(), "rb")), max_(max_bytes) {}
   ~GzipStreamBuf() override {
     if (file_) gzclose(file_);
   }
   GzipStreamBuf(const GzipStreamBuf&) = delete;
   GzipStreamBuf& operator=(const GzipStreamBuf&) = delete;
   bool is_open() const { return file_ != nullptr; }
+  // Whether reading stopped at the decompressed-size limit (a gzip bomb, or a trace far beyond any real one).
+  bool over_limit() const { return over_limit_; }
   // zlib's complaint (corrupt or truncated gzip), or "".
   std::string error() const {
     int code = Z_OK;
@@ -41,8 +43,13 @@ class GzipStreamBuf final : public std::streambuf {
  protected:
   int_type underflow() override {
     if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (read_ >= max_) {
+      over_limit_ = true;
+      return traits_type::eof();
+    }
     const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
     if (n <= 0) return traits_type::eof();
+    read_ += static_cast<size_t>(n);
     setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
     return traits_type::to_int_type(*gptr());
   }
@@ -50,6 +57,9 @@ class GzipStreamBuf final : public std::streambuf {
  private:
   gzFile file_;
   std::array<char, 1 << 16> buffer_{};
+  size_t max_;
+  size_t read_ = 0;
+  bool over_limit_ = false;
 };
 
 std::string lower(std::string s) {
@@ -154,10 +164,10 @@ bool gpu_op(const json& event, RawOp& out, std::string& problem) {
 
 }  // namespace
 
-KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device) {
+KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device, size_t max_bytes) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw TraceError(fmt::format("no trace file '{}'", path));
-  GzipStreamBuf buffer(path);
+  GzipStreamBuf buffer(path, max_bytes);
   if (!buffer.is_open()) throw TraceError(fmt::format("cannot open the trace file '{}'", path));
   std::istream in(&buffer);
 
@@ -184,6 +194,10 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
   try {
     root = json::parse(in, keep);
   } catch (const json::parse_error& e) {
+    if (buffer.over_limit())
+      throw TraceError(fmt::format("trace '{}' holds more than {} MiB once decompressed (a real trace is tens to "
+                                   "hundreds); cut it to the steps to replay",
+                                   path, max_bytes >> 20));
     const std::string gz = buffer.error();
     if (!gz.empty()) throw TraceError(fmt::format("trace '{}' is not a readable gzip file: {}", path, gz));
     std::string what = e.what();

@@ -1,6 +1,9 @@
 // The strict YAML reader: declared keys only, typed values, messages with FILE:LINE:COL and key path.
 #include "sim/io/yaml_reader.hpp"
 
+#include <map>
+#include <vector>
+
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
@@ -36,12 +39,42 @@ void fail_at(const std::string& file, const YAML::Node& node, const std::string&
   throw InputError(fmt::format("{}: {}: {}", where(file, node), path.empty() ? "(top level)" : path, what));
 }
 
+namespace {
+// A key given twice in one mapping (YAML forbids it; yaml-cpp keeps both and lookups see the first).
+void refuse_duplicate_keys(const std::string& file, const YAML::Node& node, const std::string& path) {
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i)
+      refuse_duplicate_keys(file, node[i], fmt::format("{}[{}]", path, i));
+  } else if (node.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      const std::string child = path.empty() ? key : path + "." + key;
+      if (it->first.IsScalar()) {
+        const auto [at, fresh] = seen.emplace(key, it->first.Mark());
+        if (!fresh)
+          fail_at(file, it->first, child,
+                  fmt::format("duplicate key '{}' (first at line {})", key, at->second.line + 1));
+      }
+      refuse_duplicate_keys(file, it->second, child);
+    }
+  }
+}
+}  // namespace
+
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
+  if (documents.size() > 1)
+    throw InputError(fmt::format("{}:{}:{}: a second YAML document (after '---'); a file holds one", file,
+                                 documents[1].Mark().line + 1, documents[1].Mark().column + 1));
+  const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+  refuse_duplicate_keys(file, root, "");
+  return root;
 }
 
 std::map<std::string, std::string> read_sources(const std::string& file, const YAML::Node& node) {

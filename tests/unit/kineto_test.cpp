@@ -176,6 +176,20 @@ TEST(KinetoReplay, LoaderErrorsNameTheTraceKey) {
                 small + "' (device 0) starts in the window");
 }
 
+TEST(KinetoImport, ATraceOverTheDecompressedSizeLimitIsRefused) {
+  // 4 MiB of whitespace compresses to a few KiB (a gzip bomb in small); read with a 1 MiB limit.
+  const fs::path bomb = temp_file("bomb.json.gz", std::string(4 << 20, ' '), true);
+  try {
+    read_kineto_trace(bomb.string(), std::nullopt, size_t{1} << 20);
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()), "trace '" + bomb.string() +
+                                         "' holds more than 1 MiB once decompressed (a real trace is tens to "
+                                         "hundreds); cut it to the steps to replay");
+  }
+  EXPECT_LT(fs::file_size(bomb), 64u << 10);
+}
+
 TEST(KinetoImport, OutOfRangeNumbersAreRefusedNamingTheEvent) {
   // A timestamp of 1e300 (it once corrupted the engine's heap), a negative duration, a device no int holds, a grid
   // of 1e20: each is refused with the event's place and name, through the scenario's trace key.

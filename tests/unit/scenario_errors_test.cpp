@@ -98,6 +98,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"bad_fidelity", "duration: 10s", "duration: 10s\nfidelity: exactly",
              "s.yaml:4:11: fidelity: expected one of exact, fluid, found 'exactly'; did you mean 'exact'?"},
         Case{"wrong_version", "version: 1", "version: 2", "s.yaml:1:10: version: expected an integer from 1 to 1, found 2"},
+        Case{"duplicate_key", "version: 1", "version: 1\nversion: 1",
+             "s.yaml:2:1: version: duplicate key 'version' (first at line 1)"},
+        Case{"second_document", "version: 1", "version: 1\n---\nversion: 1",
+             "s.yaml:3:1: a second YAML document (after '---'); a file holds one"},
         Case{"two_workload_kinds", "training: {step: {flops: 1TFLOP, bytes: 1GB}}",
              "training: {step: {flops: 1TFLOP}}\n      render: {frame: {flops: 1GFLOP}}",
              "s.yaml:13:7: tenants[0].workload: expected exactly one workload kind, found training and render"},
@@ -141,6 +145,18 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"catalog_override_wrong_unit", "{id: g0, model: H100-SXM}", "{id: g0, model: H100-SXM, memory_bandwidth: 3TB}",
              "s.yaml:5:49: gpus[0].memory_bandwidth: expected a bandwidth such as '4.8TB/s', found '3TB'"}),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+TEST(ScenarioErrors, ADirectoryOrADeviceIsNotAScenarioFile) {
+  for (const auto& [path, kind] : {std::pair<std::string, std::string>{testing::TempDir(), "a directory"},
+                                   {"/dev/zero", "a device, pipe or socket"}}) {
+    try {
+      load_scenario_file(path, builtin_catalog());
+      ADD_FAILURE() << path;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), path + ": the scenario file is not a regular file (" + kind + ")");
+    }
+  }
+}
 
 TEST(ScenarioErrors, SecondTenantOnPassthroughIsRefused) {
   std::string s = variant("mode: timeslice, slice: 2ms", "mode: passthrough");

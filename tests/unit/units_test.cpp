@@ -53,7 +53,9 @@ TEST(Units, RefusesMissingOrWrongUnits) {
                                                                           {"1.20/h", Dim::MoneyRate},
                                                                           {"abc", Dim::Count},
                                                                           {"", Dim::Ratio},
-                                                                          {"nan", Dim::Ratio}}) {
+                                                                          {"nan", Dim::Ratio},
+                                                                          {"1e300TiB", Dim::Bytes},  // inf in SI
+                                                                          {"1e306h", Dim::Time}}) {
     EXPECT_FALSE(parse(text, dim).ok) << text;
   }
   EXPECT_EQ(parse("120", Dim::Time).error, "expected a time such as '2ms', found '120'");
