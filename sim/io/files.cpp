@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/core/errors.hpp"
 
@@ -31,12 +32,29 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   return text;
 }
 
-void write_atomically(const std::string& dir, const std::string& name, const std::string& content) {
+namespace {
+// "dir/name" of a path ("name" alone: the current directory).
+std::pair<std::string, std::string> split_path(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+}  // namespace
+
+StagedFile stage_file(const std::string& dir, const std::string& name, const std::string& content) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot create directory {}: {}", dir, ec.message()));
   const fs::path final_path = fs::path(dir) / name;
+  if (name.empty()) throw InputError(fmt::format("{}: an output needs a file name, not a directory", dir));
+  const fs::file_status existing = fs::symlink_status(final_path, ec);
+  if (!ec && fs::exists(existing) && !fs::is_regular_file(existing))
+    throw InputError(fmt::format("{}: {} exists there; outputs replace only regular files", final_path.string(),
+                                 fs::is_symlink(existing)     ? "a symbolic link"
+                                 : fs::is_directory(existing) ? "a directory"
+                                                              : "a device, pipe or socket"));
+  ec.clear();
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot create the output directory: {}", dir, ec.message()));
   const fs::path tmp = fs::path(dir) / fmt::format(".{}.tmp.{}", name, static_cast<long>(::getpid()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -44,21 +62,42 @@ void write_atomically(const std::string& dir, const std::string& name, const std
     out.flush();
     if (!out) {
       fs::remove(tmp, ec);
-      throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+      throw InputError(fmt::format("{}: cannot write the output (in {})", final_path.string(), dir));
     }
   }
-  fs::rename(tmp, final_path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(
-        fmt::format("cannot rename {} to {}: {}", tmp.string(), final_path.string(), ec.message()));
+  return {final_path.string(), tmp.string()};
+}
+
+StagedFile stage_file(const std::string& path, const std::string& content) {
+  const auto [dir, name] = split_path(path);
+  return stage_file(dir, name, content);
+}
+
+void commit_staged(const std::vector<StagedFile>& files) {
+  namespace fs = std::filesystem;
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    fs::rename(files[i].tmp, files[i].path, ec);
+    if (ec) {
+      discard_staged({files.begin() + static_cast<std::ptrdiff_t>(i), files.end()});
+      throw InputError(fmt::format("{}: cannot put the output in place: {}", files[i].path, ec.message()));
+    }
   }
 }
 
+void discard_staged(const std::vector<StagedFile>& files) {
+  for (const StagedFile& f : files) {
+    std::error_code ec;
+    std::filesystem::remove(f.tmp, ec);
+  }
+}
+
+void write_atomically(const std::string& dir, const std::string& name, const std::string& content) {
+  commit_staged({stage_file(dir, name, content)});
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return write_atomically(".", path, content);
-  write_atomically(slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1), content);
+  commit_staged({stage_file(path, content)});
 }
 
 }  // namespace vgpusim

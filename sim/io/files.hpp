@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace vgpusim {
 
@@ -14,8 +15,25 @@ inline constexpr size_t kMaxTextFile = size_t{64} << 20;
 // not a regular file (a directory, /dev/zero) or holds more than kMaxTextFile bytes.
 std::string read_text_file(const std::string& path, const std::string& what);
 
+// An output written to a temporary file beside its final path, not yet in place.
+struct StagedFile {
+  std::string path;  // final
+  std::string tmp;
+};
+// Writes `content` to a temporary file in `dir` (created if needed) for `dir/name`. Refuses (InputError naming the
+// path) a target that exists and is not a regular file (a symbolic link, directory or device is never replaced),
+// a directory that cannot be created and a file that cannot be written.
+StagedFile stage_file(const std::string& dir, const std::string& name, const std::string& content);
+// The same for a path "dir/name" ("name" alone: the current directory).
+StagedFile stage_file(const std::string& path, const std::string& content);
+// Renames staged files into place, in order; on a failure removes the temporary files not yet renamed and throws
+// InputError naming the path.
+void commit_staged(const std::vector<StagedFile>& files);
+// Removes staged files' temporary files.
+void discard_staged(const std::vector<StagedFile>& files);
+
 // Writes `content` to `dir/name` through a temporary file and a rename, so a reader never sees half a file.
-// Creates `dir` if needed. Throws std::runtime_error on failure.
+// Creates `dir` if needed. Throws InputError naming the path on failure.
 void write_atomically(const std::string& dir, const std::string& name, const std::string& content);
 // The same for a path "dir/name" ("name" alone: the current directory).
 void write_file_atomically(const std::string& path, const std::string& content);

@@ -22,14 +22,22 @@ struct OutputFormat {
   std::function<std::string(const Result&)> render;
 };
 
-// Renders every (format, path) pair, then writes each file atomically.
+// Renders every (format, path) pair, writes each to a temporary file beside its path, and only when all are
+// written puts them in place: an output that cannot be written leaves none of them (all or nothing).
 template <typename Result>
 void write_outputs(const std::vector<std::pair<const OutputFormat<Result>*, std::string>>& outputs,
                    const Result& result) {
   std::vector<std::string> texts;
   texts.reserve(outputs.size());
   for (const auto& [format, path] : outputs) texts.push_back(format->render(result));
-  for (size_t i = 0; i < outputs.size(); ++i) write_file_atomically(outputs[i].second, texts[i]);
+  std::vector<StagedFile> staged;
+  try {
+    for (size_t i = 0; i < outputs.size(); ++i) staged.push_back(stage_file(outputs[i].second, texts[i]));
+  } catch (...) {
+    discard_staged(staged);
+    throw;
+  }
+  commit_staged(staged);
 }
 
 // The formats of `formats` that an --out directory gets, each with its path in `dir`.

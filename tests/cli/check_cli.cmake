@@ -22,6 +22,20 @@ if(EXISTS "${WORK}/out")
   message(FATAL_ERROR "a failed run created its output directory")
 endif()
 expect_run(2 "cannot open the scenario file" run "${WORK}/missing.yaml")
+# Outputs are all or nothing: a report that cannot be written (its folder would be inside a regular file) leaves
+# no results.json behind; an output path that is a symbolic link is refused and the link left alone.
+file(WRITE "${WORK}/plain.txt" "x")
+expect_run(2 "plain.txt: cannot create the output directory"
+           run "${SOURCE}/scenarios/quickstart.yaml" --out "${WORK}/all" --write html=${WORK}/plain.txt/report.html)
+if(EXISTS "${WORK}/all/results.json")
+  message(FATAL_ERROR "a failed output left results.json written")
+endif()
+file(CREATE_LINK "${WORK}/plain.txt" "${WORK}/link.json" SYMBOLIC)
+expect_run(2 "link.json: a symbolic link exists there; outputs replace only regular files"
+           run "${SOURCE}/scenarios/quickstart.yaml" --write json=${WORK}/link.json)
+if(NOT IS_SYMLINK "${WORK}/link.json")
+  message(FATAL_ERROR "an output replaced a symbolic link")
+endif()
 expect_run(2 "sharing.g0.slice: expected a time such as '2ms', found '3'"
            run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=3)
 expect_run(2 "fidelity" run "${SOURCE}/scenarios/quickstart.yaml" --fidelity approximate)
