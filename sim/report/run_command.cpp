@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -43,7 +44,26 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
   const RunReport report{results, record ? &timeline : nullptr};
   write_outputs(outputs, report);
   if (!options.quiet) std::cout << results_table(results);
-  return 0;
+  // Problems also go to stderr, quiet or not, so that scripts and CI see them.
+  bool failed = false, missed = false;
+  for (const TenantResult& t : results.tenants) {
+    for (const Failure& f : t.failures) {
+      std::cerr << fmt::format("warning: tenant {} failed at {}: {}\n", t.name,
+                               units::format(f.time, units::Dim::Time), f.message);
+      failed = true;
+    }
+    for (const SloResult& slo : t.slo)
+      if (!slo.met) {
+        std::cerr << fmt::format("warning: tenant {} missed its p{:g} SLO of {}: {:.2f}% of requests within it\n",
+                                 t.name, slo.percentile, units::format(slo.bound, units::Dim::Time),
+                                 100 * slo.attainment);
+        missed = true;
+      }
+  }
+  const auto asked = [&](const char* what) {
+    return std::find(options.fail_on.begin(), options.fail_on.end(), what) != options.fail_on.end();
+  };
+  return (failed && asked("failure")) || (missed && asked("slo")) ? kExitFailOn : 0;
 }
 
 }  // namespace vgpusim

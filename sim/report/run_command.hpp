@@ -19,7 +19,8 @@ struct RunOptions {
   // --write FORMAT=FILE, --timeline FILE, --report FILE: these formats to these files, in this order.
   std::vector<std::pair<std::string, std::string>> writes;
   std::vector<Override> overrides;  // --set, --seed, --fidelity; scenarios only
-  bool quiet = false;               // print nothing on success
+  bool quiet = false;               // print nothing on success (warnings still go to stderr)
+  std::vector<std::string> fail_on;  // --fail-on: "failure", "slo" (scenarios): exit 3 when the run shows one
   bool progress = true;             // a progress bar on stderr when it is a terminal and the run is slow
 };
 
@@ -48,6 +49,11 @@ std::vector<std::pair<const OutputFormat<Result>*, std::string>> select_outputs(
   return outputs;
 }
 
+// The exit status --fail-on asks for when a scenario run shows a problem.
+inline constexpr int kExitFailOn = 3;
+
+// Runs a scenario; returns 0, or kExitFailOn when a problem --fail-on names showed. Tenant failures and missed SLOs
+// are printed to stderr as warnings in every case.
 int run_scenario_command(ScenarioDocument doc, const RunOptions& options);
 
 }  // namespace vgpusim

@@ -40,6 +40,11 @@ expect_run(2 "sharing.g0.slice: expected a time such as '2ms', found '3'"
            run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=3)
 expect_run(2 "fidelity" run "${SOURCE}/scenarios/quickstart.yaml" --fidelity approximate)
 expect_run(2 "" frobnicate)
+# A tenant that fails is a warning on stderr even with -q; --fail-on failure makes it exit 3.
+expect_run(0 "warning: tenant chat failed at .*out of memory"
+           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.finetune.memory=79GiB -q)
+expect_run(3 "warning: tenant chat failed"
+           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.finetune.memory=79GiB -q --fail-on failure,slo)
 # More plan threads than the system can start is a bad argument, not an abort.
 expect_run(2 "--threads: Value 100000 not in range" plan "${SOURCE}/scenarios/plan-inference.yaml" --threads 100000)
 expect_run(0 "vgpusim [0-9]+\\.[0-9]+\\.[0-9]+" --version)

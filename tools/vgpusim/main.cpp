@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
       "  vgpusim plan scenarios/plan-inference.yaml --out plan/ [--shard 0/4]\n"
       "  vgpusim fit hwcal/data/h200/2026-11-30/raw.json -o models/calibration/h200.yaml\n"
       "  vgpusim validate hwcal/data/h200/2026-11-30/raw.json --calibration models/calibration/h200.yaml\n"
-      "Exit status: 0 ok, 2 bad input, 1 internal error.");
+      "Exit status: 0 ok, 2 bad input, 3 a problem --fail-on names (run), 1 internal error.");
 
   auto* run = app.add_subcommand("run", "simulate a scenario (or a cluster study, or a plan) and print its results");
   std::string scenario, out_dir, fidelity, timeline_path, report_path;
@@ -70,7 +70,13 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
   run->add_option("--fidelity", fidelity, "override the scenario's fidelity")->check(CLI::IsMember({"exact", "fluid"}));
   run->add_option("--set", sets, "override a scenario value: key.path=value (repeatable)");
-  run->add_flag("--quiet,-q", quiet, "print nothing on success");
+  run->add_flag("--quiet,-q", quiet, "print nothing on success (warnings still go to stderr)");
+  std::vector<std::string> fail_on;
+  run->add_option("--fail-on", fail_on,
+                  "exit 3 when the run shows one of these: failure (a tenant failed, e.g. out of memory), slo (a "
+                  "tenant missed an SLO); comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"failure", "slo"}));
   run->add_option("--timeline", timeline_path,
                   "write a Chrome trace of the run (open in Perfetto or chrome://tracing): kernels, slices, switches, "
                   "utilization and memory (the format `timeline`)");
@@ -164,6 +170,7 @@ int main(int argc, char** argv) {
       RunOptions options;
       options.out_dir = out_dir;
       options.quiet = quiet;
+      options.fail_on = fail_on;
       if (!fidelity.empty()) options.overrides.push_back(parse_override("fidelity=" + fidelity));
       if (seed >= 0) options.overrides.push_back(parse_override("seed=" + std::to_string(seed)));
       for (const std::string& s : sets) options.overrides.push_back(parse_override(s));
