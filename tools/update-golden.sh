@@ -11,3 +11,6 @@ find scenarios -name '*.yaml' | sort | while read -r sc; do
   "$bin" run "$sc" > "tests/golden/$name.out"
   echo "updated tests/golden/$name.out"
 done
+"$bin" sweep scenarios/quickstart.yaml "--vary=sharing.g0={mode: timeslice, slice: 4ms},{mode: mps}" --vary=seed=1,2 \
+  > tests/golden/sweep/quickstart-modes.out
+echo "updated tests/golden/sweep/quickstart-modes.out (keep its arguments equal to tests/CMakeLists.txt)"

@@ -11,6 +11,7 @@
 #include "sim/report/listings.hpp"
 #include "sim/report/run_command.hpp"
 #include "sim/report/run_formats.hpp"
+#include "sim/report/sweep_command.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/published_fit.hpp"
 #include "sim/studies/cluster/cluster_command.hpp"
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
       "  vgpusim list instances\n"
       "  vgpusim list models\n"
       "  vgpusim plan scenarios/plan-inference.yaml --out plan/ [--shard 0/4]\n"
+      "  vgpusim sweep scenarios/quickstart.yaml --vary 'sharing.g0={mode: timeslice},{mode: mps}' --csv sweep.csv\n"
       "  vgpusim fit hwcal/data/h200/2026-11-30/raw.json -o models/calibration/h200.yaml\n"
       "  vgpusim validate hwcal/data/h200/2026-11-30/raw.json --calibration models/calibration/h200.yaml\n"
       "Exit status: 0 ok, 2 bad input, 3 a problem --fail-on names (run), 1 internal error.");
@@ -142,6 +144,21 @@ int main(int argc, char** argv) {
   merge->add_option("parts", merge_parts, "plan-shard-*.json files")->required();
   merge->add_option("--out", merge_out, "write the merged plan.json into this directory");
 
+  auto* sweep = app.add_subcommand("sweep", "run a scenario under every combination of some keys' values and compare");
+  std::string sweep_path;
+  std::vector<std::string> sweep_sets;
+  SweepOptions sweep_options;
+  sweep->add_option("scenario", sweep_path, "scenario YAML file")->required();
+  sweep->add_option("--vary", sweep_options.vary,
+                    "KEY=V1,V2,...: a key (as --set names it) and its values (repeatable: every combination runs); "
+                    "values split at commas outside {} and [], e.g. sharing.g0={mode: mps},{mode: timeslice}")
+      ->required();
+  sweep->add_option("--set", sweep_sets, "a value for every combination: key.path=value (repeatable)");
+  sweep->add_option("--csv", sweep_options.csv, "write every combination's results as one tidy CSV to this file");
+  sweep->add_option("--threads", sweep_options.threads, "simulation threads (default: all cores)")
+      ->check(CLI::Range(1u, 4096u));
+  sweep->add_flag("--quiet,-q", sweep_options.quiet, "print no table");
+
   auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
   std::string what, list_name;
   bool sources = false, markdown = false;
@@ -181,6 +198,10 @@ int main(int argc, char** argv) {
       if (doc.kind == "cluster") return run_cluster_command(doc, options);
       if (doc.kind == "plan") return run_plan_command(doc, options);
       return run_scenario_command(std::move(doc), options);
+    }
+    if (*sweep) {
+      for (const std::string& s : sweep_sets) sweep_options.fixed.push_back(parse_override(s));
+      return sweep_command(sweep_path, sweep_options);
     }
     if (*plan) return plan_command(read_scenario_document(plan_path, "plan file"), plan_run, plan_out, plan_quiet);
     if (*merge) return merge_command(merge_parts, merge_out);
