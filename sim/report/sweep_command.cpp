@@ -141,13 +141,17 @@ std::string sweep_table(const std::vector<SweepPoint>& points) {
     width = std::max(width, combination_text(p.values).size());
     for (const TenantResult& t : p.results.tenants) tenant_width = std::max(tenant_width, t.name.size());
   }
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>12}  {:>9}\n", "combination", width, "tenant",
+  std::string out = fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>12}  {:>16}\n", "combination", width, "tenant",
                                 tenant_width, "relative", "±", "vGPU loss", "units per s", "p99 ms");
   for (const SweepPoint& p : points) {
     const std::string name = combination_text(p.values);
     for (const TenantResult& t : p.results.tenants) {
-      const std::string p99 = t.shared.latency ? fixed(t.shared.latency->p99 * 1e3, "{:.2f}") : "-";
-      out += fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>12}  {:>9}{}\n", name, width, t.name, tenant_width,
+      std::string p99 = "-";
+      if (t.shared.latency) {
+        p99 = fixed(t.shared.latency->p99 * 1e3, "{:.2f}");
+        if (std::isfinite(t.shared.latency->p99_ci95)) p99 += " ±" + fixed(t.shared.latency->p99_ci95 * 1e3, "{:.2f}");
+      }
+      out += fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>12}  {:>16}{}\n", name, width, t.name, tenant_width,
                          fixed(t.relative_performance, "{:.4f}"), fixed(t.vgpu_loss_ci95, "{:.4f}"),
                          fixed(100 * t.vgpu_loss, "{:.2f}%"), fixed(t.shared.throughput, "{:.4f}"), p99,
                          t.failures.empty() ? std::string() : fmt::format("  FAILED: {}", t.failures.front().kind));
@@ -169,10 +173,11 @@ std::string sweep_csv(const std::string& scenario_file, const std::vector<Variat
       const std::string who = fmt::format("{},{},{},", prefix, csv_field(t.name), csv_field(t.gpu));
       out += who + fmt::format("relative_performance,{},{},ratio\n", g(t.relative_performance), g(t.vgpu_loss_ci95));
       out += who + fmt::format("vgpu_loss,{},{},ratio\n", g(t.vgpu_loss), g(t.vgpu_loss_ci95));
-      out += who + fmt::format("throughput,{},,{}/s\n", g(t.shared.throughput), csv_field(t.unit));
+      out += who + fmt::format("throughput,{},{},{}/s\n", g(t.shared.throughput), g(t.shared.throughput_ci95),
+                               csv_field(t.unit));
       if (t.shared.latency) {
-        out += who + fmt::format("latency_p50,{},,s\n", g(t.shared.latency->p50));
-        out += who + fmt::format("latency_p99,{},,s\n", g(t.shared.latency->p99));
+        out += who + fmt::format("latency_p50,{},{},s\n", g(t.shared.latency->p50), g(t.shared.latency->p50_ci95));
+        out += who + fmt::format("latency_p99,{},{},s\n", g(t.shared.latency->p99), g(t.shared.latency->p99_ci95));
       }
       out += who + fmt::format("failures,{},,count\n", t.failures.size());
     }

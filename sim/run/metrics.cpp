@@ -234,12 +234,16 @@ Performance merged_performance(const std::vector<Results>& reps, size_t t, bool 
     means.push_back(x.units > 0 ? x.unit_time_mean : kNaN);  // a replication without units has no mean
   }
   p.units = std::llround(units / static_cast<double>(reps.size()));
-  p.throughput = mean_over(reps, t, [&](const TenantResult& x) { return perf(x).throughput; });
+  std::vector<double> throughputs;
+  for (const Results& r : reps) throughputs.push_back(perf(r.tenants[t]).throughput);
+  p.throughput = mean_of(throughputs);
+  p.throughput_ci95 = replication_ci95_halfwidth(throughputs);
   p.unit_time_mean = mean_of(means);
   if (!std::isfinite(p.unit_time_mean)) p.unit_time_mean = 0;
   p.unit_time_ci95 = replication_ci95_halfwidth(means);
   // Latency percentiles: the mean over the replications that have them.
   LatencySummary l{};
+  std::vector<double> p50s, p99s;
   double n = 0;
   for (const Results& r : reps) {
     const auto& x = perf(r.tenants[t]).latency;
@@ -249,9 +253,15 @@ Performance merged_performance(const std::vector<Results>& reps, size_t t, bool 
     l.p95 += x->p95;
     l.p99 += x->p99;
     l.max = std::max(l.max, x->max);
+    p50s.push_back(x->p50);
+    p99s.push_back(x->p99);
     n += 1;
   }
-  if (n > 0) p.latency = LatencySummary{l.mean / n, l.p50 / n, l.p95 / n, l.p99 / n, l.max};
+  if (n > 0) {
+    p.latency = LatencySummary{l.mean / n, l.p50 / n, l.p95 / n, l.p99 / n, l.max};
+    p.latency->p50_ci95 = replication_ci95_halfwidth(p50s);
+    p.latency->p99_ci95 = replication_ci95_halfwidth(p99s);
+  }
   return p;
 }
 

@@ -2,6 +2,7 @@
 // baseline. Output writers only format what is computed here.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ double replication_ci95_halfwidth(const std::vector<double>& values);
 
 struct LatencySummary {
   double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;  // s
+  // 95% half-widths of p50 and p99 across replications (s); NaN with one replication.
+  double p50_ci95 = std::numeric_limits<double>::quiet_NaN();
+  double p99_ci95 = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct SloResult {
@@ -36,6 +40,7 @@ struct Performance {
   long long units = 0;
   std::vector<std::pair<double, double>> latency_cdf;  // inference: (latency s, fraction <= it), <= 101 points
   double throughput = 0;  // units per second of the tenant's active window
+  double throughput_ci95 = std::numeric_limits<double>::quiet_NaN();  // across replications; NaN with one
   double unit_time_mean = 0;
   double unit_time_ci95 = 0;  // NaN when too few units
   std::optional<LatencySummary> latency;  // inference only

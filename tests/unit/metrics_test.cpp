@@ -58,6 +58,10 @@ TEST(Metrics, MergedReplicationsLeaveOutFiguresAReplicationDoesNotHave) {
   EXPECT_NEAR(t.vgpu_loss_ci95, replication_ci95_halfwidth({0.5, 0.7}), 1e-12);
   ASSERT_TRUE(t.shared.latency.has_value());
   EXPECT_NEAR(t.shared.latency->p99, (0.03 + 0.09) / 2, 1e-12);
+  // Tails get intervals across the replications that have them (p50 equal in both: exactly 0).
+  EXPECT_NEAR(t.shared.latency->p99_ci95, replication_ci95_halfwidth({0.03, 0.09}), 1e-12);
+  EXPECT_EQ(t.shared.latency->p50_ci95, 0.0);
+  EXPECT_TRUE(std::isnan(reps[0].tenants[0].shared.latency->p99_ci95));  // one run alone: no interval
   EXPECT_NEAR(t.shared.unit_time_mean, (0.01 + 0.03) / 2, 1e-12);
   EXPECT_EQ(t.shared.units, 67);
   ASSERT_EQ(t.failures.size(), 1u);  // a failure of any replication is reported

@@ -14,6 +14,7 @@ ordered_json perf_json(const Performance& p) {
   ordered_json j;
   j["units"] = p.units;
   j["throughput_per_s"] = num(p.throughput);
+  j["throughput_ci95_per_s"] = num(p.throughput_ci95);
   j["unit_time_mean_s"] = num(p.unit_time_mean);
   j["unit_time_ci95_s"] = num(p.unit_time_ci95);
   if (p.latency) {
@@ -21,7 +22,9 @@ ordered_json perf_json(const Performance& p) {
                       {"p50", num(p.latency->p50)},
                       {"p95", num(p.latency->p95)},
                       {"p99", num(p.latency->p99)},
-                      {"max", num(p.latency->max)}};
+                      {"max", num(p.latency->max)},
+                      {"p50_ci95", num(p.latency->p50_ci95)},
+                      {"p99_ci95", num(p.latency->p99_ci95)}};
   }
   return j;
 }

@@ -19,16 +19,20 @@ std::string results_table(const Results& r) {
     name_w = std::max(name_w, t.name.size());
     gpu_w = std::max(gpu_w, t.gpu.size());
   }
-  out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", "tenant", name_w, "gpu", gpu_w,
+  out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>18}\n", "tenant", name_w, "gpu", gpu_w,
                      "workload", "units", "per s", "alone per s", "relative", "vGPU loss", "p99 ms");
   for (const TenantResult& t : r.tenants) {
     const std::string loss = std::isfinite(t.vgpu_loss_ci95)
                                  ? fmt::format("{}% ±{}", fixed(100 * t.vgpu_loss, 2), fixed(100 * t.vgpu_loss_ci95, 2))
                                  : fmt::format("{}%", fixed(100 * t.vgpu_loss, 2));
-    out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>11}\n", t.name, name_w, t.gpu, gpu_w,
+    std::string p99 = "-";
+    if (t.shared.latency) {
+      p99 = fixed(1e3 * t.shared.latency->p99, 3);
+      if (std::isfinite(t.shared.latency->p99_ci95)) p99 += " ±" + fixed(1e3 * t.shared.latency->p99_ci95, 3);
+    }
+    out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>18}\n", t.name, name_w, t.gpu, gpu_w,
                        t.workload, t.shared.units, fixed(t.shared.throughput, 4), fixed(t.baseline.throughput, 4),
-                       fixed(t.relative_performance, 4), loss,
-                       t.shared.latency ? fixed(1e3 * t.shared.latency->p99, 3) : "-");
+                       fixed(t.relative_performance, 4), loss, p99);
   }
   bool notes = false;
   for (const TenantResult& t : r.tenants) {
