@@ -2,7 +2,11 @@
 #include "sim/io/files.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <array>
+#include <atomic>
 
 #include <filesystem>
 #include <fstream>
@@ -16,19 +20,19 @@ namespace vgpusim {
 std::string read_text_file(const std::string& path, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
-    throw InputError(fmt::format("{}: the {} is not a regular file ({})", path, what,
-                                 fs::is_directory(status) ? "a directory" : "a device, pipe or socket"));
+  if (fs::is_directory(path, ec)) throw InputError(fmt::format("{}: the {} is a directory, not a file", path, what));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open the {}", path, what));
-  // Read at most the limit (and one byte more, to tell a file that is over it).
-  std::string text(kMaxTextFile + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxTextFile)
-    throw InputError(fmt::format("{}: the {} is over the {} MiB that text inputs may hold", path, what,
-                                 kMaxTextFile >> 20));
+  // Read in chunks up to the limit (a pipe or /dev/zero has no size to ask for first).
+  std::string text;
+  std::array<char, 1 << 16> chunk{};
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxTextFile)
+      throw InputError(fmt::format("{}: the {} is over the {} MiB that text inputs may hold", path, what,
+                                   kMaxTextFile >> 20));
+  }
   return text;
 }
 
@@ -55,15 +59,22 @@ StagedFile stage_file(const std::string& dir, const std::string& name, const std
   ec.clear();
   fs::create_directories(dir, ec);
   if (ec) throw InputError(fmt::format("{}: cannot create the output directory: {}", dir, ec.message()));
-  const fs::path tmp = fs::path(dir) / fmt::format(".{}.tmp.{}", name, static_cast<long>(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw InputError(fmt::format("{}: cannot write the output (in {})", final_path.string(), dir));
-    }
+  // A fresh temporary file of its own (O_EXCL: never one planted there, O_NOFOLLOW: never through a link).
+  static std::atomic<unsigned long> counter{0};
+  const fs::path tmp =
+      fs::path(dir) / fmt::format(".{}.tmp.{}.{}", name, static_cast<long>(::getpid()), counter++);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot write the output (in {})", final_path.string(), dir));
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool closed = ::close(fd) == 0;
+  if (done < content.size() || !closed) {
+    fs::remove(tmp, ec);
+    throw InputError(fmt::format("{}: cannot write the output (in {})", final_path.string(), dir));
   }
   return {final_path.string(), tmp.string()};
 }

@@ -11,8 +11,8 @@ namespace vgpusim {
 // The most a text input (scenario, calibration, raw, plan shard) may hold.
 inline constexpr size_t kMaxTextFile = size_t{64} << 20;
 
-// The whole file as text. Throws InputError "PATH: cannot open the WHAT" when it cannot be read, and when it is
-// not a regular file (a directory, /dev/zero) or holds more than kMaxTextFile bytes.
+// The whole file as text. Throws InputError "PATH: cannot open the WHAT" when it cannot be read, and when it is a
+// directory or holds more than kMaxTextFile bytes (a pipe or a device is read up to that).
 std::string read_text_file(const std::string& path, const std::string& what);
 
 // An output written to a temporary file beside its final path, not yet in place.

@@ -51,16 +51,19 @@ const json& object_at(const json& j, const char* key) {
   return j[key];
 }
 
-// A summary's statistics; nothing when its median is missing or any value is out of range (a count no int holds).
-std::optional<RawStats> stats(const json& j) {
+// A summary's statistics; nothing when its median is missing, and nothing with a warning when a value is out of
+// range (a count no int holds).
+std::optional<RawStats> stats(const json& j, const std::string& where, std::vector<std::string>& warnings) {
   if (!j.is_object() || !j.contains("median") || !j["median"].is_number()) return std::nullopt;
   RawStats s;
   s.median = j["median"].get<double>();
   s.p10 = number_or(j, "p10", s.median);
   s.p90 = number_or(j, "p90", s.median);
   const double n = number_or(j, "n", 1);
-  if (!std::isfinite(s.median) || !std::isfinite(s.p10) || !std::isfinite(s.p90) || !(n >= 0 && n <= 1e9))
+  if (!std::isfinite(s.median) || !std::isfinite(s.p10) || !std::isfinite(s.p90) || !(n >= 0 && n <= 1e9)) {
+    warnings.push_back(fmt::format("{}: statistics out of range (median {:g}, n {:g}): left out", where, s.median, n));
     return std::nullopt;
+  }
   s.n = static_cast<int>(n);
   return s;
 }
@@ -75,8 +78,9 @@ std::optional<CorunKernel> kernel(const json& k, const std::string& where, std::
   if (!blocks || !launches) return std::nullopt;
   if (!(*launches >= 1 && *launches <= 1e9) || !(*blocks >= 0 && *blocks <= 1e12) || !std::isfinite(out.flops) ||
       !std::isfinite(out.bytes)) {
-    warnings.push_back(fmt::format("{}: launches {:g} or blocks_per_launch {:g} out of range: experiment left out",
-                                   where, *launches, *blocks));
+    warnings.push_back(fmt::format("{}: launches {:g}, blocks_per_launch {:g}, flops {:g} or bytes {:g} out of range: "
+                                   "experiment left out",
+                                   where, *launches, *blocks, out.flops, out.bytes));
     return std::nullopt;
   }
   out.blocks_per_launch = *blocks;
@@ -86,13 +90,28 @@ std::optional<CorunKernel> kernel(const json& k, const std::string& where, std::
 
 }  // namespace
 
+namespace {
+RawFile parse_raw_json(const json& root, const std::string& file);
+}  // namespace
+
 RawFile parse_raw(const std::string& text, const std::string& file) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number no double holds (1e400)
     throw RawFormatError(fmt::format("{}: not JSON: {}", file, e.what()));
   }
+  // A value of the wrong JSON type where the reader expects one (a string schema, an object) is bad input too.
+  try {
+    return parse_raw_json(root, file);
+  } catch (const json::exception& e) {
+    throw RawFormatError(fmt::format("{}: unexpected JSON: {}", file, e.what()));
+  }
+}
+
+namespace {
+RawFile parse_raw_json(const json& root, const std::string& file) {
+  if (!root.is_object()) throw RawFormatError(fmt::format("{}: expected a JSON object at the top level", file));
   if (root.value("schema", "") != "vgpusim.hwcal.raw/1")
     throw RawFormatError(fmt::format("{}: expected schema vgpusim.hwcal.raw/1, found '{}'", file,
                                      root.contains("schema") ? root["schema"].dump() : "nothing"));
@@ -124,7 +143,7 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
     }
     const json& summary = object_at(e, "summary");
     if (kind == "bandwidth") {
-      const auto s = stats(summary.value("bytes_per_s", json()));
+      const auto s = stats(summary.value("bytes_per_s", json()), where, raw.warnings);
       if (!s) continue;
       if (name == "bandwidth.copy") raw.copy_bytes_per_s = s;
       if (name == "bandwidth.triad") raw.triad_bytes_per_s = s;
@@ -132,23 +151,23 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
       const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
                                                                                       : json::array();
       for (const json& p : points) {
-        const auto s = stats(p.is_object() ? p.value("bytes_per_s", json()) : json());
+        const auto s = stats(p.is_object() ? p.value("bytes_per_s", json()) : json(), where, raw.warnings);
         if (!s) continue;
         const auto sms = optional_number(p, "distinct_sms", where + ".summary.points", "point", raw.warnings);
         if (sms) raw.bandwidth_vs_sms.push_back({*sms, s->median});
       }
     } else if (kind == "compute" && name == "compute.fp32_fma") {
-      raw.fp32_flops_per_s = stats(summary.value("flops_per_s", json()));
+      raw.fp32_flops_per_s = stats(summary.value("flops_per_s", json()), where, raw.warnings);
     } else if (kind == "gemm") {
-      raw.gemm_flops_per_s = stats(summary.value("flops_per_s", json()));
+      raw.gemm_flops_per_s = stats(summary.value("flops_per_s", json()), where, raw.warnings);
     } else if (kind == "timeslice" && name == "timeslice.probe") {
       const json& pair = object_at(summary, "pair");
-      raw.slice = stats(pair.value("slice_s", json()));
-      raw.switch_cost = stats(pair.value("switch_s", json()));
+      raw.slice = stats(pair.value("slice_s", json()), where, raw.warnings);
+      raw.switch_cost = stats(pair.value("switch_s", json()), where, raw.warnings);
     } else if (kind == "timeslice" && name == "timeslice.handoff") {
       // hwcal writes a null crossing when its sweep did not bracket one (cut short, every gap kept, or held to the
       // end of the slice): then neither idle value can be fitted.
-      raw.handoff = stats(summary.value("handoff_s", json()));
+      raw.handoff = stats(summary.value("handoff_s", json()), where, raw.warnings);
       const json crossing = summary.value("grace_crossing_s", json());
       if (raw.handoff && crossing.is_number() && std::isfinite(crossing.get<double>()) && crossing.get<double>() >= 0) {
         raw.grace_crossing = crossing.get<double>();
@@ -191,6 +210,7 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
   }
   return raw;
 }
+}  // namespace
 
 RawFile read_raw_file(const std::string& path) {
   std::string text;

@@ -193,7 +193,7 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
   json root;
   try {
     root = json::parse(in, keep);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number no double holds (1e400)
     if (buffer.over_limit())
       throw TraceError(fmt::format("trace '{}' holds more than {} MiB once decompressed (a real trace is tens to "
                                    "hundreds); cut it to the steps to replay",

@@ -1,12 +1,16 @@
 // The strict YAML reader: declared keys only, typed values, messages with FILE:LINE:COL and key path.
 #include "sim/io/yaml_reader.hpp"
 
-#include <map>
-#include <vector>
+#include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <charconv>
-#include <fmt/format.h>
+#include <map>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 namespace vgpusim {
 namespace {
@@ -40,41 +44,111 @@ void fail_at(const std::string& file, const YAML::Node& node, const std::string&
 }
 
 namespace {
-// A key given twice in one mapping (YAML forbids it; yaml-cpp keeps both and lookups see the first).
-void refuse_duplicate_keys(const std::string& file, const YAML::Node& node, const std::string& path) {
-  if (node.IsSequence()) {
-    for (size_t i = 0; i < node.size(); ++i)
-      refuse_duplicate_keys(file, node[i], fmt::format("{}[{}]", path, i));
-  } else if (node.IsMap()) {
-    std::map<std::string, YAML::Mark> seen;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
-      const std::string child = path.empty() ? key : path + "." + key;
-      if (it->first.IsScalar()) {
-        const auto [at, fresh] = seen.emplace(key, it->first.Mark());
-        if (!fresh)
-          fail_at(file, it->first, child,
-                  fmt::format("duplicate key '{}' (first at line {})", key, at->second.line + 1));
-      }
-      refuse_duplicate_keys(file, it->second, child);
-    }
+// Checks a YAML text as a stream of parse events, before anything builds a tree from it (an alias arrives as one
+// event and is never expanded): more than one document, a key given twice in one mapping (YAML forbids it;
+// yaml-cpp keeps both and lookups see the first), and an alias inside the node it names (a loop that a tree walk
+// would follow forever).
+class Checker final : public YAML::EventHandler {
+ public:
+  explicit Checker(std::string file) : file_(std::move(file)) {}
+  int documents = 0;
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents > 1)
+      throw InputError(fmt::format("{}:{}:{}: a second YAML document (after '---'); a file holds one", file_,
+                                   mark.line + 1, mark.column + 1));
   }
-}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, nullptr); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    for (const Frame& f : stack_)
+      if (f.anchor == anchor && anchor != YAML::NullAnchor)
+        throw InputError(fmt::format("{}:{}:{}: {}: an alias inside the node it names (a loop)", file_,
+                                     mark.line + 1, mark.column + 1, path()));
+    node(mark, nullptr);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& value) override {
+    node(mark, &value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    node(mark, nullptr);
+    push(false, anchor);
+  }
+  void OnSequenceEnd() override { stack_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    node(mark, nullptr);
+    push(true, anchor);
+  }
+  void OnMapEnd() override { stack_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool map = false;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    bool want_key = true;
+    std::map<std::string, int> keys;  // key -> its line (1-based)
+    std::string key;                  // the current key (maps)
+    size_t index = 0;                 // the current element (sequences)
+  };
+
+  void push(bool map, YAML::anchor_t anchor) {
+    Frame f;
+    f.map = map;
+    f.anchor = anchor;
+    stack_.push_back(std::move(f));
+  }
+
+  // The key path of the node being read, for messages.
+  std::string path() const {
+    std::string out;
+    for (const Frame& f : stack_) {
+      if (f.map)
+        out += (out.empty() ? "" : ".") + f.key;
+      else
+        out += fmt::format("[{}]", f.index == 0 ? 0 : f.index - 1);
+    }
+    return out;
+  }
+
+  // A node begins in the innermost collection: a key or a value of a mapping, an element of a sequence.
+  void node(const YAML::Mark& mark, const std::string* scalar) {
+    if (stack_.empty()) return;
+    Frame& f = stack_.back();
+    if (!f.map) {
+      ++f.index;
+      return;
+    }
+    if (!f.want_key) {
+      f.want_key = true;
+      return;
+    }
+    f.want_key = false;
+    f.key = scalar ? *scalar : "?";
+    if (!scalar) return;
+    const auto [at, fresh] = f.keys.emplace(*scalar, mark.line + 1);
+    if (!fresh)
+      throw InputError(fmt::format("{}:{}:{}: {}: duplicate key '{}' (first at line {})", file_, mark.line + 1,
+                                   mark.column + 1, path(), *scalar, at->second));
+  }
+
+  std::string file_;
+  std::vector<Frame> stack_;
+};
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    Checker checker(file);
+    while (parser.HandleNextDocument(checker)) {
+    }
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw InputError(fmt::format("{}:{}:{}: YAML syntax error: {}", file, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
-  if (documents.size() > 1)
-    throw InputError(fmt::format("{}:{}:{}: a second YAML document (after '---'); a file holds one", file,
-                                 documents[1].Mark().line + 1, documents[1].Mark().column + 1));
-  const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
-  refuse_duplicate_keys(file, root, "");
-  return root;
 }
 
 std::map<std::string, std::string> read_sources(const std::string& file, const YAML::Node& node) {

@@ -2,6 +2,9 @@
 // rendered before any is written) and print the table. The options are shared with the cluster and plan commands.
 #pragma once
 
+#include <fmt/format.h>
+
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +49,13 @@ std::vector<std::pair<const OutputFormat<Result>*, std::string>> select_outputs(
     }
     outputs.emplace_back(found, path);
   }
+  // Two outputs to one file would leave only one of them (and no way to tell which).
+  for (size_t i = 0; i < outputs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (std::filesystem::path(outputs[i].second).lexically_normal() ==
+          std::filesystem::path(outputs[j].second).lexically_normal())
+        throw InputError(fmt::format("{}: two outputs ({} and {}) would be written to this file", outputs[i].second,
+                                     outputs[j].first->name, outputs[i].first->name));
   return outputs;
 }
 

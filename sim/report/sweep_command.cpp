@@ -34,12 +34,12 @@ Variation parse_variation(const std::string& text) {
   for (char c : text.substr(eq + 1)) {
     if (quote) {
       if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
+    } else if ((c == '"' || c == '\'') && cur.find_first_not_of(' ') == std::string::npos) {
+      quote = c;  // a quoted value (a quote inside a plain value is just a character)
     } else if (c == '{' || c == '[') {
       ++depth;
     } else if (c == '}' || c == ']') {
-      --depth;
+      if (--depth < 0) throw InputError(fmt::format("--vary {}: a '{}' closes nothing", text, c));
     } else if (c == ',' && depth == 0) {
       v.values.push_back(cur);
       cur.clear();
@@ -47,6 +47,8 @@ Variation parse_variation(const std::string& text) {
     }
     cur += c;
   }
+  if (quote) throw InputError(fmt::format("--vary {}: a quote is not closed", text));
+  if (depth > 0) throw InputError(fmt::format("--vary {}: a '{{' or '[' is not closed", text));
   v.values.push_back(cur);
   std::set<std::string> seen;
   for (std::string& value : v.values) {
@@ -78,6 +80,10 @@ std::vector<SweepPoint> run_sweep(const std::string& path, const std::vector<Ove
   std::set<std::string> keys;
   for (const Variation& v : variations)
     if (!keys.insert(v.key).second) throw InputError(fmt::format("--vary {}: the key is varied twice", v.key));
+  size_t count = 1;
+  for (const Variation& v : variations) count *= std::max<size_t>(1, v.values.size());
+  if (count > kMaxCombinations)
+    throw InputError(fmt::format("--vary: {} combinations; a sweep runs at most {}", count, kMaxCombinations));
   const auto combos = combinations(variations);
   // Load every combination first: a bad value stops the sweep before anything runs.
   std::vector<Scenario> scenarios;
@@ -190,14 +196,21 @@ int sweep_command(const std::string& path, const SweepOptions& options) {
   std::vector<Variation> variations;
   for (const std::string& v : options.vary) variations.push_back(parse_variation(v));
   const unsigned threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  // An unwritable --csv is found before the runs, not after them.
+  if (!options.csv.empty()) discard_staged({stage_file(options.csv, "")});
   const std::vector<SweepPoint> points = run_sweep(path, options.fixed, variations, threads);
   if (!options.csv.empty()) write_file_atomically(options.csv, sweep_csv(path, variations, points));
   if (!options.quiet) std::cout << sweep_table(points);
   for (const SweepPoint& p : points)
-    for (const TenantResult& t : p.results.tenants)
+    for (const TenantResult& t : p.results.tenants) {
       for (const Failure& f : t.failures)
         std::cerr << fmt::format("warning: {}: tenant {} failed: {}\n", combination_text(p.values), t.name,
                                  f.message);
+      for (const SloResult& slo : t.slo)
+        if (!slo.met)
+          std::cerr << fmt::format("warning: {}: tenant {} missed its p{:g} SLO: {:.2f}% of requests within it\n",
+                                   combination_text(p.values), t.name, slo.percentile, 100 * slo.attainment);
+    }
   return 0;
 }
 

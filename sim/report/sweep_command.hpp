@@ -2,6 +2,7 @@
 // KEY=V1,V2,...), on threads, with one comparison table (tenants x combinations) and one tidy CSV.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,9 @@ struct Variation {
 // quotes, so a value may be a YAML mapping: sharing.g0={mode: mps},{mode: timeslice, slice: 4ms}. Throws
 // InputError when there is no '=' or no value, or a value is given twice.
 Variation parse_variation(const std::string& text);
+
+// The most combinations one sweep runs.
+inline constexpr size_t kMaxCombinations = 10000;
 
 // The combinations of `variations`, the first key varying slowest; each a list of overrides in key order.
 std::vector<std::vector<Override>> combinations(const std::vector<Variation>& variations);

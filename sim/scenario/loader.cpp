@@ -268,7 +268,8 @@ void apply_override(YAML::Node root, const Override& o) {
     const bool last = i + 1 == parts.size();
     YAML::Node next;
     if (cur.IsSequence()) {
-      const bool numeric = !key.empty() && std::all_of(key.begin(), key.end(), ::isdigit);
+      // An index of more than 9 digits names no element (and would overflow stoul).
+      const bool numeric = !key.empty() && key.size() <= 9 && std::all_of(key.begin(), key.end(), ::isdigit);
       bool found = false;
       if (numeric && std::stoul(key) < cur.size()) {
         next.reset(cur[std::stoul(key)]);
@@ -289,7 +290,7 @@ void apply_override(YAML::Node root, const Override& o) {
       if (!cur.IsMap() && !cur.IsNull())
         throw InputError(fmt::format("--set {}: '{}' is not inside a mapping", o.path, key));
       if (last) {
-        YAML::Node value = YAML::Load(o.value);
+        YAML::Node value = parse_yaml(o.value, "--set " + o.path);
         cur[key] = value.IsScalar() ? YAML::Node(value.Scalar()) : value;
         return;
       }

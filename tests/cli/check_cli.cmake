@@ -40,6 +40,13 @@ expect_run(2 "sharing.g0.slice: expected a time such as '2ms', found '3'"
            run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=3)
 expect_run(2 "fidelity" run "${SOURCE}/scenarios/quickstart.yaml" --fidelity approximate)
 expect_run(2 "" frobnicate)
+# Two outputs to one file, a --set value that is not YAML, --fail-on on a cluster study: bad input, exit 2.
+expect_run(2 "two outputs \\(json and json\\) would be written to this file"
+           run "${SOURCE}/scenarios/quickstart.yaml" --out "${WORK}/twice" --write json=${WORK}/twice/results.json)
+expect_run(2 "--set sharing.g0:1:[0-9]+: YAML syntax error"
+           run "${SOURCE}/scenarios/quickstart.yaml" "--set=sharing.g0={mode: mps")
+expect_run(2 "--fail-on applies to GPU-level scenarios, not to cluster scenarios"
+           run "${SOURCE}/scenarios/cluster-small.yaml" --fail-on failure)
 # A tenant that fails is a warning on stderr even with -q; --fail-on failure makes it exit 3.
 expect_run(0 "warning: tenant chat failed at .*out of memory"
            run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.finetune.memory=79GiB -q)

@@ -258,9 +258,16 @@ TEST(Calibration, OutOfRangeCountsAreLeftOut) {
   const RawFile raw = parse_raw(text, "r.json");
   EXPECT_FALSE(raw.copy_bytes_per_s.has_value());
   EXPECT_TRUE(raw.coruns.empty());
-  ASSERT_EQ(raw.warnings.size(), 1u);
-  EXPECT_NE(raw.warnings[0].find("launches 1e+12 or blocks_per_launch 4224 out of range"), std::string::npos)
+  ASSERT_EQ(raw.warnings.size(), 2u);
+  EXPECT_NE(raw.warnings[0].find("bandwidth.copy: statistics out of range (median 4e+12, n 1e+30): left out"),
+            std::string::npos)
       << raw.warnings[0];
+  EXPECT_NE(raw.warnings[1].find("launches 1e+12, blocks_per_launch 4224, flops 1e+12 or bytes 0 out of range"),
+            std::string::npos)
+      << raw.warnings[1];
+  // Wrong JSON types and numbers no double holds are bad input, not internal errors.
+  for (const char* bad : {"[1, 2]", R"({"schema": 5})", R"({"schema": "vgpusim.hwcal.raw/1", "x": 1e400})"})
+    EXPECT_THROW(parse_raw(bad, "r.json"), RawFormatError) << bad;
 }
 
 TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {

@@ -198,6 +198,15 @@ TEST(KinetoImport, OutOfRangeNumbersAreRefusedNamingTheEvent) {
       {"\"dur\": 50,", "\"dur\": -5,"},
       {"\"ts\": 1150, \"dur\": 50, \"args\": {\"device\": 0,", "\"ts\": 1150, \"dur\": 50, \"args\": {\"device\": 1e12,"},
       {"\"grid\": [1024, 1, 1]", "\"grid\": [1e20, 1, 1]"}};
+  // A number no double holds is refused by the JSON reader itself, as bad input.
+  {
+    std::string text = kSmallTrace;
+    text.replace(text.find("\"ts\": 1150,"), 11, "\"ts\": 1e400,");
+    const std::string path = temp_file("overflow.json", text, false).string();
+    const std::string e = error_of(scenario("A100-40GB", "{path: " + path + "}"));
+    EXPECT_EQ(e.rfind("s.yaml:10:21: tenants[0].workload.trace.path: trace '" + path + "' is not valid JSON: ", 0), 0u)
+        << e;
+  }
   const std::vector<std::string> expected = {"`ts` 1e+300 us is outside -1e+17 to 1e+17", "`dur` -5 us is outside 0 to 1e+12",
                                              "`device` 1e+12 is outside -2.14748e+09 to 2.14748e+09",
                                              "`grid` 1e+20 is outside 0 to 2.14748e+09"};

@@ -1,6 +1,8 @@
 // Percentiles, confidence intervals and SLO accounting.
 #include <gtest/gtest.h>
 
+#include "tests/unit/scenario_helpers.hpp"
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -61,9 +63,32 @@ TEST(Metrics, MergedReplicationsLeaveOutFiguresAReplicationDoesNotHave) {
   // Tails get intervals across the replications that have them (p50 equal in both: exactly 0).
   EXPECT_NEAR(t.shared.latency->p99_ci95, replication_ci95_halfwidth({0.03, 0.09}), 1e-12);
   EXPECT_EQ(t.shared.latency->p50_ci95, 0.0);
-  EXPECT_TRUE(std::isnan(reps[0].tenants[0].shared.latency->p99_ci95));  // one run alone: no interval
+  EXPECT_NEAR(t.shared.throughput_ci95, replication_ci95_halfwidth({0, 0, 0}), 1e-12);
   EXPECT_NEAR(t.shared.unit_time_mean, (0.01 + 0.03) / 2, 1e-12);
   EXPECT_EQ(t.shared.units, 67);
   ASSERT_EQ(t.failures.size(), 1u);  // a failure of any replication is reported
   EXPECT_EQ(t.vgpu_loss_replications.size(), 3u);
+}
+
+TEST(Metrics, TailsAndThroughputGetIntervalsOnlyFromSeveralReplications) {
+  // An open-loop service at 200 requests/s on an A100: three replications (different seeds) give intervals,
+  // one gives none.
+  const std::string text =
+      "version: 1\nname: t\nduration: 5s\nreplications: REPS\ngpus: [{id: g0, model: A100-80GB}]\n"
+      "sharing: {g0: {mode: timeslice}}\ntenants:\n"
+      "  - {name: s, on: g0, workload: {inference: {rate: 200/s, request: {fp16: 0.5TFLOP}}}}\n";
+  auto with = [&](const char* reps) {
+    std::string t = text;
+    t.replace(t.find("REPS"), 4, reps);
+    return testing_support::run_text(t, "m.yaml").tenants.at(0).shared;
+  };
+  const Performance three = with("3");
+  ASSERT_TRUE(three.latency.has_value());
+  EXPECT_TRUE(std::isfinite(three.latency->p99_ci95));
+  EXPECT_GT(three.latency->p99_ci95, 0);
+  EXPECT_TRUE(std::isfinite(three.throughput_ci95));
+  const Performance one = with("1");
+  ASSERT_TRUE(one.latency.has_value());
+  EXPECT_TRUE(std::isnan(one.latency->p99_ci95));
+  EXPECT_TRUE(std::isnan(one.throughput_ci95));
 }

@@ -1,9 +1,11 @@
 // Bad scenarios: each case asserts the exact message, with FILE:LINE:COL and the key path.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 using namespace vgpusim;
 
@@ -101,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"duplicate_key", "version: 1", "version: 1\nversion: 1",
              "s.yaml:2:1: version: duplicate key 'version' (first at line 1)"},
         Case{"second_document", "version: 1", "version: 1\n---\nversion: 1",
-             "s.yaml:3:1: a second YAML document (after '---'); a file holds one"},
+             "s.yaml:2:1: a second YAML document (after '---'); a file holds one"},
         Case{"two_workload_kinds", "training: {step: {flops: 1TFLOP, bytes: 1GB}}",
              "training: {step: {flops: 1TFLOP}}\n      render: {frame: {flops: 1GFLOP}}",
              "s.yaml:13:7: tenants[0].workload: expected exactly one workload kind, found training and render"},
@@ -146,14 +148,32 @@ INSTANTIATE_TEST_SUITE_P(
              "s.yaml:5:49: gpus[0].memory_bandwidth: expected a bandwidth such as '4.8TB/s', found '3TB'"}),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
 
+TEST(ScenarioErrors, AnAliasInsideItsOwnAnchorOrNestedAliasesDoNotHangTheReader) {
+  // A loop (the alias inside the node it names) is refused; nested aliases are not expanded while checking keys.
+  EXPECT_EQ(testing_support::error_of("version: 1\nname: &x [*x]\n", "s.yaml"),
+            "s.yaml:2:11: name[0]: an alias inside the node it names (a loop)");
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'p'; ++c) {
+    const std::string prev(1, static_cast<char>(c - 1)), self(1, c);
+    std::string list;
+    for (int i = 0; i < 10; ++i) list += (i ? ", *" : "*") + prev;
+    laughs += self + ": &" + self + " [" + list + "]\n";
+  }
+  const std::string e = testing_support::error_of(laughs, "s.yaml");
+  EXPECT_NE(e.find("unknown key"), std::string::npos) << e;  // refused by the loader, promptly
+  // A duplicate key deep inside names its path.
+  EXPECT_EQ(testing_support::error_of("version: 1\ngpus:\n  - {id: g0, model: A100-80GB, model: T4}\n", "s.yaml"),
+            "s.yaml:3:32: gpus[0].model: duplicate key 'model' (first at line 3)");
+}
+
 TEST(ScenarioErrors, ADirectoryOrADeviceIsNotAScenarioFile) {
-  for (const auto& [path, kind] : {std::pair<std::string, std::string>{testing::TempDir(), "a directory"},
-                                   {"/dev/zero", "a device, pipe or socket"}}) {
+  for (const auto& [path, what] : {std::pair<std::string, std::string>{testing::TempDir(), "is a directory, not a file"},
+                                   {"/dev/zero", "is over the 64 MiB that text inputs may hold"}}) {
     try {
       load_scenario_file(path, builtin_catalog());
       ADD_FAILURE() << path;
     } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()), path + ": the scenario file is not a regular file (" + kind + ")");
+      EXPECT_EQ(std::string(e.what()), path + ": the scenario file " + what);
     }
   }
 }

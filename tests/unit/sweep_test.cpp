@@ -28,6 +28,11 @@ TEST(Sweep, VaryValuesSplitAtCommasOutsideBracesBracketsAndQuotes) {
   EXPECT_EQ(error_of("nokey"), "--vary 'nokey': expected KEY=V1,V2,... (e.g. sharing.g0.mode=timeslice,mps)");
   EXPECT_EQ(error_of("seed=1,,2"), "--vary seed=1,,2: an empty value");
   EXPECT_EQ(error_of("seed=1,2,1"), "--vary seed=1,2,1: '1' is given twice");
+  EXPECT_EQ(error_of("a=x},y"), "--vary a=x},y: a '}' closes nothing");
+  EXPECT_EQ(error_of("a={x,y"), "--vary a={x,y: a '{' or '[' is not closed");
+  EXPECT_EQ(error_of("a='x,y"), "--vary a='x,y: a quote is not closed");
+  // A quote inside a plain value is a character, not the start of a quoted value.
+  EXPECT_EQ(parse_variation("name=O'Brien,Smith").values.size(), 2u);
 }
 
 TEST(Sweep, CombinationsVaryTheFirstKeySlowest) {

@@ -11,6 +11,8 @@ namespace vgpusim {
 int run_cluster_command(const ScenarioDocument& doc, const RunOptions& options) {
   if (!options.overrides.empty())
     throw InputError(doc.file + ": --set, --seed and --fidelity do not apply to cluster scenarios");
+  if (!options.fail_on.empty())
+    throw InputError(doc.file + ": --fail-on applies to GPU-level scenarios, not to cluster scenarios");
   const ClusterResults results = run_cluster(load_cluster_scenario(doc));
   write_outputs(select_outputs<ClusterResults>(cluster_formats(), options), results);
   if (!options.quiet) std::cout << cluster_results_table(results);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
@@ -170,8 +172,17 @@ std::vector<Candidate> evaluate_plan(const PlanSpec& plan, unsigned shard, unsig
   for (const Candidate& c : all)
     if (c.index % shards == shard) mine.push_back(c);
   std::atomic<size_t> next{0};
+  std::exception_ptr error;  // the first failure of any thread, rethrown here (an escaping one would terminate)
+  std::mutex error_mutex;
   auto work = [&] {
-    for (size_t i = next++; i < mine.size(); i = next++) evaluate_candidate(plan, mine[i]);
+    for (size_t i = next++; i < mine.size(); i = next++) {
+      try {
+        evaluate_candidate(plan, mine[i]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
   };
   // No more threads than candidates; when the system refuses one, the threads started (and this one) do the rest.
   std::vector<std::thread> pool;
@@ -185,6 +196,7 @@ std::vector<Candidate> evaluate_plan(const PlanSpec& plan, unsigned shard, unsig
   }
   work();
   for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
   return mine;
 }
 

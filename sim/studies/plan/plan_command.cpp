@@ -159,6 +159,8 @@ int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::str
 int run_plan_command(const ScenarioDocument& doc, const RunOptions& options) {
   if (!options.overrides.empty())
     throw InputError(doc.file + ": --set, --seed and --fidelity do not apply to plan files");
+  if (!options.fail_on.empty())
+    throw InputError(doc.file + ": --fail-on applies to GPU-level scenarios, not to plan files");
   const PlanReport report = evaluate(doc, PlanRun{});
   write_outputs(select_outputs<PlanReport>(plan_formats(), options), report);
   if (!options.quiet) std::cout << plan_table(report.name, report.outcome, report.total);
