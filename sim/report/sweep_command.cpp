@@ -5,16 +5,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <iostream>
-#include <mutex>
 #include <set>
-#include <system_error>
 #include <thread>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/parallel.hpp"
 #include "sim/io/files.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/report/run_formats.hpp"
@@ -100,31 +97,7 @@ std::vector<SweepPoint> run_sweep(const std::string& path, const std::vector<Ove
     }
     points.push_back({values, {}});
   }
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto work = [&] {
-    for (size_t i = next++; i < points.size(); i = next++) {
-      try {
-        points[i].results = run_scenario(scenarios[i]);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  const size_t wanted = std::min<size_t>(std::max(1u, threads), points.size());
-  for (size_t t = 1; t < wanted; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  work();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  run_parallel(points.size(), threads, [&](size_t i) { points[i].results = run_scenario(scenarios[i]); });
   return points;
 }
 

@@ -1,7 +1,12 @@
 // `vgpusim sweep`: parsing --vary, the combinations, and a sweep whose points agree with single runs.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <stdexcept>
+#include <vector>
+
 #include "sim/core/errors.hpp"
+#include "sim/core/parallel.hpp"
 #include "sim/report/sweep_command.hpp"
 
 using namespace vgpusim;
@@ -64,4 +69,19 @@ TEST(Sweep, APointIsTheSameRunAsTheScenarioWithThoseValues) {
   EXPECT_NEAR(points[0].results.tenants[0].relative_performance, 0.5 * 1e-3 / (1e-3 + 40e-6), 0.003);
   EXPECT_NEAR(points[1].results.tenants[0].relative_performance, 0.5 * 4e-3 / (4e-3 + 40e-6), 0.003);
   EXPECT_NE(sweep_table(points).find("sharing.g0.slice=4ms"), std::string::npos);
+}
+
+TEST(Parallel, EveryIndexRunsOnceAndTheFirstFailureComesBackAfterTheOthers) {
+  std::vector<std::atomic<int>> runs(100);
+  run_parallel(runs.size(), 4, [&](size_t i) { ++runs[i]; });
+  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+  std::atomic<int> done{0};
+  EXPECT_THROW(run_parallel(50, 3,
+                            [&](size_t i) {
+                              if (i == 7) throw std::runtime_error("seven");
+                              ++done;
+                            }),
+               std::runtime_error);
+  EXPECT_EQ(done.load(), 49);  // the other jobs still ran
+  run_parallel(0, 8, [](size_t) { FAIL(); });  // nothing to do: no job, no thread
 }

@@ -6,13 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
-#include <mutex>
-#include <system_error>
-#include <thread>
 
+#include "sim/core/parallel.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/run/metrics.hpp"
 
@@ -171,32 +167,7 @@ std::vector<Candidate> evaluate_plan(const PlanSpec& plan, unsigned shard, unsig
   std::vector<Candidate> all = enumerate_candidates(plan), mine;
   for (const Candidate& c : all)
     if (c.index % shards == shard) mine.push_back(c);
-  std::atomic<size_t> next{0};
-  std::exception_ptr error;  // the first failure of any thread, rethrown here (an escaping one would terminate)
-  std::mutex error_mutex;
-  auto work = [&] {
-    for (size_t i = next++; i < mine.size(); i = next++) {
-      try {
-        evaluate_candidate(plan, mine[i]);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  // No more threads than candidates; when the system refuses one, the threads started (and this one) do the rest.
-  std::vector<std::thread> pool;
-  const size_t wanted = std::min<size_t>(std::max(1u, threads), std::max<size_t>(1, mine.size()));
-  for (size_t t = 1; t < wanted; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  work();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  run_parallel(mine.size(), threads, [&](size_t i) { evaluate_candidate(plan, mine[i]); });
   return mine;
 }
 
