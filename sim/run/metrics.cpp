@@ -119,6 +119,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
   Results res;
   res.scenario_name = sc.name;
   res.scenario_file = sc.file;
+  res.scenario_hash = sc.file_hash;
   res.fidelity = sc.fidelity == Fidelity::Exact ? "exact" : "fluid";
   res.seed = sc.seed;
   res.duration = sc.duration;

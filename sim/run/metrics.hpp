@@ -83,7 +83,7 @@ struct ComparisonResult {
 };
 
 struct Results {
-  std::string scenario_name, scenario_file, fidelity;
+  std::string scenario_name, scenario_file, scenario_hash, fidelity;
   uint64_t seed = 0;
   int replications = 1;  // several: tenant and GPU figures are means over them (CDFs and series: the first's)
   double duration = 0;  // s; infinite when unbounded

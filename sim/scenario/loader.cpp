@@ -316,6 +316,7 @@ Scenario load_scenario(ScenarioDocument&& doc, const Catalog& catalog, const std
   for (const Override& o : overrides) apply_override(root, o);
   Loader loader{doc.file, catalog, {}, {}, {}, 0};
   loader.load(root);
+  loader.sc.file_hash = doc.hash;
   return std::move(loader.sc);
 }
 

@@ -87,6 +87,7 @@ struct FaultSpec {
 
 struct Scenario {
   std::string file;
+  std::string file_hash;  // the fingerprint of the text it was loaded from (before --set), text_fingerprint()
   std::string name;
   int version = 1;
   uint64_t seed = 1;

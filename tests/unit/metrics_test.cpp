@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/scenario_helpers.hpp"
+#include "sim/scenario/document.hpp"
+#include "sim/report/run_formats.hpp"
 
 #include <cmath>
 #include <limits>
@@ -91,4 +93,18 @@ TEST(Metrics, TailsAndThroughputGetIntervalsOnlyFromSeveralReplications) {
   ASSERT_TRUE(one.latency.has_value());
   EXPECT_TRUE(std::isnan(one.latency->p99_ci95));
   EXPECT_TRUE(std::isnan(one.throughput_ci95));
+}
+
+TEST(Metrics, ResultsJsonNamesTheToolVersionAndTheScenarioTextsFingerprint) {
+  // FNV-1a 64 of "" and "a" (the published test vectors).
+  EXPECT_EQ(text_fingerprint(""), "fnv1a64:cbf29ce484222325");
+  EXPECT_EQ(text_fingerprint("a"), "fnv1a64:af63dc4c8601ec8c");
+  const std::string text =
+      "version: 1\nname: t\nduration: 1s\ngpus: [{id: g0, model: A100-80GB}]\nsharing: {g0: {mode: timeslice}}\n"
+      "tenants:\n  - {name: a, on: g0, workload: {training: {step: {fp16: 1TFLOP}}}}\n";
+  const Results r = testing_support::run_text(text, "m.yaml");
+  EXPECT_EQ(r.scenario_hash, text_fingerprint(text));
+  const std::string json = results_json(r);
+  EXPECT_NE(json.find("\"tool\": {\n    \"name\": \"vgpusim\",\n    \"version\": \""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"hash\": \"" + text_fingerprint(text) + "\""), std::string::npos);
 }

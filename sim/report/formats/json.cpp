@@ -3,6 +3,10 @@
 
 #include "sim/report/run_formats.hpp"
 
+#ifndef VGPUSIM_VERSION
+#define VGPUSIM_VERSION "0.0.0"
+#endif
+
 namespace vgpusim {
 namespace {
 
@@ -34,8 +38,10 @@ ordered_json perf_json(const Performance& p) {
 std::string results_json(const Results& r) {
   ordered_json j;
   j["schema"] = "vgpusim.results/1";
+  j["tool"] = {{"name", "vgpusim"}, {"version", VGPUSIM_VERSION}};
   j["scenario"] = {{"name", r.scenario_name},
                    {"file", r.scenario_file},
+                   {"hash", r.scenario_hash},
                    {"seed", r.seed},
                    {"replications", r.replications},
                    {"fidelity", r.fidelity},
