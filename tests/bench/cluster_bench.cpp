@@ -10,6 +10,7 @@
 #include "sim/io/openb.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "sim/studies/cluster/cluster_sim.hpp"
+#include "sim/studies/cluster/study_command.hpp"
 
 namespace {
 
@@ -85,6 +86,47 @@ void openb() {
   openb_inflated(c);
 }
 
+// The FGD paper's study protocol (vgpusim study): one run of each reference policy on the default trace, against
+// the reference simulator's own measured run on this kind of machine (fgd-published README: about 20 minutes and
+// 3.3-3.8 GiB for one seed-42 run; 1301.7 s and 3796 MiB measured for FGD); then the whole published study of the
+// shipped and shared traces (7 traces x 6 policies x 10 seeds) on every core.
+void reference_study() {
+  const std::filesystem::path dir = VGPUSIM_OPENB_TRACES;
+  if (!std::filesystem::exists(dir / "openb_pod_list_default.csv")) return;
+  const std::vector<RefNode> nodes = load_study_nodes((dir / "openb_node_list_gpu_node.csv").string());
+  const StudyTrace trace = load_study_trace((dir / "openb_pod_list_default.csv").string());
+  constexpr double kReferenceSeconds = 1301.7, kReferenceMiB = 3796;
+  for (const StudyPolicy& p : study_policies()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const StudyRun r = run_reference_protocol(nodes, trace, p, 42, 1.3);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("study %-20s %8.3f s (reference / this %7.0fx) %6.0f MiB peak (reference / this %5.0fx) | %lld pods, "
+                "allocation at 130%% %.2f%%\n",
+                p.label.c_str(), wall, kReferenceSeconds / wall, peak_rss_mib(), kReferenceMiB / peak_rss_mib(),
+                static_cast<long long>(r.pods), r.allocation[130]);
+    std::fflush(stdout);
+  }
+  const std::filesystem::path shared = VGPUSIM_SHARED_OPENB_TRACES;
+  StudyOptions o;
+  o.nodes = (dir / "openb_node_list_gpu_node.csv").string();
+  for (const char* t : {"default", "gpushare40", "gpushare80", "gpushare100", "multigpu20", "multigpu40", "gpuspec33"})
+    o.traces.push_back((shared / (std::string("openb_pod_list_") + t + ".csv")).string());
+  for (const std::string& t : o.traces)
+    if (!std::filesystem::exists(t)) {
+      std::printf("study of 7 traces: %s not found, skipped\n", t.c_str());
+      return;
+    }
+  o.out = (std::filesystem::temp_directory_path() / "vgpusim-cluster-bench-study").string();
+  o.quiet = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  study_command(o);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("study 7 traces x 6 policies x 10 seeds (420 runs, all cores): %.1f s (target <= 300 s), %.0f MiB peak "
+              "(target <= 200 MiB)\n",
+              wall, peak_rss_mib());
+  std::filesystem::remove_all(o.out);
+}
+
 void synthetic() {
   ClusterConfig c;
   c.name = "synthetic";
@@ -113,6 +155,7 @@ void synthetic() {
 }  // namespace
 
 int main() {
+  reference_study();
   openb();
   synthetic();
   return 0;

@@ -16,6 +16,7 @@
 #include "sim/studies/calibration/published_fit.hpp"
 #include "sim/studies/cluster/cluster_command.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
+#include "sim/studies/cluster/study_command.hpp"
 #include "sim/studies/plan/plan_command.hpp"
 #include "sim/studies/validation/published.hpp"
 
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
       "  vgpusim sweep scenarios/quickstart.yaml --vary 'sharing.g0={mode: timeslice},{mode: mps}' --csv sweep.csv\n"
       "  vgpusim fit hwcal/data/h200/2026-11-30/raw.json -o models/calibration/h200.yaml\n"
       "  vgpusim validate hwcal/data/h200/2026-11-30/raw.json --calibration models/calibration/h200.yaml\n"
-      "Exit status: 0 ok, 2 bad input, 3 a problem --fail-on names (run), 1 internal error.");
+      "Exit status: 0 ok, 2 bad input, 3 a problem --fail-on names (run), 4 study --compare above its tolerance, 1 "
+      "internal error.");
 
   auto* run = app.add_subcommand("run", "simulate a scenario (or a cluster study, or a plan) and print its results");
   std::string scenario, out_dir, fidelity, timeline_path, report_path;
@@ -159,6 +161,30 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 4096u));
   sweep->add_flag("--quiet,-q", sweep_options.quiet, "print no table");
 
+  auto* study = app.add_subcommand(
+      "study", "reproduce the FGD paper's cluster study (reference protocol and policies) or compare two of its files");
+  StudyOptions study_options;
+  study->add_option("--nodes", study_options.nodes, "openb node list (openb_node_list_gpu_node.csv)");
+  study->add_option("--trace", study_options.traces, "openb pod list (repeatable); the file stem names the workload");
+  study->add_option("--policies", study_options.policies,
+                    "comma-separated: random, dot_product, gpu_clustering, gpu_packing, best_fit, fgd, fgd_exact")
+      ->capture_default_str();
+  study->add_option("--seeds", study_options.seeds, "seeds, e.g. 42-51 or 1,2,5")->capture_default_str();
+  study->add_option("--tune", study_options.tune, "top the trace up to this many times the cluster's GPUs")
+      ->capture_default_str();
+  study->add_option("--out", study_options.out,
+                    "write analysis_allo_discrete.csv, analysis_frag_discrete.csv, analysis_frag_ratio_discrete.csv "
+                    "and summary.csv here");
+  study->add_option("--threads", study_options.threads, "simulation threads (default: all cores)")
+      ->check(CLI::Range(1, 4096));
+  study->add_option("--compare", study_options.compare,
+                    "PUBLISHED.csv OURS.csv: per workload and policy, the largest difference of the mean curves")
+      ->expected(2);
+  study->add_option("--tolerance", study_options.tolerance,
+                    "with --compare: exit 4 when a difference exceeds this many percentage points")
+      ->capture_default_str();
+  study->add_flag("--quiet,-q", study_options.quiet, "print no table");
+
   auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
   std::string what, list_name;
   bool sources = false, markdown = false;
@@ -203,6 +229,7 @@ int main(int argc, char** argv) {
       for (const std::string& s : sweep_sets) sweep_options.fixed.push_back(parse_override(s));
       return sweep_command(sweep_path, sweep_options);
     }
+    if (*study) return study_command(study_options);
     if (*plan) return plan_command(read_scenario_document(plan_path, "plan file"), plan_run, plan_out, plan_quiet);
     if (*merge) return merge_command(merge_parts, merge_out);
     if (*fit) {

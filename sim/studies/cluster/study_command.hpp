@@ -1,0 +1,37 @@
+// `vgpusim study`: the FGD paper's published experiment (reference protocol, six reference policies) over traces x
+// policies x seeds on threads, written in the published files' format; and `--compare` of two such files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/studies/cluster/reference_study.hpp"
+
+namespace vgpusim {
+
+struct StudyOptions {
+  std::string nodes;                 // openb node list
+  std::vector<std::string> traces;   // openb pod lists
+  std::string policies = "random,dot_product,gpu_clustering,gpu_packing,best_fit,fgd";
+  std::string seeds = "42-51";       // "A-B" and/or comma-separated
+  double tune = 1.3;
+  std::string out;                   // directory for the three CSV files and summary.csv
+  unsigned threads = 0;              // 0: every core
+  bool quiet = false;
+  std::vector<std::string> compare;  // two files: PUBLISHED OURS
+  double tolerance = 0.5;            // percentage points, with --compare
+};
+
+// The openb node list's GPU nodes, and a pod list in name order (milli-GPU per device, accepted models), for the
+// reference protocol. Throw InputError on a malformed file, a node with more than 64 GPUs, or no pods.
+std::vector<RefNode> load_study_nodes(const std::string& path);
+StudyTrace load_study_trace(const std::string& path);
+
+// Seeds from "42-51", "1,2,5" or a mix; throws InputError on anything else (empty, reversed range, > 100000).
+std::vector<uint64_t> parse_seed_list(const std::string& text);
+
+// Exit status: 0, or 4 when --compare finds a difference above the tolerance. Throws InputError on bad input.
+int study_command(const StudyOptions& options);
+
+}  // namespace vgpusim
