@@ -163,6 +163,11 @@ const std::vector<Section>& sections_after_workloads() {
                   {"instances", "list of instance names or plan.instances[]", true, "",
                    "candidate instance types: names from `vgpusim list instances`, or your own"},
                   {"max_instances", "integer", false, "4", "try 1 to this many instances of each type"},
+                  {"placement", "search | fewest_tenants", false, "search",
+                   "how replicas go onto a candidate's GPUs: `search` tries every grouping (each group simulated "
+                   "alone on one GPU) when there are at most 4096 groupings of the workloads' replica counts, else "
+                   "falls back to `fewest_tenants`: largest memory first, each on the GPU with the fewest tenants "
+                   "that has room"},
                   {"sharing", "list of sharing.<gpu>", true, "",
                    "candidate sharing options, each a mode with its parameters (no partitioning modes yet)"}}});
     s.push_back({"plan.instances[]", "An instance type of your own.",

@@ -1,11 +1,17 @@
 // Capacity planning: candidate enumeration, the decision on a plan whose answer is known, sharding and merging,
 // and plan-file errors.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
 
 #include "sim/studies/plan/plan_loader.hpp"
 #include "sim/io/yaml_reader.hpp"
+#include "sim/scenario/document.hpp"
 #include "sim/studies/plan/plan_command.hpp"
 
 using namespace vgpusim;
@@ -121,4 +127,77 @@ TEST(Plan, FileErrorsNameTheirPlace) {
   std::string typo = kPlan;
   typo.replace(typo.find("max_instances"), 13, "max_instance");
   EXPECT_EQ(error_of(typo).substr(0, 83), "p.yaml:8:1: max_instance: unknown key 'max_instance'; did you mean 'max_instances'?");
+}
+
+// The case of issue 16: five services on one-GPU instances, where the fixed placement rule needs 5 instances and a
+// search of groupings finds that 4 meet every SLO (scenarios/plan-five-services.yaml).
+TEST(Plan, SearchFindsTheGroupingTheFixedRuleMisses) {
+  const std::string path = std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/plan-five-services.yaml";
+  const PlanSpec searched = load_plan(read_scenario_document(path, "plan file"), builtin_instance_lookup());
+  ASSERT_TRUE(searched.search_placement);
+  const PlanOutcome s = summarize_plan(evaluate_plan(searched, 0, 1, 2));
+  ASSERT_GE(s.best, 0);
+  const Candidate& best = s.candidates[static_cast<size_t>(s.best)];
+  EXPECT_EQ(best.count, 4);
+  EXPECT_NEAR(best.cost_per_hour, 4.024, 1e-9);
+  EXPECT_EQ(best.search.rfind("exact", 0), 0u) << best.search;
+  // The two small services share a GPU; every other service is alone, and each has a positive margin.
+  std::map<std::string, std::string> gpu_of;
+  for (const PlacedReplica& p : best.placement) {
+    gpu_of[p.tenant] = p.gpu;
+    EXPECT_TRUE(p.met) << p.tenant;
+    EXPECT_GT(p.margin, 0) << p.tenant;
+    EXPECT_GT(p.p99, 0) << p.tenant;
+  }
+  EXPECT_EQ(gpu_of.at("small1"), gpu_of.at("small2"));
+  std::set<std::string> others = {gpu_of.at("big"), gpu_of.at("mid1"), gpu_of.at("mid2"), gpu_of.at("small1")};
+  EXPECT_EQ(others.size(), 4u);
+  ASSERT_GE(s.runner_up, 0);
+  EXPECT_EQ(s.candidates[static_cast<size_t>(s.runner_up)].count, 5);
+  const std::string table = plan_table(searched.name, s, s.candidates.size());
+  EXPECT_NE(table.find("placement (exact"), std::string::npos);
+  EXPECT_NE(table.find("runner-up: #4: 5 x g5.xlarge"), std::string::npos);
+  EXPECT_NE(table.find("margin +"), std::string::npos);
+
+  PlanSpec fixed = searched;
+  fixed.search_placement = false;
+  const PlanOutcome f = summarize_plan(evaluate_plan(fixed, 0, 1, 2));
+  ASSERT_GE(f.best, 0);
+  EXPECT_EQ(f.candidates[static_cast<size_t>(f.best)].count, 5);
+  EXPECT_FALSE(f.candidates[3].meets_all);  // 4 GPUs: a small service lands beside a mid one
+  EXPECT_EQ(f.candidates[3].search, "fewest tenants");
+}
+
+TEST(Plan, MergeKeepsPlacementsAndWritesTheCsv) {
+  const PlanSpec plan = load(kPlan);
+  const PlanOutcome whole = summarize_plan(evaluate_plan(plan, 0, 1, 2));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "vgpusim-plan-merge-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string json = plan_json("test plan", "p.yaml", whole, whole.candidates.size(), 0, 1);
+  std::ofstream(dir / "part.json") << json;
+  testing::internal::CaptureStdout();
+  merge_command({(dir / "part.json").string()}, (dir / "out").string());
+  testing::internal::GetCapturedStdout();
+  std::ifstream in(dir / "out" / "plan.json");
+  const std::string merged((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(merged, json);
+  EXPECT_NE(json.find("\"placement\""), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "plan.csv"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Plan, TooManyGroupingsFallBackToTheFixedRule) {
+  // 13 distinct workloads: 2^13 groupings of their replica counts, over the search's 4096.
+  std::string text = "version: 1\nkind: plan\nname: many\nduration: 2s\ninstances: [g5.xlarge]\nmax_instances: 1\n"
+                     "sharing:\n  - {mode: timeslice}\nworkloads:\n";
+  text.replace(text.find("[g5.xlarge]"), 11, "[{name: a10-box, gpu: A10, price: $1/h}]");
+  for (int i = 0; i < 13; ++i)
+    text += fmt::format("  - {{name: w{}, memory: 1GiB, workload: {{training: {{step: {{flops: 1TFLOP}}}}}}}}\n", i);
+  const PlanSpec plan = load(text);
+  const std::vector<Candidate> c = evaluate_plan(plan, 0, 1, 1);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_TRUE(c[0].feasible) << c[0].note;
+  EXPECT_EQ(c[0].search, "fewest tenants (too many groups to search)");
+  EXPECT_EQ(c[0].placement.size(), 13u);
 }

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include "sim/core/parallel.hpp"
 #include "sim/io/gpu_catalog.hpp"
@@ -47,89 +49,338 @@ const PlanSharing& sharing_of(const PlanSpec& plan, const std::string& label) {
   throw std::logic_error("no sharing option " + label);
 }
 
-// Builds the candidate's scenario; returns "" or why it cannot exist.
-std::string build(const PlanSpec& plan, const Candidate& c, Scenario& sc) {
-  const PlanInstanceType& it = instance_of(plan, c.instance);
+struct Replica {
+  size_t workload;  // index in plan.workloads
+  int r;            // 0-based replica number
+};
+
+// Every replica, largest memory first (stable: plan order).
+std::vector<Replica> replicas_of(const PlanSpec& plan) {
+  std::vector<Replica> out;
+  for (size_t w = 0; w < plan.workloads.size(); ++w)
+    for (int r = 0; r < plan.workloads[w].replicas; ++r) out.push_back({w, r});
+  std::stable_sort(out.begin(), out.end(), [&](const Replica& a, const Replica& b) {
+    return plan.workloads[a.workload].memory > plan.workloads[b.workload].memory;
+  });
+  return out;
+}
+
+// What a candidate is made of once its names are resolved.
+struct CandidateSetup {
+  const PlanInstanceType* it = nullptr;
+  const CatalogEntry* gpu = nullptr;
+  const SharingModeInfo* info = nullptr;
+  const SharingConfig* config = nullptr;
+  size_t gpus = 0;  // count x GPUs per instance
+};
+
+// Resolves the candidate; returns "" or why it cannot exist.
+std::string resolve(const PlanSpec& plan, const Candidate& c, CandidateSetup& s) {
+  s.it = &instance_of(plan, c.instance);
   const PlanSharing& sharing = sharing_of(plan, c.sharing);
-  const CatalogEntry* gpu = builtin_catalog().find(it.gpu);
-  if (!gpu) return "unknown GPU " + it.gpu;
-  const SharingModeInfo* info = find_sharing_mode(sharing.config.mode);
-  if (info->device_kind != gpu->spec.kind) return fmt::format("{} does not apply to {}", info->name, it.gpu);
+  s.gpu = builtin_catalog().find(s.it->gpu);
+  if (!s.gpu) return "unknown GPU " + s.it->gpu;
+  s.info = find_sharing_mode(sharing.config.mode);
+  if (s.info->device_kind != s.gpu->spec.kind) return fmt::format("{} does not apply to {}", s.info->name, s.it->gpu);
+  const auto on_gpu = sharing.by_gpu.find(s.it->gpu);  // with the GPU's shipped calibration
+  s.config = on_gpu != sharing.by_gpu.end() ? &on_gpu->second : &sharing.config;
+  s.gpus = static_cast<size_t>(c.count) * static_cast<size_t>(s.it->gpus);
+  return "";
+}
+
+std::string tenant_name(const PlanWorkload& w, int r) {
+  return w.replicas > 1 ? fmt::format("{}#{}", w.name, r + 1) : w.name;
+}
+
+// The scenario of `gpus` GPUs of the candidate's kind with replica i on GPU gpu_of[i]; returns "" or the mode's
+// refusal of some GPU's tenants.
+std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup& s, size_t gpus,
+                  const std::vector<Replica>& replicas, const std::vector<size_t>& gpu_of, Scenario& sc) {
   sc.file = plan.file;
   sc.name = fmt::format("{}: {} x {}, {}", plan.name, c.count, c.instance, c.sharing);
   sc.seed = plan.seed;
   sc.duration = plan.duration;
   sc.fidelity = plan.fidelity;
   sc.metrics_interval = plan.duration / 100;
-  const auto on_gpu = sharing.by_gpu.find(it.gpu);  // with the GPU's shipped calibration
-  const SharingConfig& config = on_gpu != sharing.by_gpu.end() ? on_gpu->second : sharing.config;
-  for (int i = 0; i < c.count; ++i)
-    for (int g = 0; g < it.gpus; ++g) {
-      ScenarioGpu inst;
-      inst.id = fmt::format("i{}g{}", i, g);
-      inst.spec = gpu->spec;
-      inst.calibrated = builtin_overrides(gpu->spec.name);
-      inst.performance = with_overrides(roofline_params(), inst.calibrated);
-      sc.gpus.push_back(inst);
-      sc.sharing.push_back(config);
-      sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, gpu->spec, config, true});
-    }
-  // Replicas, largest memory first, each on the GPU with the fewest tenants that has room.
-  struct Replica {
-    const PlanWorkload* w;
-    int r;
-  };
-  std::vector<Replica> replicas;
-  for (const PlanWorkload& w : plan.workloads)
-    for (int r = 0; r < w.replicas; ++r) replicas.push_back({&w, r});
-  std::stable_sort(replicas.begin(), replicas.end(),
-                   [](const Replica& a, const Replica& b) { return a.w->memory > b.w->memory; });
-  std::vector<double> used(sc.targets.size(), 0);
-  std::vector<int> tenants(sc.targets.size(), 0);
-  for (const Replica& rep : replicas) {
-    long best = -1;
-    bool some_room = false;
-    for (size_t k = 0; k < sc.targets.size(); ++k) {
-      const bool room = used[k] + rep.w->memory <= sc.targets[k].spec.memory || info->memory_isolation;
-      const bool slot = info->max_contexts == 0 || tenants[k] < info->max_contexts;
-      some_room = some_room || room;
-      if (room && slot && (best < 0 || tenants[k] < tenants[static_cast<size_t>(best)])) best = static_cast<long>(k);
-    }
-    if (best < 0)
-      return some_room ? fmt::format("{} allows {} tenant(s) per GPU; no GPU left for {} replica {}", info->name,
-                                     info->max_contexts, rep.w->name, rep.r + 1)
-                       : fmt::format("not enough GPU memory for {} replica {}", rep.w->name, rep.r + 1);
-    const auto k = static_cast<size_t>(best);
-    used[k] += rep.w->memory;
+  for (size_t g = 0; g < gpus; ++g) {
+    ScenarioGpu inst;
+    inst.id = fmt::format("i{}g{}", g / static_cast<size_t>(s.it->gpus), g % static_cast<size_t>(s.it->gpus));
+    inst.spec = s.gpu->spec;
+    inst.calibrated = builtin_overrides(s.gpu->spec.name);
+    inst.performance = with_overrides(roofline_params(), inst.calibrated);
+    sc.gpus.push_back(inst);
+    sc.sharing.push_back(*s.config);
+    sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, s.gpu->spec, *s.config, true});
+  }
+  std::vector<int> tenants(gpus, 0);
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const PlanWorkload& w = plan.workloads[replicas[i].workload];
+    const size_t k = gpu_of[i];
     ++tenants[k];
     TenantSpec t;
-    t.name = rep.w->replicas > 1 ? fmt::format("{}#{}", rep.w->name, rep.r + 1) : rep.w->name;
+    t.name = tenant_name(w, replicas[i].r);
     t.gpu = sc.targets[k].gpu;
     t.target = k;
-    t.memory = rep.w->memory;
+    t.memory = w.memory;
     t.stream = t.name;
-    t.share = ParamValues::defaults(info->tenant_params());
-    t.workload = rep.w->workload;
+    t.share = ParamValues::defaults(s.info->tenant_params());
+    t.workload = w.workload;
     // As in a scenario without `start`: replicas do not start in the same microsecond (scenario key start_jitter).
     t.start_distribution = Distribution::uniform(0, kPlanStartJitter);
     sc.tenants.push_back(t);
   }
   draw_starts(sc);
-  if (info->validate)
+  if (s.info->validate)
     for (size_t k = 0; k < sc.targets.size(); ++k)
       if (tenants[k] > 0) {
-        const std::string error = info->validate(model_setup(sc, k));
+        const std::string error = s.info->validate(model_setup(sc, k));
         if (!error.empty()) return error;
       }
   return "";
 }
 
+// The fixed rule: each replica, largest memory first, on the GPU with the fewest tenants that has room. Returns ""
+// or why the replicas do not fit.
+std::string fewest_tenants(const PlanSpec& plan, const CandidateSetup& s, const std::vector<Replica>& replicas,
+                           std::vector<size_t>& gpu_of) {
+  std::vector<double> used(s.gpus, 0);
+  std::vector<int> tenants(s.gpus, 0);
+  gpu_of.assign(replicas.size(), 0);
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const PlanWorkload& w = plan.workloads[replicas[i].workload];
+    long best = -1;
+    bool some_room = false;
+    for (size_t k = 0; k < s.gpus; ++k) {
+      const bool room = used[k] + w.memory <= s.gpu->spec.memory || s.info->memory_isolation;
+      const bool slot = s.info->max_contexts == 0 || tenants[k] < s.info->max_contexts;
+      some_room = some_room || room;
+      if (room && slot && (best < 0 || tenants[k] < tenants[static_cast<size_t>(best)])) best = static_cast<long>(k);
+    }
+    if (best < 0)
+      return some_room ? fmt::format("{} allows {} tenant(s) per GPU; no GPU left for {} replica {}", s.info->name,
+                                     s.info->max_contexts, w.name, replicas[i].r + 1)
+                       : fmt::format("not enough GPU memory for {} replica {}", w.name, replicas[i].r + 1);
+    gpu_of[i] = static_cast<size_t>(best);
+    used[gpu_of[i]] += w.memory;
+    ++tenants[gpu_of[i]];
+  }
+  return "";
+}
+
+// The latency at which the CDF reaches `fraction` (interpolated; the largest latency when it never does).
+double latency_at(const std::vector<std::pair<double, double>>& cdf, double fraction) {
+  for (size_t i = 0; i < cdf.size(); ++i)
+    if (cdf[i].second >= fraction) {
+      if (i == 0 || cdf[i].second == cdf[i - 1].second) return cdf[i].first;
+      const double f = (fraction - cdf[i - 1].second) / (cdf[i].second - cdf[i - 1].second);
+      return cdf[i - 1].first + f * (cdf[i].first - cdf[i - 1].first);
+    }
+  return cdf.empty() ? std::numeric_limits<double>::quiet_NaN() : cdf.back().first;
+}
+
+// Judges one replica's result: whether it has SLOs, meets them, and by how much (the smallest relative margin
+// over its SLOs: (bound - latency) / bound, (throughput - target) / target, (deadline - completion) / deadline).
+PlacedReplica judge(const PlanWorkload& w, const TenantResult& t) {
+  PlacedReplica p;
+  p.tenant = t.name;
+  p.workload = w.name;
+  p.gpu = t.gpu;
+  p.met = t.failures.empty();
+  p.has_slo = !t.slo.empty() || w.slo.throughput > 0 || std::isfinite(w.slo.deadline) || !t.failures.empty();
+  if (t.shared.latency) p.p99 = t.shared.latency->p99;
+  double margin = std::numeric_limits<double>::infinity();
+  for (const SloResult& s : t.slo) {
+    p.met = p.met && s.met;
+    const double at = latency_at(t.shared.latency_cdf, s.percentile / 100);
+    margin = std::min(margin, s.bound > 0 ? (s.bound - at) / s.bound : 0);
+  }
+  if (w.slo.throughput > 0) {
+    p.met = p.met && t.shared.throughput >= w.slo.throughput;
+    margin = std::min(margin, (t.shared.throughput - w.slo.throughput) / w.slo.throughput);
+  }
+  if (std::isfinite(w.slo.deadline)) {
+    p.met = p.met && t.finished && t.completion <= w.slo.deadline;
+    margin = std::min(margin, t.finished ? (w.slo.deadline - t.completion) / w.slo.deadline : -1.0);
+  }
+  if (!t.failures.empty()) margin = -1;
+  p.margin = p.has_slo ? margin : std::numeric_limits<double>::quiet_NaN();
+  return p;
+}
+
+// A placement's worth: replicas meeting their SLOs, then the smallest margin (higher is better).
+struct Worth {
+  int met = 0;
+  double margin = std::numeric_limits<double>::infinity();
+  bool operator<(const Worth& o) const { return met != o.met ? met < o.met : margin < o.margin; }
+  Worth operator+(const Worth& o) const { return {met + o.met, std::min(margin, o.margin)}; }
+};
+
+// Exact search of assignments of replicas to GPUs, when the distinct groups of replicas one GPU could hold are few:
+// every group is simulated alone on one GPU (GPUs do not interact), and a dynamic programme over the replicas not
+// yet placed picks the partition into at most `gpus` groups with the most replicas meeting their SLOs, then the
+// largest smallest margin. Replicas of one workload are interchangeable, so groups are counts per workload.
+class PlacementSearch {
+ public:
+  PlacementSearch(const PlanSpec& plan, const Candidate& c, const CandidateSetup& s)
+      : plan_(plan), c_(c), s_(s) {
+    radix_.resize(plan.workloads.size());
+    states_ = 1;
+    for (size_t w = 0; w < plan.workloads.size(); ++w) {
+      radix_[w] = states_;
+      states_ *= static_cast<size_t>(plan.workloads[w].replicas) + 1;
+      if (states_ > kMaxStates) return;
+    }
+  }
+  static constexpr size_t kMaxStates = 4096;
+  bool exact() const { return states_ <= kMaxStates; }
+  size_t simulated() const { return groups_.size(); }
+
+  // The best partition of every replica into at most s.gpus groups (false: none fits). Fills gpu_of (replica order).
+  bool solve(const std::vector<Replica>& replicas, std::vector<size_t>& gpu_of) {
+    std::vector<int> all(plan_.workloads.size());
+    for (size_t w = 0; w < all.size(); ++w) all[w] = plan_.workloads[w].replicas;
+    int gpus = static_cast<int>(std::min<size_t>(s_.gpus, replicas.size()));
+    if (!best(encode(all), gpus).ok) return false;
+    // Groups in order; replicas of a workload fill its groups in replica order.
+    std::vector<std::vector<int>> groups;
+    for (size_t state = encode(all); state != 0; --gpus) {
+      const Best& step = memo_.at({state, gpus});
+      groups.push_back(decode(step.group));
+      state -= step.group;
+    }
+    std::vector<std::vector<size_t>> slots(plan_.workloads.size());
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t w = 0; w < groups[g].size(); ++w)
+        for (int k = 0; k < groups[g][w]; ++k) slots[w].push_back(g);
+    gpu_of.assign(replicas.size(), 0);
+    for (size_t i = 0; i < replicas.size(); ++i)
+      gpu_of[i] = slots[replicas[i].workload][static_cast<size_t>(replicas[i].r)];
+    return true;
+  }
+
+ private:
+  struct Best {
+    bool ok = false;
+    Worth worth;
+    size_t group = 0;  // the first group taken (encoded)
+  };
+
+  size_t encode(const std::vector<int>& counts) const {
+    size_t x = 0;
+    for (size_t w = 0; w < counts.size(); ++w) x += static_cast<size_t>(counts[w]) * radix_[w];
+    return x;
+  }
+  std::vector<int> decode(size_t x) const {
+    std::vector<int> counts(plan_.workloads.size());
+    for (size_t w = counts.size(); w-- > 0;) {
+      counts[w] = static_cast<int>(x / radix_[w]);
+      x %= radix_[w];
+    }
+    return counts;
+  }
+
+  // A group alone on one GPU: its worth, or nullopt when it does not fit or the mode refuses it.
+  const std::optional<Worth>& group(size_t code) {
+    const auto it = groups_.find(code);
+    if (it != groups_.end()) return it->second;
+    const std::vector<int> counts = decode(code);
+    std::optional<Worth> worth;
+    double memory = 0;
+    int tenants = 0;
+    std::vector<Replica> reps;
+    for (size_t w = 0; w < counts.size(); ++w) {
+      memory += counts[w] * plan_.workloads[w].memory;
+      tenants += counts[w];
+      for (int k = 0; k < counts[w]; ++k) reps.push_back({w, k});
+    }
+    const bool room = memory <= s_.gpu->spec.memory || s_.info->memory_isolation;
+    const bool slots = s_.info->max_contexts == 0 || tenants <= s_.info->max_contexts;
+    if (room && slots) {
+      Scenario sc;
+      if (build(plan_, c_, s_, 1, reps, std::vector<size_t>(reps.size(), 0), sc).empty()) {
+        const Results r = run_scenario(sc);
+        Worth w;
+        for (size_t i = 0; i < reps.size(); ++i) {
+          const PlacedReplica p = judge(plan_.workloads[reps[i].workload], r.tenants[i]);
+          if (!p.has_slo) continue;
+          w.met += p.met ? 1 : 0;
+          w.margin = std::min(w.margin, p.margin);
+        }
+        worth = w;
+      }
+    }
+    return groups_.emplace(code, worth).first->second;
+  }
+
+  // The best cover of `state` with at most `gpus` groups; each step takes a group holding the first workload left.
+  Best best(size_t state, int gpus) {
+    if (state == 0) return {true, Worth{}, 0};
+    if (gpus == 0) return {};
+    const auto key = std::make_pair(state, gpus);
+    if (const auto it = memo_.find(key); it != memo_.end()) return it->second;
+    const std::vector<int> left = decode(state);
+    size_t first = 0;
+    while (left[first] == 0) ++first;
+    Best out;
+    // Every sub-multiset of `left` with at least one replica of `first`.
+    std::vector<int> take(left.size(), 0);
+    take[first] = 1;
+    for (;;) {
+      const size_t code = encode(take);
+      if (const std::optional<Worth>& w = group(code)) {
+        const Best rest = best(state - code, gpus - 1);
+        if (rest.ok && (!out.ok || out.worth < *w + rest.worth)) out = {true, *w + rest.worth, code};
+      }
+      size_t i = first;  // next multiset (odometer), keeping take[first] >= 1
+      for (; i < left.size(); ++i) {
+        if (take[i] < left[i]) {
+          ++take[i];
+          break;
+        }
+        take[i] = i == first ? 1 : 0;
+      }
+      if (i == left.size()) break;
+    }
+    memo_[key] = out;
+    return out;
+  }
+
+  const PlanSpec& plan_;
+  const Candidate& c_;
+  const CandidateSetup& s_;
+  std::vector<size_t> radix_;
+  size_t states_ = 0;
+  std::map<size_t, std::optional<Worth>> groups_;
+  std::map<std::pair<size_t, int>, Best> memo_;
+};
+
 }  // namespace
 
 void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
   // One replication per candidate (a plan weighs many candidates; see docs/plan.md).
+  CandidateSetup setup;
+  std::string why = resolve(plan, c, setup);
+  const std::vector<Replica> replicas = replicas_of(plan);
+  std::vector<size_t> gpu_of;
+  if (why.empty()) {
+    // The fixed rule first: its reason is the one reported when nothing fits.
+    why = fewest_tenants(plan, setup, replicas, gpu_of);
+    PlacementSearch search(plan, c, setup);
+    if (!plan.search_placement) {
+      c.search = "fewest tenants";
+    } else if (search.exact()) {
+      std::vector<size_t> found;
+      if (search.solve(replicas, found)) {
+        gpu_of = found;
+        why.clear();
+      }
+      c.search = fmt::format("exact ({} groups simulated)", search.simulated());
+    } else {
+      c.search = "fewest tenants (too many groups to search)";
+    }
+  }
   Scenario sc;
-  const std::string why = build(plan, c, sc);
+  if (why.empty()) why = build(plan, c, setup, setup.gpus, replicas, gpu_of, sc);
   if (!why.empty()) {
     c.feasible = false;
     c.note = why;
@@ -139,22 +390,14 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
   const Results r = run_scenario(sc);
   std::vector<std::string> missed;
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
-    const TenantResult& t = r.tenants[i];
-    const PlanWorkload* w = nullptr;
-    for (const PlanWorkload& pw : plan.workloads)
-      if (t.name == pw.name || t.name.rfind(pw.name + "#", 0) == 0) w = &pw;
-    bool has_slo = !t.slo.empty() || w->slo.throughput > 0 || std::isfinite(w->slo.deadline);
-    bool met = t.failures.empty();
-    for (const SloResult& s : t.slo) met = met && s.met;
-    if (w->slo.throughput > 0) met = met && t.shared.throughput >= w->slo.throughput;
-    if (std::isfinite(w->slo.deadline)) met = met && t.finished && t.completion <= w->slo.deadline;
-    has_slo = has_slo || !t.failures.empty();
-    if (!has_slo) continue;
+    const PlacedReplica p = judge(plan.workloads[replicas[i].workload], r.tenants[i]);
+    c.placement.push_back(p);
+    if (!p.has_slo) continue;
     ++c.slos;
-    if (met)
+    if (p.met)
       ++c.slos_met;
     else
-      missed.push_back(t.name);
+      missed.push_back(p.tenant);
   }
   c.meets_all = c.slos_met == c.slos;
   if (!missed.empty()) {
@@ -175,13 +418,20 @@ PlanOutcome summarize_plan(std::vector<Candidate> candidates) {
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.index < b.index; });
   PlanOutcome out;
   out.candidates = std::move(candidates);
+  const auto cheaper = [&](size_t i, long than) {
+    if (than < 0) return true;
+    const Candidate &c = out.candidates[i], &b = out.candidates[static_cast<size_t>(than)];
+    return c.cost_per_hour < b.cost_per_hour || (c.cost_per_hour == b.cost_per_hour && c.count < b.count);
+  };
   for (size_t i = 0; i < out.candidates.size(); ++i) {
     const Candidate& c = out.candidates[i];
     if (!c.feasible || !c.meets_all) continue;
-    const auto b = static_cast<size_t>(out.best);
-    if (out.best < 0 || c.cost_per_hour < out.candidates[b].cost_per_hour ||
-        (c.cost_per_hour == out.candidates[b].cost_per_hour && c.count < out.candidates[b].count))
+    if (cheaper(i, out.best)) {
+      out.runner_up = out.best;
       out.best = static_cast<long>(i);
+    } else if (cheaper(i, out.runner_up)) {
+      out.runner_up = static_cast<long>(i);
+    }
   }
   // Pareto: no other candidate is at most as costly and attains strictly more (or as much for strictly less).
   for (size_t i = 0; i < out.candidates.size(); ++i) {

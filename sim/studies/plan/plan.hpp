@@ -49,7 +49,16 @@ struct PlanSpec {
   std::vector<PlanWorkload> workloads;
   std::vector<PlanInstanceType> instances;
   int max_instances = 4;
+  bool search_placement = true;  // false: the fewest-tenants rule only
   std::vector<PlanSharing> sharing;
+};
+
+// One replica of a candidate as placed and simulated.
+struct PlacedReplica {
+  std::string tenant, workload, gpu;
+  bool has_slo = false, met = false;
+  double p99 = std::numeric_limits<double>::quiet_NaN();     // s; inference only
+  double margin = std::numeric_limits<double>::quiet_NaN();  // smallest relative SLO margin (< 0: missed)
 };
 
 struct Candidate {
@@ -62,6 +71,8 @@ struct Candidate {
   std::string note;           // why not feasible, or which SLOs failed
   int slos_met = 0, slos = 0;  // replicas meeting all their SLOs, replicas with SLOs
   bool meets_all = false;
+  std::string search;                   // how the replicas were placed
+  std::vector<PlacedReplica> placement;  // in placement order (largest memory first)
 
   // The fraction of replicas with SLOs that meet them (1 when none has one).
   double attainment() const { return slos ? static_cast<double>(slos_met) / slos : 1.0; }
@@ -77,6 +88,7 @@ std::vector<Candidate> evaluate_plan(const PlanSpec& plan, unsigned shard, unsig
 struct PlanOutcome {
   std::vector<Candidate> candidates;  // by index
   long best = -1;                     // cheapest meeting every SLO (ties: fewer instances, then order)
+  long runner_up = -1;                // the next one by the same rule
   std::vector<size_t> pareto;         // cost vs attainment frontier, by cost
 };
 PlanOutcome summarize_plan(std::vector<Candidate> candidates);

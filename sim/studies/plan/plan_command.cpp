@@ -3,8 +3,11 @@
 #include "sim/studies/plan/plan_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -50,6 +53,32 @@ std::pair<unsigned, unsigned> resolve_shard(const std::string& flag, unsigned sh
   return {index, count};
 }
 
+namespace {
+
+// A candidate's placement: per GPU its replicas, each with its p99 (inference) and SLO margin.
+std::string placement_text(const Candidate& c) {
+  std::string out = fmt::format("  placement ({}):\n", c.search);
+  std::vector<std::string> gpus;
+  for (const PlacedReplica& p : c.placement)
+    if (std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) gpus.push_back(p.gpu);
+  std::sort(gpus.begin(), gpus.end());
+  for (const std::string& g : gpus) {
+    out += fmt::format("    {}:", g);
+    for (const PlacedReplica& p : c.placement) {
+      if (p.gpu != g) continue;
+      out += fmt::format(" {}", p.tenant);
+      std::vector<std::string> parts;
+      if (!std::isnan(p.p99)) parts.push_back(fmt::format("p99 {:.1f} ms", 1e3 * p.p99));
+      if (p.has_slo) parts.push_back(fmt::format("margin {:+.0f}%", 100 * p.margin));
+      if (!parts.empty()) out += fmt::format(" ({})", fmt::join(parts, ", "));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string plan_table(const std::string& name, const PlanOutcome& o, size_t total) {
   std::string out = fmt::format("plan: {}\ncandidates: {} evaluated of {}\n\n", name, o.candidates.size(), total);
   size_t inst_w = 8, share_w = 7;
@@ -69,6 +98,13 @@ std::string plan_table(const std::string& name, const PlanOutcome& o, size_t tot
     const Candidate& b = o.candidates[static_cast<size_t>(o.best)];
     out += fmt::format("\ncheapest meeting every SLO: #{}: {} x {}, {}, ${:.3f}/h\n", b.index, b.count, b.instance,
                        b.sharing, b.cost_per_hour);
+    out += placement_text(b);
+    if (o.runner_up >= 0) {
+      const Candidate& r = o.candidates[static_cast<size_t>(o.runner_up)];
+      out += fmt::format("runner-up: #{}: {} x {}, {}, ${:.3f}/h\n", r.index, r.count, r.instance, r.sharing,
+                         r.cost_per_hour);
+      out += placement_text(r);
+    }
   } else {
     out += "\nno candidate meets every SLO\n";
   }
@@ -80,6 +116,27 @@ std::string plan_table(const std::string& name, const PlanOutcome& o, size_t tot
   }
   return out;
 }
+
+namespace {
+
+nlohmann::ordered_json number_or_null(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json placement_json(const Candidate& c) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (const PlacedReplica& p : c.placement)
+    a.push_back({{"tenant", p.tenant},
+                 {"workload", p.workload},
+                 {"gpu", p.gpu},
+                 {"has_slo", p.has_slo},
+                 {"met", p.met},
+                 {"p99_s", number_or_null(p.p99)},
+                 {"margin", number_or_null(p.margin)}});
+  return a;
+}
+
+}  // namespace
 
 std::string plan_json(const std::string& name, const std::string& file, const PlanOutcome& o, size_t total,
                       unsigned shard, unsigned shards) {
@@ -99,10 +156,14 @@ std::string plan_json(const std::string& name, const std::string& file, const Pl
                   {"slos", c.slos},
                   {"slos_met", c.slos_met},
                   {"meets_all", c.meets_all},
-                  {"note", c.note}});
+                  {"note", c.note},
+                  {"search", c.search},
+                  {"placement", placement_json(c)}});
   j["candidates"] = cs;
   j["best"] = o.best >= 0 ? nlohmann::ordered_json(o.candidates[static_cast<size_t>(o.best)].index)
                           : nlohmann::ordered_json(nullptr);
+  j["runner_up"] = o.runner_up >= 0 ? nlohmann::ordered_json(o.candidates[static_cast<size_t>(o.runner_up)].index)
+                                    : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json p = nlohmann::ordered_json::array();
   for (size_t i : o.pareto) p.push_back(o.candidates[i].index);
   j["pareto"] = p;
@@ -110,13 +171,23 @@ std::string plan_json(const std::string& name, const std::string& file, const Pl
 }
 
 std::string plan_csv(const PlanOutcome& o) {
-  std::string out = "index,instance,count,sharing,cost_per_hour,feasible,slos,slos_met,meets_all,best,pareto\n";
+  std::string out =
+      "index,instance,count,sharing,cost_per_hour,feasible,slos,slos_met,meets_all,best,pareto,runner_up,"
+      "min_margin,placement\n";
   for (size_t i = 0; i < o.candidates.size(); ++i) {
     const Candidate& c = o.candidates[i];
     const bool pareto = std::find(o.pareto.begin(), o.pareto.end(), i) != o.pareto.end();
-    out += fmt::format("{},{},{},\"{}\",{:.6g},{},{},{},{},{},{}\n", c.index, c.instance, c.count, c.sharing,
-                       c.cost_per_hour, c.feasible, c.slos, c.slos_met, c.meets_all,
-                       o.best == static_cast<long>(i), pareto);
+    double min_margin = std::numeric_limits<double>::infinity();
+    std::vector<std::string> where;
+    for (const PlacedReplica& p : c.placement) {
+      if (p.has_slo) min_margin = std::min(min_margin, p.margin);
+      where.push_back(fmt::format("{}@{}", p.tenant, p.gpu));
+    }
+    out += fmt::format("{},{},{},\"{}\",{:.6g},{},{},{},{},{},{},{},{},\"{}\"\n", c.index, c.instance, c.count,
+                       c.sharing, c.cost_per_hour, c.feasible, c.slos, c.slos_met, c.meets_all,
+                       o.best == static_cast<long>(i), pareto, o.runner_up == static_cast<long>(i),
+                       std::isfinite(min_margin) ? fmt::format("{:.4f}", min_margin) : std::string(),
+                       fmt::join(where, " "));
   }
   return out;
 }
@@ -149,8 +220,16 @@ int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::str
   if (!out_dir.empty()) {
     const std::string name =
         report.shards > 1 ? fmt::format("plan-shard-{}-of-{}.json", report.shard, report.shards) : "plan.json";
-    write_atomically(out_dir, name,
-                     plan_json(report.name, report.file, report.outcome, report.total, report.shard, report.shards));
+    std::vector<StagedFile> staged;
+    try {
+      staged.push_back(stage_file(
+          out_dir, name, plan_json(report.name, report.file, report.outcome, report.total, report.shard, report.shards)));
+      if (report.shards == 1) staged.push_back(stage_file(out_dir, "plan.csv", plan_csv(report.outcome)));
+    } catch (...) {
+      discard_staged(staged);
+      throw;
+    }
+    commit_staged(staged);
   }
   if (!quiet) std::cout << plan_table(report.name, report.outcome, report.total);
   return 0;
@@ -195,6 +274,19 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
       k.slos_met = c["slos_met"];
       k.meets_all = c["meets_all"];
       k.note = c["note"];
+      k.search = c.value("search", "");
+      if (c.contains("placement"))
+        for (const auto& p : c["placement"]) {
+          PlacedReplica r;
+          r.tenant = p.value("tenant", "");
+          r.workload = p.value("workload", "");
+          r.gpu = p.value("gpu", "");
+          r.has_slo = p.value("has_slo", false);
+          r.met = p.value("met", false);
+          if (p.contains("p99_s") && p["p99_s"].is_number()) r.p99 = p["p99_s"];
+          if (p.contains("margin") && p["margin"].is_number()) r.margin = p["margin"];
+          k.placement.push_back(r);
+        }
       for (const Candidate& seen : all)
         if (seen.index == k.index) throw InputError(fmt::format("{}: candidate #{} is in two shards", part, k.index));
       all.push_back(k);
@@ -204,7 +296,17 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
   if (outcome.candidates.size() != total)
     std::cerr << fmt::format("vgpusim merge: {} of {} candidates present: shards are missing\n",
                              outcome.candidates.size(), total);
-  if (!out_dir.empty()) write_atomically(out_dir, "plan.json", plan_json(name, file, outcome, total, 0, 1));
+  if (!out_dir.empty()) {
+    std::vector<StagedFile> staged;
+    try {
+      staged.push_back(stage_file(out_dir, "plan.json", plan_json(name, file, outcome, total, 0, 1)));
+      staged.push_back(stage_file(out_dir, "plan.csv", plan_csv(outcome)));
+    } catch (...) {
+      discard_staged(staged);
+      throw;
+    }
+    commit_staged(staged);
+  }
   std::cout << plan_table(name, outcome, total);
   return 0;
 }

@@ -59,6 +59,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   plan.duration = loader.positive(top, "duration", Dim::Time);
   plan.fidelity = top.choice("fidelity", {"exact", "fluid"}) == "exact" ? Fidelity::Exact : Fidelity::Fluid;
   plan.max_instances = static_cast<int>(top.integer("max_instances", 1, 64));
+  plan.search_placement = top.choice("placement", {"search", "fewest_tenants"}) == "search";
 
   // Instance types: catalog names, or {name, gpu, gpus, price_per_hour} of the user's own.
   const YAML::Node instances = top.get("instances");
