@@ -90,7 +90,8 @@ int64_t packing_score(const RefNode& node, const RefPod& pod) {
 double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
 // FGD: the score of placing the pod on these devices from the drop in fragmentation it causes. The reference
-// truncates sigmoid(drop / 1000) x 100 to an integer; the exact variant keeps the drop itself (same order, no ties).
+// truncates sigmoid(drop / 1000) x 100 to an integer; the exact variant keeps the drop itself (same order; only equal
+// drops tie).
 double fgd_score(const RefNode& node, const RefPod& pod, const std::vector<int>& gpus,
                  const std::vector<TypicalPod>& typical, double before, bool exact) {
   RefNode after = node;
@@ -135,11 +136,11 @@ std::vector<TypicalPod> reference_typical_pods(const std::vector<RefPod>& pods, 
     return a.first > b.first;
   });
   const int64_t total = static_cast<int64_t>(pods.size());
-  const int64_t expected = static_cast<int64_t>(percent) * total / 100;
   int64_t covered = 0;
   std::vector<TypicalPod> out;
   for (const auto& [key, n] : sorted) {
-    if (covered >= expected && !out.empty()) break;
+    // The reference's threshold is percent x total / 100 as a real number.
+    if (covered * 100 >= static_cast<int64_t>(percent) * total && !out.empty()) break;
     out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key), static_cast<double>(n)});
     covered += n;
   }

@@ -50,7 +50,8 @@ struct TypicalPod {
 };
 
 // The reference's typical pods: the most common exact requests (CPU-only pods included), most common first, until
-// they cover `percent` of the pods (the one that crosses it included), their weights renormalised to sum to 1.
+// they cover `percent` of the pods (the one that reaches or crosses it included), their weights renormalised to
+// sum to 1.
 std::vector<TypicalPod> reference_typical_pods(const std::vector<RefPod>& pods, int percent = 95);
 
 // The reference's fragmentation of one node, milli-GPU: for each typical pod, weighted by its share, the free

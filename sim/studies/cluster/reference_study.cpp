@@ -53,12 +53,16 @@ std::vector<int> gpus_of(uint64_t mask) {
   return out;
 }
 
-using SpecKey = std::tuple<int64_t, int64_t, int, int, std::vector<std::string>>;
-SpecKey spec_key(const RefPod& p) { return {p.cpu_milli, p.memory_mib, p.milli_gpu, p.gpu_count, p.gpu_types}; }
+// What a score depends on of a pod (memory is checked apart: no score uses it).
+using SpecKey = std::tuple<int64_t, int, int, std::vector<std::string>>;
+SpecKey spec_key(const RefPod& p) { return {p.cpu_milli, p.milli_gpu, p.gpu_count, p.gpu_types}; }
+
+// The score cache's largest size; beyond it every node is scored afresh for every pod.
+constexpr size_t kMaxCacheBytes = size_t{256} << 20;
 
 // Per level: count and sums of the per-pod values whose arrived level rounds to it.
 struct LevelSums {
-  int64_t n = 0;
+  int64_t n = 0, ratio_n = 0;  // ratio_n: pods with idle GPU (the ratio is undefined without)
   double allocation = 0, fragmentation = 0, ratio = 0;
 };
 
@@ -154,14 +158,17 @@ void make_view(OursView& v, const std::vector<RefNode>& nodes, const StudyTrace&
 }  // namespace
 
 StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const StudyTrace& trace,
-                                const StudyPolicy& policy, uint64_t seed, double tune) {
+                                const StudyPolicy& policy, uint64_t seed, double tune, bool use_cache) {
   StudyRun run;
   run.workload = trace.workload;
   run.policy_label = policy.label;
   run.seed = seed;
   run.tune = tune;
   std::vector<RefNode> nodes = nodes_in;
-  for (const RefNode& n : nodes) run.total_gpus += static_cast<int64_t>(n.gpu_left.size());
+  for (const RefNode& n : nodes) {
+    if (n.gpu_left.size() > 64) throw InputError("a node has more than 64 GPUs; the study handles up to 64");
+    run.total_gpus += static_cast<int64_t>(n.gpu_left.size());
+  }
   if (run.total_gpus == 0) throw InputError("the cluster has no GPU");
   const double capacity_milli = 1000.0 * static_cast<double>(run.total_gpus);
 
@@ -176,14 +183,14 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
   for (const RefPod* p : seq) asked += static_cast<double>(p->total_milli_gpu());
   if (asked <= 0) throw InputError(fmt::format("{}: no pod asks for a GPU", trace.workload));
   const double target = tune * capacity_milli;
-  if (asked <= target) {
+  if (asked < target) {
     for (;;) {
       const RefPod* c = &trace.pods[draw_below(rng, trace.pods.size())];
       if (asked + c->milli_gpu > target) break;
       asked += static_cast<double>(c->total_milli_gpu());
       seq.push_back(c);
     }
-  } else {
+  } else if (asked > target) {
     while (asked > target && !seq.empty()) {  // tune below 1: drop random pods until under the target
       const size_t i = draw_below(rng, seq.size());
       asked -= static_cast<double>(seq[i]->total_milli_gpu());
@@ -208,7 +215,9 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
   for (size_t i = 0; i < seq.size(); ++i)
     spec_of[i] = spec_ids.emplace(spec_key(*seq[i]), static_cast<int>(spec_ids.size())).first->second;
   const size_t nspec = spec_ids.size();
-  std::vector<CachedScore> cache(nodes.size() * nspec);
+  const bool cached = use_cache && nodes.size() * nspec * sizeof(CachedScore) <= kMaxCacheBytes;
+  std::vector<CachedScore> cache(cached ? nodes.size() * nspec : 0);
+  CachedScore fresh;
   std::vector<uint32_t> version(nodes.size(), 1);
   std::vector<double> node_frag(nodes.size());
   double frag = 0, used = 0;
@@ -244,19 +253,21 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
         ours.fragmentation[static_cast<size_t>(chosen)] = node_fragmentation(st, ours.workload);
       }
     }
+    RefPod scored = pod;  // memory is checked below, apart from the cache
+    scored.memory_mib = 0;
     for (int i : order) {
       if (policy.ours) break;
-      CachedScore& c = cache[static_cast<size_t>(i) * nspec + static_cast<size_t>(spec_of[k])];
-      if (c.version != version[i]) {
+      CachedScore& c = cached ? cache[static_cast<size_t>(i) * nspec + static_cast<size_t>(spec_of[k])] : fresh;
+      if (!cached || c.version != version[i]) {
         c.version = version[i];
-        c.feasible = reference_fits(nodes[i], pod);
+        c.feasible = reference_fits(nodes[i], scored);
         if (c.feasible) {
           RefScore s = reference_score(id, nodes[i], pod, typical, node_frag[i]);
           c.score = s.score;
           c.gpus = mask_of(s.gpus);
         }
       }
-      if (!c.feasible) continue;
+      if (!c.feasible || nodes[i].memory_left < pod.memory_mib) continue;
       if (id == RefPolicy::Random) {
         feasible.push_back(i);
         continue;
@@ -269,7 +280,7 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
     }
     if (id == RefPolicy::Random && !feasible.empty()) {
       chosen = feasible[draw_below(rng, feasible.size())];
-      gpus = cache[static_cast<size_t>(chosen) * nspec + static_cast<size_t>(spec_of[k])].gpus;
+      gpus = mask_of(reference_best_gpus(nodes[chosen], pod));
       if (pod.share()) {  // a share pod's device: uniform among those with room
         std::vector<int> room;
         for (int g = 0; g < static_cast<int>(nodes[chosen].gpu_left.size()); ++g)
@@ -289,6 +300,9 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
     } else {
       RefNode& n = nodes[chosen];
       reference_place(n, pod, gpus_of(gpus));
+      if (n.cpu_left < 0 || n.memory_left < 0 ||
+          std::any_of(n.gpu_left.begin(), n.gpu_left.end(), [](int left) { return left < 0; }))
+        throw std::logic_error(fmt::format("study: {} over-allocated a node", policy.name));
       ++version[chosen];
       used += static_cast<double>(pod.total_milli_gpu());
       frag -= node_frag[chosen];
@@ -304,7 +318,10 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
     ++s.n;
     s.allocation += round2(used / static_cast<double>(run.total_gpus) / 10);
     s.fragmentation += round2(frag);
-    s.ratio += idle > 0 ? round2(100 * frag / idle) : 0;
+    if (idle > 0) {
+      s.ratio += round2(100 * frag / idle);
+      ++s.ratio_n;
+    }
   }
   run.final_unallocated_milli_gpu = static_cast<int64_t>(std::llround(capacity_milli - used));
   run.final_allocation_percent = 100 * used / capacity_milli;
@@ -317,6 +334,7 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
       if (q < 0 || q >= static_cast<int>(levels.size())) return;
       const LevelSums& l = levels[static_cast<size_t>(q)];
       s.n += l.n;
+      s.ratio_n += l.ratio_n;
       s.allocation += l.allocation;
       s.fragmentation += l.fragmentation;
       s.ratio += l.ratio;
@@ -335,7 +353,7 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
     const double n = static_cast<double>(s.n);
     run.allocation.push_back(round2(s.allocation / n));
     run.fragmentation.push_back(round2(100 * (s.fragmentation / n) / 1000 / static_cast<double>(run.total_gpus)));
-    run.fragmentation_ratio.push_back(s.ratio / n);
+    run.fragmentation_ratio.push_back(s.ratio_n > 0 ? s.ratio / static_cast<double>(s.ratio_n) : kNaN);
   }
   return run;
 }
@@ -405,7 +423,8 @@ namespace {
 // (workload, policy) -> per level, the values of each seed.
 struct CurveFile {
   std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> curves;
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> seeds;
+  std::map<std::pair<std::string, std::string>, std::set<double>> seeds;
+  std::map<std::pair<std::string, std::string>, std::string> tune;
 };
 
 CurveFile read_curve_file(const std::string& path) {
@@ -430,7 +449,12 @@ CurveFile read_curve_file(const std::string& path) {
     if (c.size() != want)
       throw InputError(fmt::format("{}:{}: expected {} columns, found {}", path, n, want, c.size()));
     const auto key = std::make_pair(c[0], c[1]);
-    if (!f.seeds[key].insert(c[3]).second)
+    if (!f.tune.count(key)) f.tune[key] = c[2];
+    if (f.tune[key] != c[2])
+      throw InputError(fmt::format("{}:{}: {} / {} appears with tune {} and {}; compare one tune at a time", path, n,
+                                   c[0], c[1], f.tune[key], c[2]));
+    const double seed = field_number(path, n, "seed", c[3]);
+    if (!f.seeds[key].insert(seed).second)
       throw InputError(fmt::format("{}:{}: seed {} of {} / {} appears twice", path, n, c[3], c[0], c[1]));
     auto& levels = f.curves[key];
     levels.resize(kStudyLevels);

@@ -51,9 +51,10 @@ struct StudyPolicy {
 const std::vector<StudyPolicy>& study_policies();
 const StudyPolicy* find_study_policy(const std::string& name);
 
-// Runs the reference protocol. Throws InputError when the trace asks for no GPU or the cluster has none.
+// Runs the reference protocol. Throws InputError when the trace asks for no GPU, the cluster has none or a node has
+// more than 64. `use_cache` false scores every node afresh for every pod (the cache's own check; same results).
 StudyRun run_reference_protocol(const std::vector<RefNode>& nodes, const StudyTrace& trace, const StudyPolicy& policy,
-                                uint64_t seed, double tune);
+                                uint64_t seed, double tune, bool use_cache = true);
 
 // The three published files' text (analysis_allo_discrete.csv, analysis_frag_discrete.csv,
 // analysis_frag_ratio_discrete.csv), rows in the order given; and a summary of every run (one row each).

@@ -50,6 +50,8 @@ StudyTrace load_study_trace(const std::string& path) {
     t.pods.push_back(std::move(p));
   }
   if (t.pods.empty()) throw InputError(fmt::format("{}: no pods", path));
+  if (std::none_of(t.pods.begin(), t.pods.end(), [](const RefPod& p) { return p.total_milli_gpu() > 0; }))
+    throw InputError(fmt::format("{}: no pod asks for a GPU", path));
   return t;
 }
 
