@@ -59,9 +59,11 @@ struct Loader {
   [[noreturn]] void unknown_mode(const YAML::Node& node, const std::string& path, const std::string& mode);
   // Reads `mode` and its parameters from a sharing mapping; a partitioning mode's `partitions` and `reconfigure`
   // are allowed beside.
-  // `calibrated` (the GPU's calibration) sets defaults that the mapping's own values override.
+  // `calibrated` (the GPU's calibration) sets defaults that the mapping's own values override. With
+  // `layout_searched` (plans) a partitioning mode comes without `partitions`: its layouts are searched.
   SharingConfig sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
-                               const SharingModeInfo*& info, const ParamOverrides& calibrated);
+                               const SharingModeInfo*& info, const ParamOverrides& calibrated,
+                               bool layout_searched = false);
   ParamValues read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
                           const ParamOverrides& calibrated = {});
   void sharing(const MapReader& top);

@@ -169,7 +169,7 @@ const std::vector<Section>& sections_after_workloads() {
                    "falls back to `fewest_tenants`: largest memory first, each on the GPU with the fewest tenants "
                    "that has room"},
                   {"sharing", "list of sharing.<gpu>", true, "",
-                   "candidate sharing options, each a mode with its parameters (no partitioning modes yet)"}}});
+                   "candidate sharing options, each a mode with its parameters; `{mode: mig}` (no partitions) searches MIG layouts"}}});
     s.push_back({"plan.instances[]", "An instance type of your own.",
                  {{"name", "string", true, "", "its name"},
                   {"gpu", "catalog name", true, "", "its GPU model"},

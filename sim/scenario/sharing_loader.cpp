@@ -26,7 +26,7 @@ void Loader::unknown_mode(const YAML::Node& node, const std::string& path, const
 // Reads `mode` and its parameters from a sharing mapping; a partitioning mode's `partitions` and `reconfigure`
 // are allowed beside.
 SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& path, const GpuSpec& device,
-                             const SharingModeInfo*& info, const ParamOverrides& calibrated) {
+                             const SharingModeInfo*& info, const ParamOverrides& calibrated, bool layout_searched) {
   MapReader head(file, node, path, section_named("sharing.<gpu>"));
   const std::string mode = head.string("mode");
   info = find_sharing_mode(mode);
@@ -38,7 +38,11 @@ SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& 
   Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
   const std::vector<ParamSpec> specs = info->mode_params();
   for (const ParamSpec& p : specs) params.keys.push_back({p.name, "", false, "", p.help});
-  if (info->partitions) {
+  if (info->partitions && layout_searched && node.IsMap() && node["partitions"])
+    fail_at(file, node["partitions"], path + ".partitions",
+            fmt::format("a plan searches {} layouts itself: give {{mode: {}}} without partitions", info->name,
+                        info->name));
+  if (info->partitions && !layout_searched) {
     params.keys.push_back({"partitions", "list", true, "", "the partitions"});
     params.keys.push_back({"reconfigure", "list", false, "", "layout changes during the run"});
     // The key was `instances` before "instance" was kept for cloud instance types.

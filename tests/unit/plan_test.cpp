@@ -120,7 +120,8 @@ TEST(Plan, ShardComesFromTheFlagOrTheJobArray) {
 TEST(Plan, FileErrorsNameTheirPlace) {
   std::string bad = kPlan;
   bad.replace(bad.find("  - {mode: mps}"), 15, "  - {mode: mig, partitions: [{id: a, profile: 1g.5gb}]}");
-  EXPECT_EQ(error_of(bad), "p.yaml:12:5: sharing[2]: plans do not search partition layouts yet");
+  EXPECT_EQ(error_of(bad), "p.yaml:12:29: sharing[2].partitions: a plan searches mig layouts itself: give {mode: mig} "
+                          "without partitions");
   std::string unknown = kPlan;
   unknown.replace(unknown.find("  - {name: small-t4, gpu: T4, price: $0.53/h}"), 45, "  - p9.mega");
   EXPECT_EQ(error_of(unknown), "p.yaml:6:5: instances[0]: unknown instance type 'p9.mega' (see `vgpusim list instances`)");
@@ -200,4 +201,35 @@ TEST(Plan, TooManyGroupingsFallBackToTheFixedRule) {
   EXPECT_TRUE(c[0].feasible) << c[0].note;
   EXPECT_EQ(c[0].search, "fewest tenants (too many groups to search)");
   EXPECT_EQ(c[0].placement.size(), 13u);
+}
+
+// MIG layouts searched (scenarios/plan-mig.yaml): one A100 split 3g.20gb + 4g.20gb meets both SLOs where
+// time-slicing and MPS on one GPU miss chat's p99.
+TEST(Plan, SearchesMigLayouts) {
+  const std::string path = std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/plan-mig.yaml";
+  const PlanSpec plan = load_plan(read_scenario_document(path, "plan file"), builtin_instance_lookup());
+  const PlanOutcome o = summarize_plan(evaluate_plan(plan, 0, 1, 2));
+  ASSERT_GE(o.best, 0);
+  const Candidate& best = o.candidates[static_cast<size_t>(o.best)];
+  EXPECT_EQ(best.sharing, "mig");
+  EXPECT_EQ(best.count, 1);
+  std::map<std::string, std::string> profile;
+  for (const PlacedReplica& p : best.placement) {
+    profile[p.tenant] = p.profile;
+    EXPECT_TRUE(p.met) << p.tenant;
+    EXPECT_EQ(p.gpu.substr(0, 5), "i0g0/") << p.gpu;
+  }
+  EXPECT_EQ(profile.at("chat"), "4g.20gb");
+  EXPECT_EQ(profile.at("batch"), "3g.20gb");
+  EXPECT_FALSE(o.candidates[0].meets_all);  // one GPU, time-sliced
+  EXPECT_FALSE(o.candidates[1].meets_all);  // one GPU, MPS
+  // A GPU without MIG profiles cannot take the option.
+  std::string text = "version: 1\nkind: plan\nname: t4\ninstances: [g4dn.xlarge]\nmax_instances: 1\n"
+                     "sharing:\n  - {mode: mig}\nworkloads:\n  - {name: w, memory: 1GiB, workload: {training: "
+                     "{step: {flops: 1TFLOP}}}}\n";
+  const std::vector<Candidate> c =
+      evaluate_plan(load_plan_text(text, "p.yaml", builtin_instance_lookup()), 0, 1, 1);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_FALSE(c[0].feasible);
+  EXPECT_EQ(c[0].note, "T4 has no mig profiles");
 }

@@ -9,9 +9,11 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <variant>
 
 #include "sim/core/parallel.hpp"
 #include "sim/io/gpu_catalog.hpp"
+#include "models/sharing/mig_profiles.hpp"
 #include "sim/run/metrics.hpp"
 
 namespace vgpusim {
@@ -72,6 +74,7 @@ struct CandidateSetup {
   const SharingModeInfo* info = nullptr;
   const SharingConfig* config = nullptr;
   size_t gpus = 0;  // count x GPUs per instance
+  const MigGpuTable* mig = nullptr;  // a partitioning mode: the GPU's profile table (layouts are searched)
 };
 
 // Resolves the candidate; returns "" or why it cannot exist.
@@ -85,6 +88,10 @@ std::string resolve(const PlanSpec& plan, const Candidate& c, CandidateSetup& s)
   const auto on_gpu = sharing.by_gpu.find(s.it->gpu);  // with the GPU's shipped calibration
   s.config = on_gpu != sharing.by_gpu.end() ? &on_gpu->second : &sharing.config;
   s.gpus = static_cast<size_t>(c.count) * static_cast<size_t>(s.it->gpus);
+  if (s.info->partitions) {
+    s.mig = mig_table(s.gpu->spec.name);
+    if (!s.mig) return fmt::format("{} has no {} profiles", s.it->gpu, s.info->name);
+  }
   return "";
 }
 
@@ -94,8 +101,10 @@ std::string tenant_name(const PlanWorkload& w, int r) {
 
 // The scenario of `gpus` GPUs of the candidate's kind with replica i on GPU gpu_of[i]; returns "" or the mode's
 // refusal of some GPU's tenants.
+// With MIG, replica i gets its own instance of profile profile_of[i] on its GPU (instances in replica order).
 std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup& s, size_t gpus,
-                  const std::vector<Replica>& replicas, const std::vector<size_t>& gpu_of, Scenario& sc) {
+                  const std::vector<Replica>& replicas, const std::vector<size_t>& gpu_of, Scenario& sc,
+                  const std::vector<std::string>& profile_of = {}) {
   sc.file = plan.file;
   sc.name = fmt::format("{}: {} x {}, {}", plan.name, c.count, c.instance, c.sharing);
   sc.seed = plan.seed;
@@ -110,27 +119,54 @@ std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup
     inst.performance = with_overrides(roofline_params(), inst.calibrated);
     sc.gpus.push_back(inst);
     sc.sharing.push_back(*s.config);
-    sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, s.gpu->spec, *s.config, true});
+    if (!s.mig) sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, s.gpu->spec, *s.config, true});
   }
-  std::vector<int> tenants(gpus, 0);
+  // MIG: each GPU's instances, one per replica on it; target_of[i] is replica i's instance.
+  std::vector<size_t> target_of(replicas.size());
+  if (s.mig) {
+    const SharingModeInfo* inner = find_sharing_mode("timeslice");
+    for (size_t g = 0; g < gpus; ++g) {
+      std::vector<std::string> profiles;
+      std::vector<size_t> on_it;
+      for (size_t i = 0; i < replicas.size(); ++i)
+        if (gpu_of[i] == g) {
+          profiles.push_back(profile_of.at(i));
+          on_it.push_back(i);
+        }
+      if (profiles.empty()) continue;
+      auto made = s.info->make_partitions(s.gpu->spec, profiles, s.config->params);
+      if (const auto* error = std::get_if<std::string>(&made)) return *error;
+      const auto& parts = std::get<std::vector<Partition>>(made);
+      for (size_t j = 0; j < parts.size(); ++j) {
+        target_of[on_it[j]] = sc.targets.size();
+        sc.targets.push_back({fmt::format("{}/{}", sc.gpus[g].id, j), g, parts[j].profile, parts[j].slot,
+                              parts[j].spec,
+                              {inner->name, with_overrides(inner->mode_params(), sc.gpus[g].calibrated)}, true});
+      }
+    }
+  } else {
+    for (size_t i = 0; i < replicas.size(); ++i) target_of[i] = gpu_of[i];
+  }
+  std::vector<int> tenants(sc.targets.size(), 0);
   for (size_t i = 0; i < replicas.size(); ++i) {
     const PlanWorkload& w = plan.workloads[replicas[i].workload];
-    const size_t k = gpu_of[i];
+    const size_t k = target_of[i];
     ++tenants[k];
     TenantSpec t;
     t.name = tenant_name(w, replicas[i].r);
     t.gpu = sc.targets[k].gpu;
     t.target = k;
+    if (s.mig) t.share = ParamValues::defaults(find_sharing_mode("timeslice")->tenant_params());
     t.memory = w.memory;
     t.stream = t.name;
-    t.share = ParamValues::defaults(s.info->tenant_params());
+    if (!s.mig) t.share = ParamValues::defaults(s.info->tenant_params());
     t.workload = w.workload;
     // As in a scenario without `start`: replicas do not start in the same microsecond (scenario key start_jitter).
     t.start_distribution = Distribution::uniform(0, kPlanStartJitter);
     sc.tenants.push_back(t);
   }
   draw_starts(sc);
-  if (s.info->validate)
+  if (s.info->validate && !s.mig)
     for (size_t k = 0; k < sc.targets.size(); ++k)
       if (tenants[k] > 0) {
         const std::string error = s.info->validate(model_setup(sc, k));
@@ -233,10 +269,11 @@ class PlacementSearch {
   }
   static constexpr size_t kMaxStates = 4096;
   bool exact() const { return states_ <= kMaxStates; }
-  size_t simulated() const { return groups_.size(); }
+  size_t simulated() const { return s_.mig ? alone_.size() : groups_.size(); }
 
-  // The best partition of every replica into at most s.gpus groups (false: none fits). Fills gpu_of (replica order).
-  bool solve(const std::vector<Replica>& replicas, std::vector<size_t>& gpu_of) {
+  // The best partition of every replica into at most s.gpus groups (false: none fits). Fills gpu_of (replica order)
+  // and, with MIG, profile_of: each replica's instance profile.
+  bool solve(const std::vector<Replica>& replicas, std::vector<size_t>& gpu_of, std::vector<std::string>& profile_of) {
     std::vector<int> all(plan_.workloads.size());
     for (size_t w = 0; w < all.size(); ++w) all[w] = plan_.workloads[w].replicas;
     int gpus = static_cast<int>(std::min<size_t>(s_.gpus, replicas.size()));
@@ -248,13 +285,21 @@ class PlacementSearch {
       groups.push_back(decode(step.group));
       state -= step.group;
     }
-    std::vector<std::vector<size_t>> slots(plan_.workloads.size());
-    for (size_t g = 0; g < groups.size(); ++g)
+    std::vector<std::vector<std::pair<size_t, std::string>>> slots(plan_.workloads.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const std::vector<std::string>& profiles = profiles_[encode(groups[g])];
+      size_t next = 0;
       for (size_t w = 0; w < groups[g].size(); ++w)
-        for (int k = 0; k < groups[g][w]; ++k) slots[w].push_back(g);
+        for (int k = 0; k < groups[g][w]; ++k)
+          slots[w].push_back({g, s_.mig ? profiles.at(next++) : std::string()});
+    }
     gpu_of.assign(replicas.size(), 0);
-    for (size_t i = 0; i < replicas.size(); ++i)
-      gpu_of[i] = slots[replicas[i].workload][static_cast<size_t>(replicas[i].r)];
+    profile_of.assign(replicas.size(), "");
+    for (size_t i = 0; i < replicas.size(); ++i) {
+      const auto& slot = slots[replicas[i].workload][static_cast<size_t>(replicas[i].r)];
+      gpu_of[i] = slot.first;
+      profile_of[i] = slot.second;
+    }
     return true;
   }
 
@@ -279,10 +324,86 @@ class PlacementSearch {
     return counts;
   }
 
+  // One replica of workload w alone on one MIG instance of profile p (instances are isolated, so this is its
+  // performance in any layout).
+  const PlacedReplica& alone(size_t w, size_t p) {
+    const auto key = std::make_pair(w, p);
+    if (const auto it = alone_.find(key); it != alone_.end()) return it->second;
+    Scenario sc;
+    const std::vector<Replica> one = {{w, 0}};
+    PlacedReplica result;
+    if (build(plan_, c_, s_, 1, one, {0}, sc, {s_.mig->profiles[p].name}).empty())
+      result = judge(plan_.workloads[w], run_scenario(sc).tenants[0]);
+    else
+      result.has_slo = true;  // cannot be built: counts as missed
+    return alone_.emplace(key, result).first->second;
+  }
+
+  // MIG: the best choice of one instance profile per replica of the group that places on one GPU (the layout
+  // check), by the replicas' worth alone on their instances. Replicas of a workload take profiles as a multiset.
+  std::optional<Worth> mig_group(size_t code) {
+    const std::vector<int> counts = decode(code);
+    const MigGpuTable& table = *s_.mig;
+    // Per workload in the group: the profiles with room for its memory, and its choices (multisets of them).
+    std::vector<size_t> ws;
+    std::vector<std::vector<std::vector<size_t>>> choices;
+    for (size_t w = 0; w < counts.size(); ++w) {
+      if (counts[w] == 0) continue;
+      std::vector<size_t> fit;
+      for (size_t p = 0; p < table.profiles.size(); ++p)
+        if (table.profiles[p].memory >= plan_.workloads[w].memory) fit.push_back(p);
+      if (fit.empty()) return std::nullopt;
+      std::vector<std::vector<size_t>> multisets;
+      std::vector<size_t> idx(static_cast<size_t>(counts[w]), 0);  // non-decreasing indices into fit
+      for (;;) {
+        std::vector<size_t> m;
+        for (size_t i : idx) m.push_back(fit[i]);
+        multisets.push_back(m);
+        if (multisets.size() > 5000) break;
+        size_t i = idx.size();
+        while (i > 0 && idx[i - 1] + 1 == fit.size()) --i;
+        if (i == 0) break;
+        ++idx[i - 1];
+        for (size_t j = i; j < idx.size(); ++j) idx[j] = idx[i - 1];
+      }
+      ws.push_back(w);
+      choices.push_back(std::move(multisets));
+    }
+    std::optional<Worth> best;
+    std::vector<std::string> best_profiles;
+    std::vector<size_t> pick(ws.size(), 0);
+    for (size_t tried = 0; tried < 200000; ++tried) {
+      std::vector<std::string> names;
+      Worth worth;
+      for (size_t k = 0; k < ws.size(); ++k)
+        for (size_t p : choices[k][pick[k]]) {
+          names.push_back(table.profiles[p].name);
+          const PlacedReplica& r = alone(ws[k], p);
+          if (!r.has_slo) continue;
+          worth.met += r.met ? 1 : 0;
+          worth.margin = std::min(worth.margin, r.margin);
+        }
+      if (std::holds_alternative<std::vector<MigPlacement>>(place_mig_layout(table, names)) &&
+          (!best || *best < worth)) {
+        best = worth;
+        best_profiles = names;
+      }
+      size_t k = 0;  // next combination (odometer)
+      for (; k < ws.size(); ++k) {
+        if (++pick[k] < choices[k].size()) break;
+        pick[k] = 0;
+      }
+      if (k == ws.size()) break;
+    }
+    if (best) profiles_[code] = best_profiles;
+    return best;
+  }
+
   // A group alone on one GPU: its worth, or nullopt when it does not fit or the mode refuses it.
   const std::optional<Worth>& group(size_t code) {
     const auto it = groups_.find(code);
     if (it != groups_.end()) return it->second;
+    if (s_.mig) return groups_.emplace(code, mig_group(code)).first->second;
     const std::vector<int> counts = decode(code);
     std::optional<Worth> worth;
     double memory = 0;
@@ -351,6 +472,8 @@ class PlacementSearch {
   std::vector<size_t> radix_;
   size_t states_ = 0;
   std::map<size_t, std::optional<Worth>> groups_;
+  std::map<size_t, std::vector<std::string>> profiles_;         // MIG: a group's instance profiles
+  std::map<std::pair<size_t, size_t>, PlacedReplica> alone_;  // MIG: (workload, profile) alone
   std::map<std::pair<size_t, int>, Best> memo_;
 };
 
@@ -362,25 +485,30 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
   std::string why = resolve(plan, c, setup);
   const std::vector<Replica> replicas = replicas_of(plan);
   std::vector<size_t> gpu_of;
+  std::vector<std::string> profile_of;
   if (why.empty()) {
     // The fixed rule first: its reason is the one reported when nothing fits.
-    why = fewest_tenants(plan, setup, replicas, gpu_of);
+    why = setup.mig ? fmt::format("no {} layout holds the replicas on {} GPU(s)", setup.info->name, setup.gpus)
+                    : fewest_tenants(plan, setup, replicas, gpu_of);
     PlacementSearch search(plan, c, setup);
-    if (!plan.search_placement) {
+    if (!plan.search_placement && !setup.mig) {
       c.search = "fewest tenants";
     } else if (search.exact()) {
       std::vector<size_t> found;
-      if (search.solve(replicas, found)) {
+      if (search.solve(replicas, found, profile_of)) {
         gpu_of = found;
         why.clear();
       }
-      c.search = fmt::format("exact ({} groups simulated)", search.simulated());
+      c.search = setup.mig ? fmt::format("exact MIG layouts ({} replica-profile pairs simulated)", search.simulated())
+                           : fmt::format("exact ({} groups simulated)", search.simulated());
+    } else if (setup.mig) {
+      why = "too many groupings to search MIG layouts (the product of replicas + 1 over workloads exceeds 4096)";
     } else {
       c.search = "fewest tenants (too many groups to search)";
     }
   }
   Scenario sc;
-  if (why.empty()) why = build(plan, c, setup, setup.gpus, replicas, gpu_of, sc);
+  if (why.empty()) why = build(plan, c, setup, setup.gpus, replicas, gpu_of, sc, profile_of);
   if (!why.empty()) {
     c.feasible = false;
     c.note = why;
@@ -390,7 +518,8 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
   const Results r = run_scenario(sc);
   std::vector<std::string> missed;
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
-    const PlacedReplica p = judge(plan.workloads[replicas[i].workload], r.tenants[i]);
+    PlacedReplica p = judge(plan.workloads[replicas[i].workload], r.tenants[i]);
+    if (!profile_of.empty()) p.profile = profile_of[i];
     c.placement.push_back(p);
     if (!p.has_slo) continue;
     ++c.slos;

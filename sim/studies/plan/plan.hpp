@@ -55,7 +55,8 @@ struct PlanSpec {
 
 // One replica of a candidate as placed and simulated.
 struct PlacedReplica {
-  std::string tenant, workload, gpu;
+  std::string tenant, workload, gpu;  // gpu: the GPU's id, or GPU/instance with MIG
+  std::string profile;                // MIG: the instance's profile
   bool has_slo = false, met = false;
   double p99 = std::numeric_limits<double>::quiet_NaN();     // s; inference only
   double margin = std::numeric_limits<double>::quiet_NaN();  // smallest relative SLO margin (< 0: missed)

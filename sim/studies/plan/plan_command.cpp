@@ -58,16 +58,19 @@ namespace {
 // A candidate's placement: per GPU its replicas, each with its p99 (inference) and SLO margin.
 std::string placement_text(const Candidate& c) {
   std::string out = fmt::format("  placement ({}):\n", c.search);
+  // By physical GPU (a MIG instance's id is GPU/instance).
+  const auto physical = [](const std::string& id) { return id.substr(0, id.find('/')); };
   std::vector<std::string> gpus;
   for (const PlacedReplica& p : c.placement)
-    if (std::find(gpus.begin(), gpus.end(), p.gpu) == gpus.end()) gpus.push_back(p.gpu);
+    if (std::find(gpus.begin(), gpus.end(), physical(p.gpu)) == gpus.end()) gpus.push_back(physical(p.gpu));
   std::sort(gpus.begin(), gpus.end());
   for (const std::string& g : gpus) {
     out += fmt::format("    {}:", g);
     for (const PlacedReplica& p : c.placement) {
-      if (p.gpu != g) continue;
+      if (physical(p.gpu) != g) continue;
       out += fmt::format(" {}", p.tenant);
       std::vector<std::string> parts;
+      if (!p.profile.empty()) parts.push_back(p.profile);
       if (!std::isnan(p.p99)) parts.push_back(fmt::format("p99 {:.1f} ms", 1e3 * p.p99));
       if (p.has_slo) parts.push_back(fmt::format("margin {:+.0f}%", 100 * p.margin));
       if (!parts.empty()) out += fmt::format(" ({})", fmt::join(parts, ", "));
@@ -129,6 +132,7 @@ nlohmann::ordered_json placement_json(const Candidate& c) {
     a.push_back({{"tenant", p.tenant},
                  {"workload", p.workload},
                  {"gpu", p.gpu},
+                 {"profile", p.profile},
                  {"has_slo", p.has_slo},
                  {"met", p.met},
                  {"p99_s", number_or_null(p.p99)},
@@ -281,6 +285,7 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
           r.tenant = p.value("tenant", "");
           r.workload = p.value("workload", "");
           r.gpu = p.value("gpu", "");
+          r.profile = p.value("profile", "");
           r.has_slo = p.value("has_slo", false);
           r.met = p.value("met", false);
           if (p.contains("p99_s") && p["p99_s"].is_number()) r.p99 = p["p99_s"];

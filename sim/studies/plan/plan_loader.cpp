@@ -123,13 +123,11 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   for (size_t i = 0; i < sharing.size(); ++i) {
     const SharingModeInfo* info = nullptr;
     PlanSharing s;
-    s.config = loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info, {});
-    if (info->partitions)
-      fail_at(file, sharing[i], fmt::format("sharing[{}]", i), "plans do not search partition layouts yet");
+    s.config = loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info, {}, true);
     for (const PlanInstanceType& it : plan.instances)
       if (!s.by_gpu.count(it.gpu))
-        s.by_gpu[it.gpu] =
-            loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info, builtin_overrides(it.gpu));
+        s.by_gpu[it.gpu] = loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info,
+                                                 builtin_overrides(it.gpu), true);
     s.label = label_of(s.config, *info);
     for (const PlanSharing& other : plan.sharing)
       if (other.label == s.label) fail_at(file, sharing[i], fmt::format("sharing[{}]", i), "duplicate sharing option");
