@@ -61,7 +61,8 @@ const std::vector<Suffix>& suffixes(Dim dim) {
   static const std::vector<Suffix> ratio = {{"", 1}, {"%", 0.01}};
   static const std::vector<Suffix> count = {{"", 1}};
   static const std::vector<Suffix> power = {{"W", 1}, {"kW", 1e3}, {"MW", 1e6}};
-  static const std::vector<Suffix> rate = {{"/s", 1}, {"/ms", 1e3}, {"/min", 1 / 60.0}, {"/h", 1 / 3600.0}};
+  static const std::vector<Suffix> rate = {{"/s", 1},           {"/ms", 1e3},          {"/min", 1 / 60.0},
+                                           {"/h", 1 / 3600.0},  {"/day", 1 / 86400.0}, {"/d", 1 / 86400.0}};
   static const std::vector<Suffix> money = {{"", 1}};
   static const std::vector<Suffix> money_rate = {{"/s", 1},           {"/min", 1 / 60.0},  {"/h", 1 / 3600.0},
                                                  {"/hr", 1 / 3600.0}, {"/hour", 1 / 3600.0}, {"/day", 1 / 86400.0},

@@ -169,12 +169,23 @@ const std::vector<Section>& sections_after_workloads() {
                    "falls back to `fewest_tenants`: largest memory first, each on the GPU with the fewest tenants "
                    "that has room"},
                   {"sharing", "list of sharing.<gpu>", true, "",
-                   "candidate sharing options, each a mode with its parameters; `{mode: mig}` (no partitions) searches MIG layouts"}}});
+                   "candidate sharing options, each a mode with its parameters; `{mode: mig}` (no partitions) searches MIG layouts"},
+                  {"spot", "plan.spot", false, "", "also try every candidate on spot capacity"}}});
+    s.push_back({"plan.spot", "Spot capacity: cheaper instances that are interrupted. An interrupted instance is away "
+                              "for `restart`; requests arriving meanwhile miss their latency bound, and work since "
+                              "the last checkpoint is redone (half a checkpoint interval on average).",
+                 {{"discount", "fraction", false, "", "off on-demand, e.g. 60%",
+                   "the instance type's catalog minimum (`vgpusim list instances --sources`)"},
+                  {"interruptions", "rate", true, "", "interruptions per instance, e.g. 1/day"},
+                  {"restart", "time", true, "", "until a replacement instance serves again, e.g. 5min"},
+                  {"checkpoint_interval", "time", false, "0 s",
+                   "work between checkpoints of training and deadline workloads (0: nothing is redone)"}}});
     s.push_back({"plan.instances[]", "An instance type of your own.",
                  {{"name", "string", true, "", "its name"},
                   {"gpu", "catalog name", true, "", "its GPU model"},
                   {"gpus", "integer", false, "1", "GPUs per instance"},
-                  {"price", "price per time", true, "", "on-demand price, e.g. $1.20/h"}}});
+                  {"price", "price per time", true, "", "on-demand price, e.g. $1.20/h"},
+                  {"spot_discount", "fraction", false, "", "spot price off on-demand, for `spot`", "none"}}});
     s.push_back({"plan.workloads[]", "A workload that must run, with its SLOs.",
                  {{"name", "string", true, "", "its name; replicas are name#1, name#2, ..."},
                   {"replicas", "integer", false, "1", "how many copies run"},

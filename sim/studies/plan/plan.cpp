@@ -22,15 +22,19 @@ std::vector<Candidate> enumerate_candidates(const PlanSpec& plan) {
   std::vector<Candidate> out;
   for (const PlanInstanceType& it : plan.instances)
     for (int n = 1; n <= plan.max_instances; ++n)
-      for (const PlanSharing& s : plan.sharing) {
-        Candidate c;
-        c.index = out.size();
-        c.instance = it.name;
-        c.count = n;
-        c.sharing = s.label;
-        c.cost_per_hour = it.price_per_hour * n;
-        out.push_back(c);
-      }
+      for (const PlanSharing& s : plan.sharing)
+        for (const bool spot : {false, true}) {
+          if (spot && !plan.spot.enabled) continue;
+          Candidate c;
+          c.index = out.size();
+          c.instance = it.name;
+          c.spot = spot;
+          c.count = n;
+          c.sharing = s.label;
+          const double discount = plan.spot.discount >= 0 ? plan.spot.discount : it.spot_discount;
+          c.cost_per_hour = it.price_per_hour * n * (spot ? 1 - discount : 1);
+          out.push_back(c);
+        }
   return out;
 }
 
@@ -106,7 +110,7 @@ std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup
                   const std::vector<Replica>& replicas, const std::vector<size_t>& gpu_of, Scenario& sc,
                   const std::vector<std::string>& profile_of = {}) {
   sc.file = plan.file;
-  sc.name = fmt::format("{}: {} x {}, {}", plan.name, c.count, c.instance, c.sharing);
+  sc.name = fmt::format("{}: {} x {}{}, {}", plan.name, c.count, c.instance, c.spot ? " spot" : "", c.sharing);
   sc.seed = plan.seed;
   sc.duration = plan.duration;
   sc.fidelity = plan.fidelity;
@@ -216,7 +220,11 @@ double latency_at(const std::vector<std::pair<double, double>>& cdf, double frac
 
 // Judges one replica's result: whether it has SLOs, meets them, and by how much (the smallest relative margin
 // over its SLOs: (bound - latency) / bound, (throughput - target) / target, (deadline - completion) / deadline).
-PlacedReplica judge(const PlanWorkload& w, const TenantResult& t) {
+PlacedReplica judge(const PlanWorkload& w, const TenantResult& t, const PlanSpot* spot = nullptr) {
+  // On spot capacity: the share of time the replica is away (down) and the share whose work is redone (lost).
+  const double down = spot ? std::min(1.0, spot->interruptions * spot->restart) : 0;
+  const double lost = spot ? std::min(1.0 - down, spot->interruptions * spot->checkpoint_interval / 2) : 0;
+  const double kept = std::max(0.0, 1 - down - lost);
   PlacedReplica p;
   p.tenant = t.name;
   p.workload = w.name;
@@ -226,17 +234,22 @@ PlacedReplica judge(const PlanWorkload& w, const TenantResult& t) {
   if (t.shared.latency) p.p99 = t.shared.latency->p99;
   double margin = std::numeric_limits<double>::infinity();
   for (const SloResult& s : t.slo) {
-    p.met = p.met && s.met;
     const double at = latency_at(t.shared.latency_cdf, s.percentile / 100);
     margin = std::min(margin, s.bound > 0 ? (s.bound - at) / s.bound : 0);
+    // Requests that arrive while the replica is away are not served within any bound.
+    const double attained = s.attainment * (1 - down), needed = s.percentile / 100;
+    p.met = p.met && (spot ? attained >= needed : s.met);
+    if (spot) margin = std::min(margin, (attained - needed) / needed);
   }
   if (w.slo.throughput > 0) {
-    p.met = p.met && t.shared.throughput >= w.slo.throughput;
-    margin = std::min(margin, (t.shared.throughput - w.slo.throughput) / w.slo.throughput);
+    const double throughput = t.shared.throughput * kept;
+    p.met = p.met && throughput >= w.slo.throughput;
+    margin = std::min(margin, (throughput - w.slo.throughput) / w.slo.throughput);
   }
   if (std::isfinite(w.slo.deadline)) {
-    p.met = p.met && t.finished && t.completion <= w.slo.deadline;
-    margin = std::min(margin, t.finished ? (w.slo.deadline - t.completion) / w.slo.deadline : -1.0);
+    const double completion = kept > 0 ? t.completion / kept : std::numeric_limits<double>::infinity();
+    p.met = p.met && t.finished && completion <= w.slo.deadline;
+    margin = std::min(margin, t.finished ? (w.slo.deadline - completion) / w.slo.deadline : -1.0);
   }
   if (!t.failures.empty()) margin = -1;
   p.margin = p.has_slo ? margin : std::numeric_limits<double>::quiet_NaN();
@@ -333,7 +346,7 @@ class PlacementSearch {
     const std::vector<Replica> one = {{w, 0}};
     PlacedReplica result;
     if (build(plan_, c_, s_, 1, one, {0}, sc, {s_.mig->profiles[p].name}).empty())
-      result = judge(plan_.workloads[w], run_scenario(sc).tenants[0]);
+      result = judge(plan_.workloads[w], run_scenario(sc).tenants[0], c_.spot ? &plan_.spot : nullptr);
     else
       result.has_slo = true;  // cannot be built: counts as missed
     return alone_.emplace(key, result).first->second;
@@ -422,7 +435,8 @@ class PlacementSearch {
         const Results r = run_scenario(sc);
         Worth w;
         for (size_t i = 0; i < reps.size(); ++i) {
-          const PlacedReplica p = judge(plan_.workloads[reps[i].workload], r.tenants[i]);
+          const PlacedReplica p =
+              judge(plan_.workloads[reps[i].workload], r.tenants[i], c_.spot ? &plan_.spot : nullptr);
           if (!p.has_slo) continue;
           w.met += p.met ? 1 : 0;
           w.margin = std::min(w.margin, p.margin);
@@ -518,7 +532,7 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
   const Results r = run_scenario(sc);
   std::vector<std::string> missed;
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
-    PlacedReplica p = judge(plan.workloads[replicas[i].workload], r.tenants[i]);
+    PlacedReplica p = judge(plan.workloads[replicas[i].workload], r.tenants[i], c.spot ? &plan.spot : nullptr);
     if (!profile_of.empty()) p.profile = profile_of[i];
     c.placement.push_back(p);
     if (!p.has_slo) continue;

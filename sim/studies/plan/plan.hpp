@@ -32,6 +32,17 @@ struct PlanInstanceType {
   std::string gpu;       // catalog GPU name
   int gpus = 1;
   double price_per_hour = 0;  // $ on demand
+  double spot_discount = -1;  // fraction off on-demand for spot capacity (catalog minimum); < 0: none known
+};
+
+// Spot capacity: every plan candidate also runs on spot instances, cheaper but interrupted. An interrupted instance
+// is away for `restart`; its replicas serve nothing meanwhile and redo the work since their last checkpoint.
+struct PlanSpot {
+  bool enabled = false;
+  double discount = -1;             // fraction off on-demand; < 0: each instance type's catalog minimum
+  double interruptions = 0;         // per instance, 1/s
+  double restart = 0;               // s until a replacement serves again
+  double checkpoint_interval = 0;   // s of work between checkpoints (0: nothing is redone)
 };
 
 struct PlanSharing {
@@ -50,6 +61,7 @@ struct PlanSpec {
   std::vector<PlanInstanceType> instances;
   int max_instances = 4;
   bool search_placement = true;  // false: the fewest-tenants rule only
+  PlanSpot spot;
   std::vector<PlanSharing> sharing;
 };
 
@@ -65,6 +77,7 @@ struct PlacedReplica {
 struct Candidate {
   size_t index = 0;  // position in the full candidate list (stable across shards)
   std::string instance;
+  bool spot = false;  // on spot capacity (PlanSpot)
   int count = 0;
   std::string sharing;
   double cost_per_hour = 0;

@@ -85,8 +85,9 @@ std::string placement_text(const Candidate& c) {
 std::string plan_table(const std::string& name, const PlanOutcome& o, size_t total) {
   std::string out = fmt::format("plan: {}\ncandidates: {} evaluated of {}\n\n", name, o.candidates.size(), total);
   size_t inst_w = 8, share_w = 7;
+  const auto instance = [](const Candidate& c) { return c.spot ? c.instance + " spot" : c.instance; };
   for (const Candidate& c : o.candidates) {
-    inst_w = std::max(inst_w, c.instance.size());
+    inst_w = std::max(inst_w, instance(c).size());
     share_w = std::max(share_w, c.sharing.size());
   }
   out += fmt::format("{:>4}  {:<{}} {:>5}  {:<{}} {:>10} {:>9}  {}\n", "#", "instance", inst_w, "count", "sharing",
@@ -94,17 +95,17 @@ std::string plan_table(const std::string& name, const PlanOutcome& o, size_t tot
   for (const Candidate& c : o.candidates) {
     const std::string met = c.feasible ? fmt::format("{}/{}", c.slos_met, c.slos) : "-";
     const std::string notes = !c.feasible ? "infeasible: " + c.note : c.meets_all ? "meets every SLO" : c.note;
-    out += fmt::format("{:>4}  {:<{}} {:>5}  {:<{}} {:>10.3f} {:>9}  {}\n", c.index, c.instance, inst_w, c.count,
+    out += fmt::format("{:>4}  {:<{}} {:>5}  {:<{}} {:>10.3f} {:>9}  {}\n", c.index, instance(c), inst_w, c.count,
                        c.sharing, share_w, c.cost_per_hour, met, notes);
   }
   if (o.best >= 0) {
     const Candidate& b = o.candidates[static_cast<size_t>(o.best)];
-    out += fmt::format("\ncheapest meeting every SLO: #{}: {} x {}, {}, ${:.3f}/h\n", b.index, b.count, b.instance,
+    out += fmt::format("\ncheapest meeting every SLO: #{}: {} x {}, {}, ${:.3f}/h\n", b.index, b.count, instance(b),
                        b.sharing, b.cost_per_hour);
     out += placement_text(b);
     if (o.runner_up >= 0) {
       const Candidate& r = o.candidates[static_cast<size_t>(o.runner_up)];
-      out += fmt::format("runner-up: #{}: {} x {}, {}, ${:.3f}/h\n", r.index, r.count, r.instance, r.sharing,
+      out += fmt::format("runner-up: #{}: {} x {}, {}, ${:.3f}/h\n", r.index, r.count, instance(r), r.sharing,
                          r.cost_per_hour);
       out += placement_text(r);
     }
@@ -115,7 +116,7 @@ std::string plan_table(const std::string& name, const PlanOutcome& o, size_t tot
   for (size_t i : o.pareto) {
     const Candidate& c = o.candidates[i];
     out += fmt::format("  ${:>9.3f}/h  {:>6.1f}%  #{}: {} x {}, {}\n", c.cost_per_hour, 100 * c.attainment(), c.index,
-                       c.count, c.instance, c.sharing);
+                       c.count, instance(c), c.sharing);
   }
   return out;
 }
@@ -153,6 +154,7 @@ std::string plan_json(const std::string& name, const std::string& file, const Pl
   for (const Candidate& c : o.candidates)
     cs.push_back({{"index", c.index},
                   {"instance", c.instance},
+                  {"spot", c.spot},
                   {"count", c.count},
                   {"sharing", c.sharing},
                   {"cost_per_hour", c.cost_per_hour},
@@ -177,7 +179,7 @@ std::string plan_json(const std::string& name, const std::string& file, const Pl
 std::string plan_csv(const PlanOutcome& o) {
   std::string out =
       "index,instance,count,sharing,cost_per_hour,feasible,slos,slos_met,meets_all,best,pareto,runner_up,"
-      "min_margin,placement\n";
+      "min_margin,placement,spot\n";
   for (size_t i = 0; i < o.candidates.size(); ++i) {
     const Candidate& c = o.candidates[i];
     const bool pareto = std::find(o.pareto.begin(), o.pareto.end(), i) != o.pareto.end();
@@ -187,11 +189,11 @@ std::string plan_csv(const PlanOutcome& o) {
       if (p.has_slo) min_margin = std::min(min_margin, p.margin);
       where.push_back(fmt::format("{}@{}", p.tenant, p.gpu));
     }
-    out += fmt::format("{},{},{},\"{}\",{:.6g},{},{},{},{},{},{},{},{},\"{}\"\n", c.index, c.instance, c.count,
-                       c.sharing, c.cost_per_hour, c.feasible, c.slos, c.slos_met, c.meets_all,
+    out += fmt::format("{},{},{},\"{}\",{:.6g},{},{},{},{},{},{},{},{},\"{}\",{}\n", c.index, c.instance,
+                       c.count, c.sharing, c.cost_per_hour, c.feasible, c.slos, c.slos_met, c.meets_all,
                        o.best == static_cast<long>(i), pareto, o.runner_up == static_cast<long>(i),
                        std::isfinite(min_margin) ? fmt::format("{:.4f}", min_margin) : std::string(),
-                       fmt::join(where, " "));
+                       fmt::join(where, " "), c.spot);
   }
   return out;
 }
@@ -270,6 +272,7 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
       Candidate k;
       k.index = c["index"];
       k.instance = c["instance"];
+      k.spot = c.value("spot", false);
       k.count = c["count"];
       k.sharing = c["sharing"];
       k.cost_per_hour = c["cost_per_hour"];

@@ -15,6 +15,13 @@ using units::Dim;
 
 namespace {
 
+// A fraction 0..1 ("40%" or 0.4).
+double read_fraction(Loader& loader, const MapReader& r, const std::string& key) {
+  const double v = loader.nonnegative(r, key, Dim::Ratio);
+  if (v >= 1) fail_at(r.file(), r.get(key), r.child_path(key), "expected a fraction below 1, e.g. 40% or 0.4");
+  return v;
+}
+
 // A short name for a sharing option: its mode and the values it sets.
 std::string label_of(const SharingConfig& c, const SharingModeInfo& info) {
   std::string label = c.mode;
@@ -85,7 +92,27 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
     if (!builtin_catalog().find(it.gpu)) loader.unknown_gpu_model(r.get("gpu"), r.child_path("gpu"), it.gpu);
     it.gpus = static_cast<int>(r.integer("gpus", 1, 64));
     it.price_per_hour = loader.positive(r, "price", Dim::MoneyRate) * 3600;
+    if (r.has("spot_discount")) it.spot_discount = read_fraction(loader, r, "spot_discount");
     plan.instances.push_back(it);
+  }
+
+  // Spot capacity: every candidate also on spot instances.
+  if (top.has("spot")) {
+    MapReader r(file, top.get("spot"), "spot", section_named("plan.spot"));
+    r.finish();
+    plan.spot.enabled = true;
+    if (r.has("discount")) plan.spot.discount = read_fraction(loader, r, "discount");
+    plan.spot.interruptions = loader.positive(r, "interruptions", Dim::Rate);
+    plan.spot.restart = loader.nonnegative(r, "restart", Dim::Time);
+    if (r.has("checkpoint_interval"))
+      plan.spot.checkpoint_interval = loader.nonnegative(r, "checkpoint_interval", Dim::Time);
+    if (plan.spot.discount < 0)
+      for (const PlanInstanceType& it : plan.instances)
+        if (it.spot_discount < 0)
+          fail_at(file, r.node(), "spot",
+                  fmt::format("no spot discount is known for {}: give spot.discount (or spot_discount on the "
+                              "instance type)",
+                              it.name));
   }
 
   // Workloads, as in scenarios; a kernel given by duration without `on` refers to the first instance's GPU.
@@ -147,7 +174,9 @@ InstanceLookup builtin_instance_lookup() {
     // Fractional GPUs (SR-IOV slices) have no whole GPU to place tenants on: gpus 0 tells the plan so.
     const int gpus =
         i->gpu_count >= 1 && i->gpu_count == static_cast<int>(i->gpu_count) ? static_cast<int>(i->gpu_count) : 0;
-    return PlanInstanceType{i->name, i->gpu_model, gpus, i->on_demand * 3600};
+    // The catalog's spot discount is a range; plans take its low end (the dearer spot price).
+    return PlanInstanceType{i->name, i->gpu_model, gpus, i->on_demand * 3600,
+                            i->spot_discount_max > 0 ? i->spot_discount_min : -1};
   };
 }
 
