@@ -288,3 +288,37 @@ workloads:
   EXPECT_NE(error_of(own + "spot: {interruptions: 1/day, restart: 5min}\n").find("no spot discount is known for mine"),
             std::string::npos);
 }
+
+// Instance types with a slice of a GPU (Azure NVv4, SR-IOV): one replica per instance, simulated with the slice's
+// fixed share of the GPU's time and memory; the plan's sharing options do not multiply them.
+TEST(Plan, GpuSliceInstancesHoldOneReplicaAtTheirShare) {
+  const std::string text = R"(version: 1
+kind: plan
+name: slices
+duration: 20s
+instances: [NV4as_v4, NV8as_v4, NV32as_v4]
+max_instances: 2
+sharing:
+  - {mode: timeslice}
+  - {mode: mps}
+workloads:
+  - name: render
+    replicas: 2
+    memory: 1.5GiB
+    workload: {inference: {rate: 10/s, request: {flops: 0.1TFLOP, bytes: 1GB}, slo: {p99: 100ms}}}
+)";
+  const PlanOutcome o = summarize_plan(evaluate_plan(load_plan_text(text, "p.yaml", builtin_instance_lookup()), 0, 1, 2));
+  ASSERT_EQ(o.candidates.size(), 2u + 2u + 4u);  // slices: one option per count; the whole MI25: two
+  EXPECT_EQ(o.candidates[0].sharing, "sriov slice 0.125 GPU");
+  EXPECT_FALSE(o.candidates[2].feasible);  // one 1/4 slice cannot hold two replicas
+  ASSERT_GE(o.best, 0);
+  const Candidate& best = o.candidates[static_cast<size_t>(o.best)];
+  EXPECT_EQ(best.instance, "NV8as_v4");
+  EXPECT_EQ(best.count, 2);
+  // A 1/8 slice serves the same requests slower than a 1/4 slice: its p99 is higher.
+  const Candidate& eighth = o.candidates[1];
+  ASSERT_TRUE(eighth.feasible);
+  ASSERT_EQ(eighth.placement.size(), 2u);
+  ASSERT_EQ(best.placement.size(), 2u);
+  EXPECT_GT(eighth.placement[0].p99, best.placement[0].p99);
+}

@@ -18,6 +18,13 @@
 
 namespace vgpusim {
 
+namespace {
+
+// The sharing of an SR-IOV slice instance, as its candidates show it.
+std::string sriov_label(double fraction) { return fmt::format("sriov slice {:g} GPU", fraction); }
+
+}  // namespace
+
 std::vector<Candidate> enumerate_candidates(const PlanSpec& plan) {
   std::vector<Candidate> out;
   for (const PlanInstanceType& it : plan.instances)
@@ -25,12 +32,14 @@ std::vector<Candidate> enumerate_candidates(const PlanSpec& plan) {
       for (const PlanSharing& s : plan.sharing)
         for (const bool spot : {false, true}) {
           if (spot && !plan.spot.enabled) continue;
+          // A slice of a GPU comes shared by the provider's SR-IOV: the plan's sharing options do not apply.
+          if (it.fraction < 1 && &s != &plan.sharing.front()) continue;
           Candidate c;
           c.index = out.size();
           c.instance = it.name;
           c.spot = spot;
           c.count = n;
-          c.sharing = s.label;
+          c.sharing = it.fraction < 1 ? sriov_label(it.fraction) : s.label;
           const double discount = plan.spot.discount >= 0 ? plan.spot.discount : it.spot_discount;
           c.cost_per_hour = it.price_per_hour * n * (spot ? 1 - discount : 1);
           out.push_back(c);
@@ -79,18 +88,32 @@ struct CandidateSetup {
   const SharingConfig* config = nullptr;
   size_t gpus = 0;  // count x GPUs per instance
   const MigGpuTable* mig = nullptr;  // a partitioning mode: the GPU's profile table (layouts are searched)
+  SharingConfig own_config;          // an SR-IOV slice's sharing (config points here)
+  // Tenants one GPU may hold, and the memory each GPU offers them.
+  int max_tenants() const { return it->fraction < 1 ? 1 : info->max_contexts; }
+  double memory() const { return gpu->spec.memory * it->fraction; }
+  bool memory_checked() const { return it->fraction < 1 || !info->memory_isolation; }
 };
 
 // Resolves the candidate; returns "" or why it cannot exist.
 std::string resolve(const PlanSpec& plan, const Candidate& c, CandidateSetup& s) {
   s.it = &instance_of(plan, c.instance);
-  const PlanSharing& sharing = sharing_of(plan, c.sharing);
   s.gpu = builtin_catalog().find(s.it->gpu);
   if (!s.gpu) return "unknown GPU " + s.it->gpu;
-  s.info = find_sharing_mode(sharing.config.mode);
+  if (s.it->fraction < 1) {
+    // One SR-IOV virtual function of the GPU, scheduled at a fixed share: the provider's other tenants of the GPU
+    // (unknown) cannot take its slots, so it is simulated alone with that share.
+    s.info = find_sharing_mode("sriov");
+    s.own_config = {s.info->name, with_overrides(s.info->mode_params(), builtin_overrides(s.gpu->spec.name))};
+    s.own_config.params.set_word("scheduler", "fixed");
+    s.config = &s.own_config;
+  } else {
+    const PlanSharing& sharing = sharing_of(plan, c.sharing);
+    s.info = find_sharing_mode(sharing.config.mode);
+    const auto on_gpu = sharing.by_gpu.find(s.it->gpu);  // with the GPU's shipped calibration
+    s.config = on_gpu != sharing.by_gpu.end() ? &on_gpu->second : &sharing.config;
+  }
   if (s.info->device_kind != s.gpu->spec.kind) return fmt::format("{} does not apply to {}", s.info->name, s.it->gpu);
-  const auto on_gpu = sharing.by_gpu.find(s.it->gpu);  // with the GPU's shipped calibration
-  s.config = on_gpu != sharing.by_gpu.end() ? &on_gpu->second : &sharing.config;
   s.gpus = static_cast<size_t>(c.count) * static_cast<size_t>(s.it->gpus);
   if (s.info->partitions) {
     s.mig = mig_table(s.gpu->spec.name);
@@ -164,6 +187,7 @@ std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup
     t.memory = w.memory;
     t.stream = t.name;
     if (!s.mig) t.share = ParamValues::defaults(s.info->tenant_params());
+    if (s.it->fraction < 1) t.share.set("fraction", s.it->fraction);
     t.workload = w.workload;
     // As in a scenario without `start`: replicas do not start in the same microsecond (scenario key start_jitter).
     t.start_distribution = Distribution::uniform(0, kPlanStartJitter);
@@ -191,14 +215,15 @@ std::string fewest_tenants(const PlanSpec& plan, const CandidateSetup& s, const 
     long best = -1;
     bool some_room = false;
     for (size_t k = 0; k < s.gpus; ++k) {
-      const bool room = used[k] + w.memory <= s.gpu->spec.memory || s.info->memory_isolation;
-      const bool slot = s.info->max_contexts == 0 || tenants[k] < s.info->max_contexts;
+      const bool room = used[k] + w.memory <= s.memory() || !s.memory_checked();
+      const bool slot = s.max_tenants() == 0 || tenants[k] < s.max_tenants();
       some_room = some_room || room;
       if (room && slot && (best < 0 || tenants[k] < tenants[static_cast<size_t>(best)])) best = static_cast<long>(k);
     }
     if (best < 0)
-      return some_room ? fmt::format("{} allows {} tenant(s) per GPU; no GPU left for {} replica {}", s.info->name,
-                                     s.info->max_contexts, w.name, replicas[i].r + 1)
+      return some_room ? fmt::format("{} allows {} tenant(s) per GPU; no GPU left for {} replica {}",
+                                     s.it->fraction < 1 ? "a GPU slice" : s.info->name, s.max_tenants(), w.name,
+                                     replicas[i].r + 1)
                        : fmt::format("not enough GPU memory for {} replica {}", w.name, replicas[i].r + 1);
     gpu_of[i] = static_cast<size_t>(best);
     used[gpu_of[i]] += w.memory;
@@ -427,8 +452,8 @@ class PlacementSearch {
       tenants += counts[w];
       for (int k = 0; k < counts[w]; ++k) reps.push_back({w, k});
     }
-    const bool room = memory <= s_.gpu->spec.memory || s_.info->memory_isolation;
-    const bool slots = s_.info->max_contexts == 0 || tenants <= s_.info->max_contexts;
+    const bool room = memory <= s_.memory() || !s_.memory_checked();
+    const bool slots = s_.max_tenants() == 0 || tenants <= s_.max_tenants();
     if (room && slots) {
       Scenario sc;
       if (build(plan_, c_, s_, 1, reps, std::vector<size_t>(reps.size(), 0), sc).empty()) {

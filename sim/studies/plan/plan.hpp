@@ -31,6 +31,7 @@ struct PlanInstanceType {
   std::string name;      // e.g. g5.xlarge
   std::string gpu;       // catalog GPU name
   int gpus = 1;
+  double fraction = 1;        // < 1: an SR-IOV slice of one GPU (Azure NVv4), one replica per instance
   double price_per_hour = 0;  // $ on demand
   double spot_discount = -1;  // fraction off on-demand for spot capacity (catalog minimum); < 0: none known
 };

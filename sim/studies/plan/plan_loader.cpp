@@ -78,9 +78,9 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
       const std::string name = instances[i].Scalar();
       const auto found = lookup ? lookup(name) : std::nullopt;
       if (!found) fail_at(file, instances[i], path, fmt::format("unknown instance type '{}' (see `vgpusim list instances`)", name));
-      if (found->gpus < 1)
+      if (found->gpus < 1 || found->fraction <= 0 || found->fraction > 1)
         fail_at(file, instances[i], path,
-                fmt::format("'{}' has a fraction of a GPU; plans place tenants on whole GPUs", name));
+                fmt::format("'{}' has {} GPUs; plans take whole GPUs or one fraction of one", name, found->gpus));
       plan.instances.push_back(*found);
       continue;
     }
@@ -171,11 +171,15 @@ InstanceLookup builtin_instance_lookup() {
   return [](const std::string& name) -> std::optional<PlanInstanceType> {
     const Instance* i = builtin_instance_catalog().find(name);
     if (!i) return std::nullopt;
-    // Fractional GPUs (SR-IOV slices) have no whole GPU to place tenants on: gpus 0 tells the plan so.
-    const int gpus =
-        i->gpu_count >= 1 && i->gpu_count == static_cast<int>(i->gpu_count) ? static_cast<int>(i->gpu_count) : 0;
+    // Whole GPUs, or one SR-IOV slice (a fraction) of one GPU; anything else (1.5 GPUs) gpus 0, refused.
+    const bool whole = i->gpu_count >= 1 && i->gpu_count == static_cast<int>(i->gpu_count);
+    const int gpus = whole ? static_cast<int>(i->gpu_count) : i->gpu_count < 1 ? 1 : 0;
     // The catalog's spot discount is a range; plans take its low end (the dearer spot price).
-    return PlanInstanceType{i->name, i->gpu_model, gpus, i->on_demand * 3600,
+    return PlanInstanceType{i->name,
+                            i->gpu_model,
+                            gpus,
+                            whole ? 1.0 : i->gpu_count,
+                            i->on_demand * 3600,
                             i->spot_discount_max > 0 ? i->spot_discount_min : -1};
   };
 }
