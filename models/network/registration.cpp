@@ -18,6 +18,19 @@ const bool kRegistered = [] {
                               "arXiv:1802.05799",
                               "network.md", "per-iteration time of a data-parallel training step on N GPUs",
                               data_parallel_params()});
+  // One node of `gpus` GPUs on the link kind: compute from the roofline, the ring all-reduce from SimGrid, the
+  // declared defaults of both models.
+  register_data_parallel_efficiency([](const DataParallelQuery& q) {
+    ClusterTopology topo;
+    topo.nodes = 1;
+    topo.gpus_per_node = q.gpus;
+    topo.intra = link_preset(q.link);
+    topo.inter = topo.intra;
+    TrainingStep step{"cluster job", q.step, q.parameters, q.bytes_per_gradient};
+    return data_parallel(step, q.gpu, topo, q.gpus, ParamValues::defaults(data_parallel_params()),
+                         ParamValues::defaults(roofline_params()))
+        .efficiency;
+  });
   return true;
 }();
 

@@ -51,6 +51,16 @@ void register_model_description(ModelDescription description) {
   registered().push_back(std::move(description));
 }
 
+namespace {
+DataParallelEfficiency& data_parallel_slot() {
+  static DataParallelEfficiency fn;
+  return fn;
+}
+}  // namespace
+
+void register_data_parallel_efficiency(DataParallelEfficiency fn) { data_parallel_slot() = std::move(fn); }
+const DataParallelEfficiency& data_parallel_efficiency() { return data_parallel_slot(); }
+
 std::vector<ParamSpec> calibratable_params() {
   std::vector<ParamSpec> out;
   std::set<std::string> seen;

@@ -7,6 +7,8 @@
 #include "models/network/data_parallel.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "models/network/collectives.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/studies/cluster/cluster_scenario.hpp"
 
 using namespace vgpusim;
 
@@ -124,4 +126,54 @@ TEST(DataParallel, OverlapHidesAtMostTheBackwardPass) {
   const DataParallelResult one = data_parallel(resnet50_step(), a100, one_node(8, "nvlink3"), 1, dp, roof);
   EXPECT_EQ(one.allreduce_s, 0.0);
   EXPECT_DOUBLE_EQ(one.efficiency, 1.0);
+}
+
+// The network model reached from a cluster scenario (cluster.data_parallel): multi-GPU jobs' durations stretch by
+// 1 / the data-parallel efficiency on their GPU count, which is the network room's own result; one-GPU jobs keep
+// theirs; a slower link stretches more.
+TEST(Collectives, ClusterScenarioStretchesMultiGpuJobsByDataParallelEfficiency) {
+  const std::string base = R"(version: 1
+kind: cluster
+seed: 4
+cluster:
+  nodes: [{name: n, gpus: 8, count: 4}]
+  jobs: {synthetic: {count: 60, rate: 1/s, duration: 1h, fractional: 0.2, multi_gpu: 0.5}}
+)";
+  const ClusterConfig plain = load_cluster_scenario_text(base, "c.yaml");
+  const auto with = [&](const std::string& link) {
+    return load_cluster_scenario_text(base + "  data_parallel: {gpu: A100-80GB, link: " + link +
+                                          ", flops: 300TFLOP, bytes: 200GB, parameters: 1.5e9}\n",
+                                      "c.yaml");
+  };
+  const ClusterConfig nv = with("nvlink3"), pcie = with("pcie3");
+  ASSERT_EQ(nv.jobs.size(), plain.jobs.size());
+  int multi = 0;
+  for (size_t i = 0; i < plain.jobs.size(); ++i) {
+    const ClusterJob& j = plain.jobs[i];
+    if (j.num_gpu < 2) {
+      EXPECT_DOUBLE_EQ(nv.jobs[i].duration_s, j.duration_s);
+      continue;
+    }
+    ++multi;
+    TrainingStep step{"s", {}, 1.5e9, 4};
+    step.compute.flops_fp16 = 300e12;
+    step.compute.bytes = 200e9;
+    ClusterTopology topo;
+    topo.gpus_per_node = j.num_gpu;
+    topo.intra = topo.inter = link_preset("nvlink3");
+    const double eff = data_parallel(step, builtin_catalog().find("A100-80GB")->spec, topo, j.num_gpu,
+                                     ParamValues::defaults(data_parallel_params()),
+                                     ParamValues::defaults(roofline_params()))
+                           .efficiency;
+    EXPECT_LT(eff, 1);
+    EXPECT_NEAR(nv.jobs[i].duration_s, j.duration_s / eff, 1e-9 * j.duration_s);
+    EXPECT_GT(pcie.jobs[i].duration_s, nv.jobs[i].duration_s);
+  }
+  EXPECT_GT(multi, 10);
+  try {
+    with("smoke-signals");
+    ADD_FAILURE() << "an unknown link kind was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cluster.data_parallel.link"), std::string::npos) << e.what();
+  }
 }

@@ -9,8 +9,11 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <random>
 
+#include "models/registry/models.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/io/openb.hpp"
 #include "models/cluster/placement.hpp"
 #include "sim/io/reference_markdown.hpp"
@@ -33,6 +36,9 @@ const std::vector<Section>& cluster_sections() {
         {"policy", "string", false, "first_fit", "placement policy: first_fit, best_fit, spread, fgd, mig_aware"},
         {"sharing_slowdown", "mapping", false, "", "progress rate of jobs on a shared GPU", "timeslice defaults"},
         {"preemption", "mapping", false, "", "spot capacity reclaimed", "none"},
+        {"data_parallel", "mapping", false, "",
+         "multi-GPU jobs are data-parallel training: their durations stretch by the network model's efficiency",
+         "none"},
         {"sample_interval", "time", false, "1h", "time between samples of allocation and fragmentation"}}},
       {"cluster.nodes", "Nodes from an openb node list.",
        {{"openb", "path", true, "", "openb_node_list_*.csv, relative to the scenario file"},
@@ -66,6 +72,17 @@ const std::vector<Section>& cluster_sections() {
         {"multi_gpu", "fraction", false, "0.1", "share of jobs asking for 2, 4 or 8 whole GPUs"},
         {"cpu_per_gpu", "number", false, "4000", "milli-cores per GPU asked"},
         {"memory_per_gpu", "bytes", false, "16GiB", "host memory per GPU asked"}}},
+      {"cluster.data_parallel",
+       "Multi-GPU jobs as data-parallel training (docs/models/network.md): a job's duration is its time at perfect "
+       "scaling, stretched by 1 / efficiency on its GPU count, the efficiency from the roofline (one step on `gpu`) "
+       "and the ring all-reduce of its gradients over `link` (SimGrid). Needs the network model "
+       "(-DVGPUSIM_NETWORK=ON).",
+       {{"gpu", "string", true, "", "catalog GPU the step's compute time is taken on (`vgpusim list gpus`)"},
+        {"link", "string", true, "", "link kind joining a node's GPUs: a network preset, e.g. nvlink3, pcie4"},
+        {"flops", "amount of work", true, "", "FLOP of one step's forward + backward on one GPU (tensor cores)"},
+        {"bytes", "size", false, "0 B", "device-memory traffic of one step"},
+        {"parameters", "number", true, "", "model parameters (their gradients are all-reduced every step)"},
+        {"bytes_per_gradient", "size", false, "4 B", "bytes of one gradient (fp32)"}}},
       {"cluster.sharing_slowdown", "A job on a GPU that holds other jobs progresses at slice / (slice + switch_cost).",
        {{"mode", "string", false, "timeslice", "`timeslice` or `none` (no slowdown)"},
         // The timeslice mode's parameters: their defaults are its declarations' (ParamSpec), used as declared.
@@ -196,6 +213,41 @@ void read_preemption(const std::string& file, const YAML::Node& node, Preemption
   p.all_nodes = r.choice("nodes", {"spot", "all"}) == "all";
 }
 
+// Stretches each multi-GPU job's duration by 1 / the data-parallel efficiency on its GPU count.
+void apply_data_parallel(const std::string& file, const YAML::Node& node, std::vector<ClusterJob>& jobs) {
+  MapReader r(file, node, "cluster.data_parallel", section("cluster.data_parallel"));
+  r.finish();
+  const DataParallelEfficiency& efficiency = data_parallel_efficiency();
+  if (!efficiency)
+    fail_at(file, node, "cluster.data_parallel",
+            "this build has no network model: configure with -DVGPUSIM_NETWORK=ON (needs SimGrid)");
+  DataParallelQuery q;
+  const std::string gpu = r.string("gpu");
+  const CatalogEntry* entry = builtin_catalog().find(gpu);
+  if (!entry) fail_at(file, r.get("gpu"), r.child_path("gpu"), fmt::format("unknown GPU '{}' (see `vgpusim list gpus`)", gpu));
+  q.gpu = entry->spec;
+  q.link = r.string("link");
+  q.step.flops_fp16 = at_least(r, "flops", Dim::Flops, 0);
+  if (!(q.step.flops_fp16 > 0)) fail_at(file, r.get("flops"), r.child_path("flops"), "expected work > 0");
+  q.step.bytes = at_least(r, "bytes", Dim::Bytes, 0);
+  q.parameters = at_least(r, "parameters", Dim::Count, 0);
+  if (r.has("bytes_per_gradient")) q.bytes_per_gradient = at_least(r, "bytes_per_gradient", Dim::Bytes, 0);
+  std::map<int, double> by_gpus;
+  for (ClusterJob& j : jobs) {
+    if (j.num_gpu < 2) continue;
+    auto it = by_gpus.find(j.num_gpu);
+    if (it == by_gpus.end()) {
+      q.gpus = j.num_gpu;
+      try {
+        it = by_gpus.emplace(j.num_gpu, efficiency(q)).first;
+      } catch (const std::invalid_argument& e) {
+        fail_at(file, r.get("link"), r.child_path("link"), e.what());
+      }
+    }
+    j.duration_s /= it->second;
+  }
+}
+
 double read_sharing_efficiency(const std::string& file, const YAML::Node& node) {
   MapReader r(file, node, "cluster.sharing_slowdown", section("cluster.sharing_slowdown"));
   r.finish();
@@ -277,6 +329,7 @@ ClusterConfig load_cluster_scenario(const ScenarioDocument& doc) {
   c.sharing_efficiency = read_sharing_efficiency(file, cl.has("sharing_slowdown") ? cl.get("sharing_slowdown")
                                                                                   : YAML::Node(YAML::NodeType::Map));
   if (cl.has("preemption")) read_preemption(file, cl.get("preemption"), c.preemption);
+  if (cl.has("data_parallel")) apply_data_parallel(file, cl.get("data_parallel"), c.jobs);
   c.sample_interval_s = cl.quantity("sample_interval", Dim::Time);
   if (!(c.sample_interval_s > 0))
     fail_at(file, cl.get("sample_interval"), cl.child_path("sample_interval"), "expected a time > 0");
