@@ -194,12 +194,14 @@ TEST(Plan, TooManyGroupingsFallBackToTheFixedRule) {
                      "sharing:\n  - {mode: timeslice}\nworkloads:\n";
   text.replace(text.find("[g5.xlarge]"), 11, "[{name: a10-box, gpu: A10, price: $1/h}]");
   for (int i = 0; i < 13; ++i)
-    text += fmt::format("  - {{name: w{}, memory: 1GiB, workload: {{training: {{step: {{flops: 1TFLOP}}}}}}}}\n", i);
+    text += fmt::format("  - {{name: w{}, memory: 1GiB, workload: {{training: {{step: {{flops: 1TFLOP}}}}}}{}}}\n", i,
+                        i == 0 ? ", slo: {throughput: 1000/s}" : i == 1 ? ", slo: {throughput: 1/s}" : "");
   const PlanSpec plan = load(text);
   const std::vector<Candidate> c = evaluate_plan(plan, 0, 1, 1);
   ASSERT_EQ(c.size(), 1u);
   EXPECT_TRUE(c[0].feasible) << c[0].note;
-  EXPECT_EQ(c[0].search, "fewest tenants (too many groups to search)");
+  // The bound: w0 cannot reach 1000 steps/s even alone; w1 reaches 1/s alone.
+  EXPECT_EQ(c[0].search, "fewest tenants (too many groups to search; at most 1/2 replicas could meet their SLOs)");
   EXPECT_EQ(c[0].placement.size(), 13u);
 }
 

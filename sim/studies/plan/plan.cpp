@@ -543,7 +543,20 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
     } else if (setup.mig) {
       why = "too many groupings to search MIG layouts (the product of replicas + 1 over workloads exceeds 4096)";
     } else {
-      c.search = "fewest tenants (too many groups to search)";
+      // A bound on what any placement could reach: a replica meets its SLOs at best alone on a GPU.
+      int could = 0, with_slo = 0;
+      for (size_t w = 0; w < plan.workloads.size(); ++w) {
+        Scenario alone;
+        const std::vector<Replica> one = {{w, 0}};
+        PlacedReplica p;
+        if (build(plan, c, setup, 1, one, {0}, alone).empty())
+          p = judge(plan.workloads[w], run_scenario(alone).tenants[0], c.spot ? &plan.spot : nullptr);
+        if (!p.has_slo) continue;
+        with_slo += plan.workloads[w].replicas;
+        could += p.met ? plan.workloads[w].replicas : 0;
+      }
+      c.search = fmt::format("fewest tenants (too many groups to search; at most {}/{} replicas could meet their SLOs)",
+                             could, with_slo);
     }
   }
   Scenario sc;
