@@ -358,6 +358,13 @@ std::optional<std::string> suggest(const MigGpuTable& table, const std::string& 
 
 }  // namespace
 
+bool mig_layout_fits(const MigGpuTable& table, const std::vector<int>& counts) {
+  if (counts.size() != table.profiles.size()) return false;
+  for (size_t p = 0; p < counts.size(); ++p)
+    if (counts[p] < 0 || counts[p] > table.profiles[p].max_count) return false;
+  return fits(table, counts);
+}
+
 const std::vector<MigGpuTable>& mig_tables() {
   static const std::vector<MigGpuTable> tables = build_tables();
   return tables;

@@ -38,6 +38,11 @@ const MigGpuTable* mig_table(const std::string& gpu);
 // All tables (for `vgpusim list` and docs).
 const std::vector<MigGpuTable>& mig_tables();
 
+// Whether partitions in these numbers (one count per profile, indexed like table.profiles) fit on one GPU: each
+// within its profile's max_count, the compute slices within the GPU's, and a free start slot for every one. Cheap:
+// no message is built (place_mig_layout says why a layout does not fit).
+bool mig_layout_fits(const MigGpuTable& table, const std::vector<int>& counts);
+
 // Places the requested profiles (in order) on the GPU's slots. Returns the placements, or an error message that
 // says what is wrong (unknown profile with did-you-mean, too many of a profile, no free slot) and lists valid
 // layouts that contain the requested profiles where possible.

@@ -143,8 +143,14 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.failures = r.failures;
     tr.shared = performance(r, shared.end, latencies);
     tr.baseline = performance(b, baselines[i].end, latencies);
+    std::vector<double> sorted_times;
+    if (!t.workload->slo().empty()) {
+      sorted_times = r.unit_times;
+      std::sort(sorted_times.begin(), sorted_times.end());
+    }
     for (const SloTarget& s : t.workload->slo()) {
       SloResult sr{s.percentile, s.latency, 0, false};
+      if (!sorted_times.empty()) sr.achieved = percentile(sorted_times, s.percentile);
       if (!r.unit_times.empty()) {
         const auto within =
             std::count_if(r.unit_times.begin(), r.unit_times.end(), [&](double x) { return x <= s.latency; });
@@ -302,6 +308,7 @@ Results merge_replications(const Scenario& sc, const std::vector<Results>& reps)
       });
       if (!std::isfinite(tr.slo[k].attainment)) tr.slo[k].attainment = 0;
       tr.slo[k].met = tr.slo[k].attainment >= tr.slo[k].percentile / 100.0;
+      tr.slo[k].achieved = mean_over(reps, t, [&](const TenantResult& x) { return x.slo[k].achieved; });
     }
     // Failures of any replication (start offsets differ between them), each kind and message once.
     tr.failures.clear();

@@ -34,6 +34,7 @@ struct SloResult {
   double bound = 0;       // s
   double attainment = 0;  // fraction of requests within the bound
   bool met = false;       // attainment >= percentile / 100
+  double achieved = std::numeric_limits<double>::quiet_NaN();  // s: the latency at that percentile; NaN: no units
 };
 
 struct Performance {

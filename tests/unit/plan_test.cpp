@@ -324,3 +324,20 @@ workloads:
   ASSERT_EQ(best.placement.size(), 2u);
   EXPECT_GT(eighth.placement[0].p99, best.placement[0].p99);
 }
+
+TEST(Plan, MigNamesAWorkloadNoProfileHoldsAndCsvQuotes) {
+  const std::string text = "version: 1\nkind: plan\nname: big\ninstances: [a2-highgpu-1g]\nmax_instances: 1\n"
+                           "sharing:\n  - {mode: mig}\nworkloads:\n  - {name: \"huge, \\\"really\\\"\", memory: 60GiB, "
+                           "workload: {training: {step: {flops: 1TFLOP}}}}\n";
+  const PlanOutcome o =
+      summarize_plan(evaluate_plan(load_plan_text(text, "p.yaml", builtin_instance_lookup()), 0, 1, 1));
+  ASSERT_EQ(o.candidates.size(), 1u);
+  EXPECT_FALSE(o.candidates[0].feasible);
+  EXPECT_NE(o.candidates[0].note.find("needs 60.0 GiB; the largest mig profile of A100-40GB holds"), std::string::npos)
+      << o.candidates[0].note;
+  // Names with commas and quotes stay one CSV field each.
+  PlanOutcome q = o;
+  q.candidates[0].instance = "my, \"box\"";
+  const std::string csv = plan_csv(q);
+  EXPECT_NE(csv.find(",\"my, \"\"box\"\"\","), std::string::npos) << csv;
+}

@@ -238,11 +238,19 @@ void apply_data_parallel(const std::string& file, const YAML::Node& node, std::v
     auto it = by_gpus.find(j.num_gpu);
     if (it == by_gpus.end()) {
       q.gpus = j.num_gpu;
+      double e = 0;
       try {
-        it = by_gpus.emplace(j.num_gpu, efficiency(q)).first;
-      } catch (const std::invalid_argument& e) {
-        fail_at(file, r.get("link"), r.child_path("link"), e.what());
+        e = efficiency(q);
+      } catch (const std::invalid_argument& err) {  // an unknown link kind
+        fail_at(file, r.get("link"), r.child_path("link"), err.what());
+      } catch (const std::exception& err) {
+        fail_at(file, node, "cluster.data_parallel",
+                fmt::format("the network model failed for {}-GPU jobs: {}", j.num_gpu, err.what()));
       }
+      if (!(e > 0 && e <= 1))
+        fail_at(file, node, "cluster.data_parallel",
+                fmt::format("the network model gave an efficiency of {} for {}-GPU jobs", e, j.num_gpu));
+      it = by_gpus.emplace(j.num_gpu, e).first;
     }
     j.duration_s /= it->second;
   }

@@ -1,5 +1,6 @@
-// Candidate enumeration, simulation and judgement. Replicas are spread over a candidate's GPUs (fewest tenants
-// first, within memory and the mode's tenant limit); the candidate then runs as an ordinary scenario.
+// Candidate enumeration, simulation and judgement. Replicas go onto a candidate's GPUs by a search of groupings
+// (each group simulated alone on one GPU; MIG: each replica's profile too) or, beyond its bound, by the
+// fewest-tenants rule; the candidate then runs as an ordinary scenario.
 #include "sim/io/calibration_file.hpp"
 #include "sim/studies/plan/plan.hpp"
 
@@ -232,17 +233,6 @@ std::string fewest_tenants(const PlanSpec& plan, const CandidateSetup& s, const 
   return "";
 }
 
-// The latency at which the CDF reaches `fraction` (interpolated; the largest latency when it never does).
-double latency_at(const std::vector<std::pair<double, double>>& cdf, double fraction) {
-  for (size_t i = 0; i < cdf.size(); ++i)
-    if (cdf[i].second >= fraction) {
-      if (i == 0 || cdf[i].second == cdf[i - 1].second) return cdf[i].first;
-      const double f = (fraction - cdf[i - 1].second) / (cdf[i].second - cdf[i - 1].second);
-      return cdf[i - 1].first + f * (cdf[i].first - cdf[i - 1].first);
-    }
-  return cdf.empty() ? std::numeric_limits<double>::quiet_NaN() : cdf.back().first;
-}
-
 // Judges one replica's result: whether it has SLOs, meets them, and by how much (the smallest relative margin
 // over its SLOs: (bound - latency) / bound, (throughput - target) / target, (deadline - completion) / deadline).
 PlacedReplica judge(const PlanWorkload& w, const TenantResult& t, const PlanSpot* spot = nullptr) {
@@ -259,8 +249,8 @@ PlacedReplica judge(const PlanWorkload& w, const TenantResult& t, const PlanSpot
   if (t.shared.latency) p.p99 = t.shared.latency->p99;
   double margin = std::numeric_limits<double>::infinity();
   for (const SloResult& s : t.slo) {
-    const double at = latency_at(t.shared.latency_cdf, s.percentile / 100);
-    margin = std::min(margin, s.bound > 0 ? (s.bound - at) / s.bound : 0);
+    // No request finished: no latency at all, a miss by the whole bound.
+    margin = std::min(margin, std::isfinite(s.achieved) && s.bound > 0 ? (s.bound - s.achieved) / s.bound : -1.0);
     // Requests that arrive while the replica is away are not served within any bound.
     const double attained = s.attainment * (1 - down), needed = s.percentile / 100;
     p.met = p.met && (spot ? attained >= needed : s.met);
@@ -277,6 +267,7 @@ PlacedReplica judge(const PlanWorkload& w, const TenantResult& t, const PlanSpot
     margin = std::min(margin, t.finished ? (w.slo.deadline - completion) / w.slo.deadline : -1.0);
   }
   if (!t.failures.empty()) margin = -1;
+  if (!p.met) margin = std::min(margin, 0.0);  // a missed SLO never shows a positive margin
   p.margin = p.has_slo ? margin : std::numeric_limits<double>::quiet_NaN();
   return p;
 }
@@ -307,6 +298,7 @@ class PlacementSearch {
   }
   static constexpr size_t kMaxStates = 4096;
   bool exact() const { return states_ <= kMaxStates; }
+  bool capped() const { return capped_; }  // MIG: some group's profile choices were cut off
   size_t simulated() const { return s_.mig ? alone_.size() : groups_.size(); }
 
   // The best partition of every replica into at most s.gpus groups (false: none fits). Fills gpu_of (replica order)
@@ -385,19 +377,29 @@ class PlacementSearch {
     // Per workload in the group: the profiles with room for its memory, and its choices (multisets of them).
     std::vector<size_t> ws;
     std::vector<std::vector<std::vector<size_t>>> choices;
+    int smallest_slices = 0;  // compute slices of the group with every replica on its smallest profile
     for (size_t w = 0; w < counts.size(); ++w) {
       if (counts[w] == 0) continue;
       std::vector<size_t> fit;
+      int least = table.compute_slices + 1;
       for (size_t p = 0; p < table.profiles.size(); ++p)
-        if (table.profiles[p].memory >= plan_.workloads[w].memory) fit.push_back(p);
+        if (table.profiles[p].memory >= plan_.workloads[w].memory) {
+          fit.push_back(p);
+          least = std::min(least, table.profiles[p].compute_slices);
+        }
       if (fit.empty()) return std::nullopt;
+      smallest_slices += counts[w] * least;
+      if (smallest_slices > table.compute_slices) return std::nullopt;  // too many for one GPU
       std::vector<std::vector<size_t>> multisets;
       std::vector<size_t> idx(static_cast<size_t>(counts[w]), 0);  // non-decreasing indices into fit
       for (;;) {
         std::vector<size_t> m;
         for (size_t i : idx) m.push_back(fit[i]);
         multisets.push_back(m);
-        if (multisets.size() > 5000) break;
+        if (multisets.size() >= 5000) {
+          capped_ = true;
+          break;
+        }
         size_t i = idx.size();
         while (i > 0 && idx[i - 1] + 1 == fit.size()) --i;
         if (i == 0) break;
@@ -410,19 +412,29 @@ class PlacementSearch {
     std::optional<Worth> best;
     std::vector<std::string> best_profiles;
     std::vector<size_t> pick(ws.size(), 0);
-    for (size_t tried = 0; tried < 200000; ++tried) {
+    for (size_t tried = 0;; ++tried) {
+      if (tried == 200000) {
+        capped_ = true;
+        break;
+      }
       std::vector<std::string> names;
+      std::vector<int> per_profile(table.profiles.size(), 0);
       Worth worth;
       for (size_t k = 0; k < ws.size(); ++k)
         for (size_t p : choices[k][pick[k]]) {
           names.push_back(table.profiles[p].name);
-          const PlacedReplica& r = alone(ws[k], p);
-          if (!r.has_slo) continue;
-          worth.met += r.met ? 1 : 0;
-          worth.margin = std::min(worth.margin, r.margin);
+          ++per_profile[p];
         }
-      if (std::holds_alternative<std::vector<MigPlacement>>(place_mig_layout(table, names)) &&
-          (!best || *best < worth)) {
+      const bool fits = mig_layout_fits(table, per_profile);
+      if (fits)
+        for (size_t k = 0; k < ws.size(); ++k)
+          for (size_t p : choices[k][pick[k]]) {
+            const PlacedReplica& r = alone(ws[k], p);
+            if (!r.has_slo) continue;
+            worth.met += r.met ? 1 : 0;
+            worth.margin = std::min(worth.margin, r.margin);
+          }
+      if (fits && (!best || *best < worth)) {
         best = worth;
         best_profiles = names;
       }
@@ -513,6 +525,7 @@ class PlacementSearch {
   std::map<size_t, std::optional<Worth>> groups_;
   std::map<size_t, std::vector<std::string>> profiles_;         // MIG: a group's instance profiles
   std::map<std::pair<size_t, size_t>, PlacedReplica> alone_;  // MIG: (workload, profile) alone
+  bool capped_ = false;
   std::map<std::pair<size_t, int>, Best> memo_;
 };
 
@@ -529,6 +542,17 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
     // The fixed rule first: its reason is the one reported when nothing fits.
     why = setup.mig ? fmt::format("no {} layout holds the replicas on {} GPU(s)", setup.info->name, setup.gpus)
                     : fewest_tenants(plan, setup, replicas, gpu_of);
+    if (setup.mig) {
+      double largest = 0;
+      for (const MigProfile& p : setup.mig->profiles) largest = std::max(largest, p.memory);
+      for (const PlanWorkload& w : plan.workloads)
+        if (w.memory > largest) {
+          c.feasible = false;
+          c.note = fmt::format("{} needs {:.1f} GiB; the largest {} profile of {} holds {:.1f} GiB", w.name,
+                               w.memory / 1073741824.0, setup.info->name, setup.it->gpu, largest / 1073741824.0);
+          return;
+        }
+    }
     PlacementSearch search(plan, c, setup);
     if (!plan.search_placement && !setup.mig) {
       c.search = "fewest tenants";
@@ -538,7 +562,8 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
         gpu_of = found;
         why.clear();
       }
-      c.search = setup.mig ? fmt::format("exact MIG layouts ({} replica-profile pairs simulated)", search.simulated())
+      c.search = setup.mig ? fmt::format("{} MIG layouts ({} replica-profile pairs simulated)",
+                                         search.capped() ? "capped" : "exact", search.simulated())
                            : fmt::format("exact ({} groups simulated)", search.simulated());
     } else if (setup.mig) {
       why = "too many groupings to search MIG layouts (the product of replicas + 1 over workloads exceeds 4096)";
@@ -551,6 +576,8 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
         PlacedReplica p;
         if (build(plan, c, setup, 1, one, {0}, alone).empty())
           p = judge(plan.workloads[w], run_scenario(alone).tenants[0], c.spot ? &plan.spot : nullptr);
+        else
+          p.has_slo = true;  // cannot run even alone: counted, and missed
         if (!p.has_slo) continue;
         with_slo += plan.workloads[w].replicas;
         could += p.met ? plan.workloads[w].replicas : 0;

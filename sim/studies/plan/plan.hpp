@@ -93,7 +93,8 @@ struct Candidate {
   double attainment() const { return slos ? static_cast<double>(slos_met) / slos : 1.0; }
 };
 
-// Every candidate of the plan, in a fixed order (instance, count, sharing).
+// Every candidate of the plan, in a fixed order (instance, count, sharing, then on demand before spot; a GPU-slice
+// instance type has one sharing option).
 std::vector<Candidate> enumerate_candidates(const PlanSpec& plan);
 // Simulates and judges candidate `c` (fills its fields).
 void evaluate_candidate(const PlanSpec& plan, Candidate& c);

@@ -176,6 +176,20 @@ std::string plan_json(const std::string& name, const std::string& file, const Pl
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// A CSV field in quotes, quotes inside doubled (RFC 4180).
+std::string csv_field(const std::string& text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
 std::string plan_csv(const PlanOutcome& o) {
   std::string out =
       "index,instance,count,sharing,cost_per_hour,feasible,slos,slos_met,meets_all,best,pareto,runner_up,"
@@ -189,11 +203,11 @@ std::string plan_csv(const PlanOutcome& o) {
       if (p.has_slo) min_margin = std::min(min_margin, p.margin);
       where.push_back(fmt::format("{}@{}", p.tenant, p.gpu));
     }
-    out += fmt::format("{},{},{},\"{}\",{:.6g},{},{},{},{},{},{},{},{},\"{}\",{}\n", c.index, c.instance,
-                       c.count, c.sharing, c.cost_per_hour, c.feasible, c.slos, c.slos_met, c.meets_all,
+    out += fmt::format("{},{},{},{},{:.6g},{},{},{},{},{},{},{},{},{},{}\n", c.index, csv_field(c.instance),
+                       c.count, csv_field(c.sharing), c.cost_per_hour, c.feasible, c.slos, c.slos_met, c.meets_all,
                        o.best == static_cast<long>(i), pareto, o.runner_up == static_cast<long>(i),
                        std::isfinite(min_margin) ? fmt::format("{:.4f}", min_margin) : std::string(),
-                       fmt::join(where, " "), c.spot);
+                       csv_field(fmt::format("{}", fmt::join(where, " "))), c.spot);
   }
   return out;
 }
