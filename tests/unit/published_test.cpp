@@ -380,6 +380,11 @@ TEST(BuiltinCalibration, ShippedFilesAreWhatFitWrites) {
     expected.insert(name);
     const Calibration file = read_calibration_text(shipped_text(name), name);
     Calibration c = published;
+    if (!from_gpu_benches(file) && VGPUSIM_SANITIZE_BUILD) {
+      // Sanitizer builds: the raw file's fit (minutes there) is re-derived by the Release build only.
+      ++from_raw;
+      continue;
+    }
     if (!from_gpu_benches(file)) {
       // Fitted from an hwcal raw file, with the published facts added.
       ASSERT_TRUE(fs::exists(source_dir + "/" + file.raw)) << name << " names " << file.raw;
