@@ -103,6 +103,17 @@ void discard_staged(const std::vector<StagedFile>& files) {
   }
 }
 
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<StagedFile> staged;
+  try {
+    for (const auto& [path, content] : files) staged.push_back(stage_file(path, content));
+  } catch (...) {
+    discard_staged(staged);
+    throw;
+  }
+  commit_staged(staged);
+}
+
 void write_atomically(const std::string& dir, const std::string& name, const std::string& content) {
   commit_staged({stage_file(dir, name, content)});
 }

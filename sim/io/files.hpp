@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vgpusim {
@@ -31,6 +32,10 @@ StagedFile stage_file(const std::string& path, const std::string& content);
 void commit_staged(const std::vector<StagedFile>& files);
 // Removes staged files' temporary files.
 void discard_staged(const std::vector<StagedFile>& files);
+
+// Writes every (path, content) all or nothing: each is staged first, and only when all are written are they put in
+// place, so an output that cannot be written leaves none of them. Throws InputError naming the path.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 // Writes `content` to `dir/name` through a temporary file and a rename, so a reader never sees half a file.
 // Creates `dir` if needed. Throws InputError naming the path on failure.

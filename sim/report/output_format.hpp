@@ -27,17 +27,10 @@ struct OutputFormat {
 template <typename Result>
 void write_outputs(const std::vector<std::pair<const OutputFormat<Result>*, std::string>>& outputs,
                    const Result& result) {
-  std::vector<std::string> texts;
-  texts.reserve(outputs.size());
-  for (const auto& [format, path] : outputs) texts.push_back(format->render(result));
-  std::vector<StagedFile> staged;
-  try {
-    for (size_t i = 0; i < outputs.size(); ++i) staged.push_back(stage_file(outputs[i].second, texts[i]));
-  } catch (...) {
-    discard_staged(staged);
-    throw;
-  }
-  commit_staged(staged);
+  std::vector<std::pair<std::string, std::string>> files;
+  files.reserve(outputs.size());
+  for (const auto& [format, path] : outputs) files.emplace_back(path, format->render(result));
+  write_files_atomically(files);
 }
 
 // The formats of `formats` that an --out directory gets, each with its path in `dir`.

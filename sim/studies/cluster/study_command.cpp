@@ -140,17 +140,10 @@ int study_command(const StudyOptions& o) {
     runs[i] = run_reference_protocol(nodes, traces[jobs[i].trace], *policies[jobs[i].policy], jobs[i].seed, o.tune);
   });
 
-  std::vector<StagedFile> staged;
-  try {
-    staged.push_back(stage_file(o.out, "analysis_allo_discrete.csv", study_allocation_csv(runs)));
-    staged.push_back(stage_file(o.out, "analysis_frag_discrete.csv", study_fragmentation_csv(runs)));
-    staged.push_back(stage_file(o.out, "analysis_frag_ratio_discrete.csv", study_fragmentation_ratio_csv(runs)));
-    staged.push_back(stage_file(o.out, "summary.csv", study_summary_csv(runs)));
-  } catch (...) {
-    discard_staged(staged);
-    throw;
-  }
-  commit_staged(staged);
+  write_files_atomically({{o.out + "/analysis_allo_discrete.csv", study_allocation_csv(runs)},
+                          {o.out + "/analysis_frag_discrete.csv", study_fragmentation_csv(runs)},
+                          {o.out + "/analysis_frag_ratio_discrete.csv", study_fragmentation_ratio_csv(runs)},
+                          {o.out + "/summary.csv", study_summary_csv(runs)}});
   if (!o.quiet) std::cout << study_table(runs);
   return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "sim/io/files.hpp"
 #include "sim/io/yaml_reader.hpp"
+#include "sim/report/run_formats.hpp"
 
 namespace vgpusim {
 namespace {
@@ -176,20 +177,6 @@ std::string plan_json(const std::string& name, const std::string& file, const Pl
   return j.dump(2) + "\n";
 }
 
-namespace {
-
-// A CSV field in quotes, quotes inside doubled (RFC 4180).
-std::string csv_field(const std::string& text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  return out + "\"";
-}
-
-}  // namespace
-
 std::string plan_csv(const PlanOutcome& o) {
   std::string out =
       "index,instance,count,sharing,cost_per_hour,feasible,slos,slos_met,meets_all,best,pareto,runner_up,"
@@ -240,16 +227,11 @@ int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::str
   if (!out_dir.empty()) {
     const std::string name =
         report.shards > 1 ? fmt::format("plan-shard-{}-of-{}.json", report.shard, report.shards) : "plan.json";
-    std::vector<StagedFile> staged;
-    try {
-      staged.push_back(stage_file(
-          out_dir, name, plan_json(report.name, report.file, report.outcome, report.total, report.shard, report.shards)));
-      if (report.shards == 1) staged.push_back(stage_file(out_dir, "plan.csv", plan_csv(report.outcome)));
-    } catch (...) {
-      discard_staged(staged);
-      throw;
-    }
-    commit_staged(staged);
+    std::vector<std::pair<std::string, std::string>> files = {
+        {fmt::format("{}/{}", out_dir, name),
+         plan_json(report.name, report.file, report.outcome, report.total, report.shard, report.shards)}};
+    if (report.shards == 1) files.emplace_back(fmt::format("{}/plan.csv", out_dir), plan_csv(report.outcome));
+    write_files_atomically(files);
   }
   if (!quiet) std::cout << plan_table(report.name, report.outcome, report.total);
   return 0;
@@ -319,15 +301,8 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
     std::cerr << fmt::format("vgpusim merge: {} of {} candidates present: shards are missing\n",
                              outcome.candidates.size(), total);
   if (!out_dir.empty()) {
-    std::vector<StagedFile> staged;
-    try {
-      staged.push_back(stage_file(out_dir, "plan.json", plan_json(name, file, outcome, total, 0, 1)));
-      staged.push_back(stage_file(out_dir, "plan.csv", plan_csv(outcome)));
-    } catch (...) {
-      discard_staged(staged);
-      throw;
-    }
-    commit_staged(staged);
+    write_files_atomically({{fmt::format("{}/plan.json", out_dir), plan_json(name, file, outcome, total, 0, 1)},
+                            {fmt::format("{}/plan.csv", out_dir), plan_csv(outcome)}});
   }
   std::cout << plan_table(name, outcome, total);
   return 0;
