@@ -312,10 +312,15 @@ void Engine::deliver_completions() {
   completions_.clear();
 }
 
-void Engine::run(double until) {
+bool Engine::run(double until, uint64_t max_events) {
   flush_dirty();
+  const uint64_t stop_at = max_events > UINT64_MAX - events_ ? UINT64_MAX : events_ + max_events;
   while (!queue_.empty()) {
     if (queue_.top().time > until) break;
+    if (events_ >= stop_at) {
+      for (Gpu& gpu : gpus_) advance(gpu, now_);
+      return true;
+    }
     const Event e = queue_.pop();
     if (e.kind == kGpuWake && e.aux != gpus_[e.target].version) continue;  // superseded
     if (e.time < now_) throw std::logic_error("event queue went backwards in time");
@@ -333,6 +338,7 @@ void Engine::run(double until) {
   }
   if (std::isfinite(until) && until > now_) now_ = until;
   for (Gpu& gpu : gpus_) advance(gpu, now_);
+  return false;
 }
 
 }  // namespace vgpusim

@@ -73,7 +73,9 @@ class Engine {
   void allow_idle_holds(ContextIndex context, bool allowed);
 
   // Runs until no event is left or the next one lies after `until`; then advances the clock to `until` if finite.
-  void run(double until = kInfinity);
+  // With `max_events`, stops after that many more events instead (the clock then stays at the last one); returns
+  // whether it stopped for that reason.
+  bool run(double until = kInfinity, uint64_t max_events = UINT64_MAX);
 
   // Hears every rate change of every GPU (for timelines); nullptr for none.
   void set_observer(EngineObserver* observer) { observer_ = observer; }

@@ -23,10 +23,12 @@ void draw_progress(double now, double end, uint64_t events) {
   if (wall < 1.0) return;  // quick runs stay silent
   const int width = 30;
   const int filled = static_cast<int>(width * now / end);
-  std::fprintf(stderr, "\r[%s%s] %5.1f%% simulated %s  %.3g events/s ",
+  // The rest of this run at the pace so far (the baselines and further replications come after it).
+  const std::string eta = now > 0 && now < end ? units::format(wall * (end - now) / now, units::Dim::Time) : "-";
+  std::fprintf(stderr, "\r[%s%s] %5.1f%% simulated %s  %.3g events/s  ETA %s ",
                std::string(static_cast<size_t>(filled), '#').c_str(),
                std::string(static_cast<size_t>(width - filled), ' ').c_str(), 100 * now / end,
-               units::format(now, units::Dim::Time).c_str(), static_cast<double>(events) / wall);
+               units::format(now, units::Dim::Time).c_str(), static_cast<double>(events) / wall, eta.c_str());
   if (now >= end) std::fprintf(stderr, "\n");
 }
 
@@ -37,6 +39,7 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
   const auto outputs = select_outputs<RunReport>(run_formats(), options);
   bool record = false;
   for (const auto& [format, path] : outputs) record = record || format->needs_recording;
+  check_run_limits(estimate_run(sc, record, options.limits), options.limits);
   g_run_started = std::chrono::steady_clock::now();
   const bool bar = options.progress && !options.quiet && ::isatty(STDERR_FILENO);
   Timeline timeline;
@@ -45,12 +48,17 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
   write_outputs(outputs, report);
   if (!options.quiet) std::cout << results_table(results);
   // Problems also go to stderr, quiet or not, so that scripts and CI see them.
-  bool failed = false, missed = false;
+  bool failed = false, oom = false, missed = false, warned = false;
   for (const TenantResult& t : results.tenants) {
     for (const Failure& f : t.failures) {
       std::cerr << fmt::format("warning: tenant {} failed at {}: {}\n", t.name,
                                units::format(f.time, units::Dim::Time), f.message);
       failed = true;
+      oom = oom || f.kind == "out_of_memory";
+    }
+    for (const std::string& w : t.warnings) {
+      std::cerr << fmt::format("warning: tenant {}: {}\n", t.name, w);
+      warned = true;
     }
     for (const SloResult& slo : t.slo)
       if (!slo.met) {
@@ -63,7 +71,11 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
   const auto asked = [&](const char* what) {
     return std::find(options.fail_on.begin(), options.fail_on.end(), what) != options.fail_on.end();
   };
-  return (failed && asked("failure")) || (missed && asked("slo")) ? kExitFailOn : 0;
+  const bool any = failed || missed || warned;
+  return (failed && asked("failure")) || (oom && asked("oom")) || (missed && asked("slo")) ||
+                 (any && asked("warning"))
+             ? kExitFailOn
+             : 0;
 }
 
 }  // namespace vgpusim

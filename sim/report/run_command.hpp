@@ -12,6 +12,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/core/names.hpp"
 #include "sim/report/output_format.hpp"
+#include "sim/run/estimate.hpp"
 #include "sim/scenario/document.hpp"
 #include "sim/scenario/loader.hpp"
 
@@ -23,8 +24,9 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> writes;
   std::vector<Override> overrides;  // --set, --seed, --fidelity; scenarios only
   bool quiet = false;               // print nothing on success (warnings still go to stderr)
-  std::vector<std::string> fail_on;  // --fail-on: "failure", "slo" (scenarios): exit 3 when the run shows one
+  std::vector<std::string> fail_on;  // --fail-on: "failure", "oom", "slo", "warning" (scenarios): exit 3 when the run shows one
   bool progress = true;             // a progress bar on stderr when it is a terminal and the run is slow
+  RunLimits limits;                 // --max-events, --max-memory (scenarios)
 };
 
 // The outputs `options` asks for among `formats`: the --out ones, then the --write ones. Throws InputError for an

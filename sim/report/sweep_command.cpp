@@ -73,7 +73,8 @@ std::vector<std::vector<Override>> combinations(const std::vector<Variation>& va
 }
 
 std::vector<SweepPoint> run_sweep(const std::string& path, const std::vector<Override>& fixed,
-                                  const std::vector<Variation>& variations, unsigned threads) {
+                                  const std::vector<Variation>& variations, unsigned threads,
+                                  const RunLimits& limits) {
   std::set<std::string> keys;
   for (const Variation& v : variations)
     if (!keys.insert(v.key).second) throw InputError(fmt::format("--vary {}: the key is varied twice", v.key));
@@ -97,6 +98,21 @@ std::vector<SweepPoint> run_sweep(const std::string& path, const std::vector<Ove
     }
     points.push_back({values, {}});
   }
+  // The whole sweep against the limits: the combinations' events add up; as many run at once as threads.
+  RunEstimate total;
+  double largest_memory = 0;
+  for (const Scenario& sc : scenarios) {
+    const RunEstimate e = estimate_run(sc, false, limits);
+    total.events += e.events;
+    largest_memory = std::max(largest_memory, e.memory_bytes);
+    total.pilot_events = e.pilot_events;
+    total.pilot_span = e.pilot_span;
+    total.bins = std::max(total.bins, e.bins);
+  }
+  const unsigned running = std::min<unsigned>(threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads,
+                                              static_cast<unsigned>(scenarios.size()));
+  total.memory_bytes = largest_memory * running;
+  check_run_limits(total, limits);
   run_parallel(points.size(), threads, [&](size_t i) { points[i].results = run_scenario(scenarios[i]); });
   return points;
 }
@@ -139,27 +155,20 @@ std::string sweep_table(const std::vector<SweepPoint>& points) {
   return out;
 }
 
-std::string sweep_csv(const std::string& scenario_file, const std::vector<Variation>& variations,
-                      const std::vector<SweepPoint>& points) {
-  std::string out = "scenario";
-  for (const Variation& v : variations) out += fmt::format(",{}", csv_field(v.key));
-  out += ",tenant,gpu,metric,value,ci95,unit\n";
-  auto g = [](double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string(); };
+std::string sweep_csv(const std::vector<Variation>& variations, const std::vector<SweepPoint>& points) {
+  // A varied key that is already a metadata column (seed, fidelity, replications) is not repeated.
+  auto is_metadata = [](const std::string& key) {
+    return key == "seed" || key == "fidelity" || key == "replications";
+  };
+  std::vector<std::string> keys;
+  for (const Variation& v : variations)
+    if (!is_metadata(v.key)) keys.push_back(v.key);
+  std::string out = tidy_csv_header(keys);
   for (const SweepPoint& p : points) {
-    std::string prefix = csv_field(scenario_file);
-    for (const Override& o : p.values) prefix += fmt::format(",{}", csv_field(o.value));
-    for (const TenantResult& t : p.results.tenants) {
-      const std::string who = fmt::format("{},{},{},", prefix, csv_field(t.name), csv_field(t.gpu));
-      out += who + fmt::format("relative_performance,{},{},ratio\n", g(t.relative_performance), g(t.vgpu_loss_ci95));
-      out += who + fmt::format("vgpu_loss,{},{},ratio\n", g(t.vgpu_loss), g(t.vgpu_loss_ci95));
-      out += who + fmt::format("throughput,{},{},{}/s\n", g(t.shared.throughput), g(t.shared.throughput_ci95),
-                               csv_field(t.unit));
-      if (t.shared.latency) {
-        out += who + fmt::format("latency_p50,{},{},s\n", g(t.shared.latency->p50), g(t.shared.latency->p50_ci95));
-        out += who + fmt::format("latency_p99,{},{},s\n", g(t.shared.latency->p99), g(t.shared.latency->p99_ci95));
-      }
-      out += who + fmt::format("failures,{},,count\n", t.failures.size());
-    }
+    std::vector<std::string> values;
+    for (const Override& o : p.values)
+      if (!is_metadata(o.path)) values.push_back(o.value);
+    out += tidy_csv_rows(p.results, values);
   }
   return out;
 }
@@ -171,8 +180,8 @@ int sweep_command(const std::string& path, const SweepOptions& options) {
   const unsigned threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   // An unwritable --csv is found before the runs, not after them.
   if (!options.csv.empty()) discard_staged({stage_file(options.csv, "")});
-  const std::vector<SweepPoint> points = run_sweep(path, options.fixed, variations, threads);
-  if (!options.csv.empty()) write_file_atomically(options.csv, sweep_csv(path, variations, points));
+  const std::vector<SweepPoint> points = run_sweep(path, options.fixed, variations, threads, options.limits);
+  if (!options.csv.empty()) write_file_atomically(options.csv, sweep_csv(variations, points));
   if (!options.quiet) std::cout << sweep_table(points);
   for (const SweepPoint& p : points)
     for (const TenantResult& t : p.results.tenants) {

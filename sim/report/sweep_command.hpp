@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/run/estimate.hpp"
 #include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
 
@@ -37,14 +38,15 @@ struct SweepPoint {
 // Runs the scenario at `path` once per combination (with `fixed` applied first), on up to `threads` threads.
 // Every combination is loaded (and so checked) before any runs. Results come in combination order.
 std::vector<SweepPoint> run_sweep(const std::string& path, const std::vector<Override>& fixed,
-                                  const std::vector<Variation>& variations, unsigned threads);
+                                  const std::vector<Variation>& variations, unsigned threads,
+                                  const RunLimits& limits = {});
 
 // For people: per combination, each tenant's relative performance with its interval, vGPU loss, throughput and
 // p99 latency (inference); fixed precision.
 std::string sweep_table(const std::vector<SweepPoint>& points);
-// Tidy (long) CSV: one row per combination, tenant and metric, with the varied keys as columns.
-std::string sweep_csv(const std::string& scenario_file, const std::vector<Variation>& variations,
-                      const std::vector<SweepPoint>& points);
+// Tidy (long) CSV: results.csv's rows for every combination, with the varied keys as columns after the run's
+// metadata.
+std::string sweep_csv(const std::vector<Variation>& variations, const std::vector<SweepPoint>& points);
 
 struct SweepOptions {
   std::vector<Override> fixed;  // --set
@@ -52,6 +54,7 @@ struct SweepOptions {
   std::string csv;  // --csv FILE
   unsigned threads = 0;  // 0: every core
   bool quiet = false;
+  RunLimits limits;  // --max-events, --max-memory: for the whole sweep
 };
 int sweep_command(const std::string& path, const SweepOptions& options);
 

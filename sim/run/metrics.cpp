@@ -2,6 +2,7 @@
 // end of the run); the vGPU loss compares with the tenant's baseline run.
 #include "sim/run/metrics.hpp"
 
+#include <fmt/format.h>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "sim/core/rng.hpp"
+#include "sim/core/units.hpp"
 
 namespace vgpusim {
 
@@ -86,6 +88,23 @@ Performance performance(const TenantRecord& r, double run_end, bool is_inference
 }
 
 }  // namespace
+
+std::string queue_growth_warning(const std::vector<double>& unit_times, double baseline_mean) {
+  const size_t n = unit_times.size();
+  if (n < 40) return "";
+  auto mean = [&](size_t from, size_t to) {
+    return std::accumulate(unit_times.begin() + static_cast<std::ptrdiff_t>(from),
+                           unit_times.begin() + static_cast<std::ptrdiff_t>(to), 0.0) /
+           static_cast<double>(to - from);
+  };
+  const double second = mean(n / 4, n / 2), last = mean(3 * n / 4, n);
+  if (!(last > 1.5 * second && last > 2 * baseline_mean)) return "";
+  return fmt::format(
+      "the request queue does not reach a steady state: the last quarter of the requests waited {:.3g}x as long "
+      "as the second quarter (mean latency {} vs {}); the offered load is at or above what the tenant gets, so its "
+      "latencies grow with the run's length",
+      last / second, units::format(last, units::Dim::Time), units::format(second, units::Dim::Time));
+}
 
 void add_comparisons(const Scenario& sc, Results& res) {
   res.comparisons.clear();
@@ -172,6 +191,19 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
       if (tr.shared.unit_time_mean > 0 && tr.baseline.unit_time_mean > 0)
         rel_err = std::hypot(tr.shared.unit_time_ci95 / tr.shared.unit_time_mean,
                              tr.baseline.unit_time_ci95 / tr.baseline.unit_time_mean);
+    }
+    if (inference) {
+      const std::string w = queue_growth_warning(r.unit_times, tr.baseline.unit_time_mean);
+      const double spread = tr.shared.unit_time_ci95 / tr.shared.unit_time_mean;
+      if (!w.empty()) {
+        tr.warnings.push_back(w);
+      } else if (spread > kMaxLatencySpread) {
+        tr.warnings.push_back(fmt::format(
+            "the mean latency is not pinned down by this run: its 95% interval (batch means) is +-{:.0f}%; near "
+            "saturation a queue remembers longer than the run, so latency figures depend on the run's length: "
+            "run longer",
+            100 * spread));
+      }
     }
     tr.relative_performance = rel;
     tr.slowdown = rel > 0 ? 1.0 / rel : kNaN;
@@ -319,6 +351,15 @@ Results merge_replications(const Scenario& sc, const std::vector<Results>& reps)
         });
         if (!seen) tr.failures.push_back(f);
       }
+    // Warnings: the first replication's that has one, with how many replications showed it.
+    tr.warnings.clear();
+    size_t warned = 0;
+    for (const Results& r : reps)
+      if (!r.tenants[t].warnings.empty()) {
+        if (tr.warnings.empty()) tr.warnings = r.tenants[t].warnings;
+        ++warned;
+      }
+    for (std::string& w : tr.warnings) w += fmt::format(" (in {} of {} replications)", warned, reps.size());
   }
   for (size_t g = 0; g < res.gpus.size(); ++g) {
     std::vector<double> u, b;

@@ -66,7 +66,18 @@ struct TenantResult {
   // sampling noise (batch means); NaN when too few units.
   double vgpu_loss_ci95 = 0;
   std::vector<double> vgpu_loss_replications;  // each replication's, when there are several
+  // What makes the figures doubtful, e.g. a request queue that keeps growing (results then depend on the run's
+  // length); printed to stderr and written to results.json.
+  std::vector<std::string> warnings;
 };
+
+// Open-loop tenants: a warning when the queue does not reach a steady state, i.e. the mean latency of the last
+// quarter of the requests (in completion order) is more than 1.5x that of the second quarter and more than twice
+// the tenant's mean latency alone. Empty when steady (or under 40 requests, too few to tell).
+// Open-loop tenants with a steady queue are still warned about when the mean latency's 95% half-width (batch means
+// within the run) exceeds this share of it.
+inline constexpr double kMaxLatencySpread = 0.10;
+std::string queue_growth_warning(const std::vector<double>& unit_times, double baseline_mean);
 
 struct GpuResult {
   std::string id, model, mode;

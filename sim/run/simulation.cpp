@@ -291,6 +291,7 @@ struct RunSetup {
   std::vector<std::string> partition_notes;           // per target: what its partitions are made of ("" or absent: nothing)
   bool faults = false;
   bool layout_changes = false;
+  uint64_t max_events = UINT64_MAX;  // a pilot stops after this many events
 };
 
 RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunObserver* observer) {
@@ -369,7 +370,9 @@ RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunOb
     }
     for (const FaultSpec& f : sc.faults) drivers[f.tenant]->schedule_fault(f.time);
   }
-  if (progress && std::isfinite(sc.duration)) {
+  if (run_setup.max_events != UINT64_MAX) {
+    rec.truncated = engine.run(sc.duration, run_setup.max_events);
+  } else if (progress && std::isfinite(sc.duration)) {
     // Run in slices so that a progress bar can be drawn between them.
     const int steps = 100;
     for (int s = 1; s <= steps; ++s) {
@@ -389,7 +392,9 @@ RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunOb
 
 }  // namespace
 
-RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
+namespace {
+
+RunSetup shared_setup(const Scenario& sc) {
   RunSetup run_setup;
   run_setup.targets = sc.targets;
   for (size_t k = 0; k < sc.targets.size(); ++k) {
@@ -405,7 +410,19 @@ RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observe
   }
   run_setup.faults = true;
   run_setup.layout_changes = true;
-  return run(sc, std::move(run_setup), progress, observer);
+  return run_setup;
+}
+
+}  // namespace
+
+RunRecord simulate(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
+  return run(sc, shared_setup(sc), progress, observer);
+}
+
+RunRecord simulate_pilot(const Scenario& sc, uint64_t max_events) {
+  RunSetup run_setup = shared_setup(sc);
+  run_setup.max_events = max_events;
+  return run(sc, std::move(run_setup), nullptr, nullptr);
 }
 
 RunRecord simulate_baseline(const Scenario& sc, size_t t) {

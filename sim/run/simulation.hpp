@@ -31,6 +31,7 @@ struct TenantRecord {
 struct RunRecord {
   double end = 0;  // s, simulated end
   uint64_t events = 0;
+  bool truncated = false;  // a pilot that stopped at its event budget before the end
   std::vector<TenantRecord> tenants;  // scenario order
   std::vector<GpuStats> gpus;         // scenario order
 };
@@ -55,6 +56,10 @@ class RunObserver : public EngineObserver {
 
 // `observer`, when given, hears the run (e.g. to record a timeline).
 RunRecord simulate(const Scenario& scenario, ProgressFn progress = nullptr, RunObserver* observer = nullptr);
+
+// The start of the shared run, stopped after `max_events` events (or at its end if that comes first): what a run
+// would cost is estimated from it (sim/run/estimate.hpp).
+RunRecord simulate_pilot(const Scenario& scenario, uint64_t max_events);
 
 // The same workload as tenant `t`, alone on its GPU with no virtualization overhead, for the same duration.
 RunRecord simulate_baseline(const Scenario& scenario, size_t t);

@@ -52,6 +52,22 @@ expect_run(0 "warning: tenant chat failed at .*out of memory"
            run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.finetune.memory=79GiB -q)
 expect_run(3 "warning: tenant chat failed"
            run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.finetune.memory=79GiB -q --fail-on failure,slo)
+# A run estimated above the limits is refused before it runs, with the numbers and the option that raises them.
+expect_run(2 "would take about [0-9.e+]+ engine events .* raise the limit with --max-events"
+           run "${SOURCE}/scenarios/quickstart.yaml" --set duration=1e9s)
+expect_run(2 "utilization bins per GPU: widen `metrics.interval`"
+           run "${SOURCE}/scenarios/quickstart.yaml" --set metrics.interval=1ns)
+expect_run(2 "above the limit of 1e\\+03: " run "${SOURCE}/scenarios/quickstart.yaml" --max-events 1000)
+expect_run(2 "--max-memory 1x: expected a size such as" run "${SOURCE}/scenarios/quickstart.yaml" --max-memory 1x)
+expect_run(2 "above the limit of 1e\\+03: " sweep "${SOURCE}/scenarios/quickstart.yaml" --vary seed=1,2 --max-events 1000)
+# An out-of-memory failure with --fail-on oom; a queue that keeps growing is a warning, and --fail-on warning exits 3.
+expect_run(3 "out of memory" run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.finetune.memory=79GiB -q
+           --fail-on oom)
+expect_run(0 "warning: tenant chat: the request queue does not reach a steady state"
+           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.chat.workload.inference.rate=160/s --set duration=20s -q)
+expect_run(3 "warning: tenant chat: the request queue does not reach a steady state"
+           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.chat.workload.inference.rate=160/s --set duration=20s -q
+           --fail-on warning)
 # More plan threads than the system can start is a bad argument, not an abort.
 expect_run(2 "--threads: Value 100000 not in range" plan "${SOURCE}/scenarios/plan-inference.yaml" --threads 100000)
 expect_run(0 "vgpusim [0-9]+\\.[0-9]+\\.[0-9]+" --version)

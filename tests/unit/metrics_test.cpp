@@ -108,3 +108,20 @@ TEST(Metrics, ResultsJsonNamesTheToolVersionAndTheScenarioTextsFingerprint) {
   EXPECT_NE(json.find("\"tool\": {\n    \"name\": \"vgpusim\",\n    \"version\": \""), std::string::npos) << json;
   EXPECT_NE(json.find("\"hash\": \"" + text_fingerprint(text) + "\""), std::string::npos);
 }
+
+TEST(Metrics, AQueueThatKeepsGrowingIsWarnedAbout) {
+  // Latencies that grow linearly (arrivals outpace service) against a steady sequence with the same mean.
+  std::vector<double> growing, steady;
+  for (int i = 0; i < 400; ++i) {
+    growing.push_back(0.01 + 0.001 * i);
+    steady.push_back(i % 2 ? 0.1 : 0.3);
+  }
+  const std::string w = queue_growth_warning(growing, 0.01);
+  EXPECT_NE(w.find("does not reach a steady state: the last quarter of the requests waited 2.25x"), std::string::npos)
+      << w;
+  EXPECT_EQ(queue_growth_warning(steady, 0.01), "");
+  // A growth that stays within twice the tenant's latency alone is not a queue building up.
+  EXPECT_EQ(queue_growth_warning(growing, 0.3), "");
+  // Too few requests to tell.
+  EXPECT_EQ(queue_growth_warning(std::vector<double>(growing.begin(), growing.begin() + 39), 0.01), "");
+}

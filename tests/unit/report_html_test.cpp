@@ -152,7 +152,7 @@ TEST(ReportHtml, QuietRunHasNoWarningsNorComparisons) {
   r.comparisons.clear();
   r.tenants.erase(r.tenants.begin() + 2, r.tenants.end());
   const std::string html = results_html(r);
-  EXPECT_NE(html.find("No failures; every SLO met."), std::string::npos);
+  EXPECT_NE(html.find("No failures or warnings; every SLO met."), std::string::npos);
   EXPECT_EQ(html.find("id=\"comparisons\""), std::string::npos);
   EXPECT_EQ(html.find("chart-latency"), std::string::npos);
   EXPECT_NE(html.find("No inference tenant"), std::string::npos);

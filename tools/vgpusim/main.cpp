@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <cmath>
 #include <iostream>
 #include <utility>
 
+#include "sim/core/units.hpp"
 #include "sim/io/hwcal_raw.hpp"
 #include "sim/report/listings.hpp"
 #include "sim/report/run_command.hpp"
@@ -38,6 +40,36 @@ std::string run_format_names() {
   std::string names;
   for (const vgpusim::RunFormat& f : vgpusim::run_formats()) names += (names.empty() ? "" : ", ") + f.name;
   return names;
+}
+
+// --max-events and --max-memory, as given.
+struct LimitOptions {
+  double max_events = vgpusim::kDefaultMaxEvents;
+  std::string max_memory;
+};
+
+void add_limit_options(CLI::App* cmd, LimitOptions& o) {
+  cmd->add_option("--max-events", o.max_events,
+                  fmt::format("refuse a run estimated (from a pilot of its first events) to take more engine events "
+                              "than this (default {:.0e})",
+                              vgpusim::kDefaultMaxEvents))
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-memory", o.max_memory,
+                  "refuse a run estimated to need more memory than this, e.g. 16GiB (default 4GiB)");
+}
+
+vgpusim::RunLimits parse_limits(const LimitOptions& o) {
+  namespace units = vgpusim::units;
+  vgpusim::RunLimits limits;
+  limits.max_events = o.max_events;
+  if (!o.max_memory.empty()) {
+    const units::ParseResult m = units::parse(o.max_memory, units::Dim::Bytes);
+    if (!m.ok || !(m.value > 0) || !std::isfinite(m.value))
+      throw vgpusim::InputError(
+          fmt::format("--max-memory {}: {}", o.max_memory, m.ok ? "must be positive and finite" : m.error));
+    limits.max_memory = m.value;
+  }
+  return limits;
 }
 
 }  // namespace
@@ -77,10 +109,13 @@ int main(int argc, char** argv) {
   run->add_flag("--quiet,-q", quiet, "print nothing on success (warnings still go to stderr)");
   std::vector<std::string> fail_on;
   run->add_option("--fail-on", fail_on,
-                  "exit 3 when the run shows one of these: failure (a tenant failed, e.g. out of memory), slo (a "
-                  "tenant missed an SLO); comma-separated")
+                  "exit 3 when the run shows one of these: failure (a tenant failed), oom (a tenant ran out of "
+                  "memory), slo (a tenant missed an SLO), warning (any of those, or another warning such as a queue "
+                  "that does not reach a steady state); comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"failure", "slo"}));
+      ->check(CLI::IsMember({"failure", "oom", "slo", "warning"}));
+  LimitOptions run_limits;
+  add_limit_options(run, run_limits);
   run->add_option("--timeline", timeline_path,
                   "write a Chrome trace of the run (open in Perfetto or chrome://tracing): kernels, slices, switches, "
                   "utilization and memory (the format `timeline`)");
@@ -156,6 +191,8 @@ int main(int argc, char** argv) {
                     "values split at commas outside {} and [], e.g. sharing.g0={mode: mps},{mode: timeslice}")
       ->required();
   sweep->add_option("--set", sweep_sets, "a value for every combination: key.path=value (repeatable)");
+  LimitOptions sweep_limits;
+  add_limit_options(sweep, sweep_limits);
   sweep->add_option("--csv", sweep_options.csv, "write every combination's results as one tidy CSV to this file");
   sweep->add_option("--threads", sweep_options.threads, "simulation threads (default: all cores)")
       ->check(CLI::Range(1u, 4096u));
@@ -214,6 +251,7 @@ int main(int argc, char** argv) {
       options.out_dir = out_dir;
       options.quiet = quiet;
       options.fail_on = fail_on;
+      options.limits = parse_limits(run_limits);
       if (!fidelity.empty()) options.overrides.push_back(parse_override("fidelity=" + fidelity));
       if (seed >= 0) options.overrides.push_back(parse_override("seed=" + std::to_string(seed)));
       for (const std::string& s : sets) options.overrides.push_back(parse_override(s));
@@ -227,6 +265,7 @@ int main(int argc, char** argv) {
     }
     if (*sweep) {
       for (const std::string& s : sweep_sets) sweep_options.fixed.push_back(parse_override(s));
+      sweep_options.limits = parse_limits(sweep_limits);
       return sweep_command(sweep_path, sweep_options);
     }
     if (*study) return study_command(study_options);

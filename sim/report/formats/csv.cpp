@@ -1,9 +1,15 @@
-// Run format `csv`: results.csv, one row per tenant.
+// Run format `csv`: results.csv in long (tidy) form, one row per tenant or GPU and metric, each row carrying the
+// run's metadata, so files from many runs concatenate into one table.
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "sim/report/run_formats.hpp"
+
+#ifndef VGPUSIM_VERSION
+#define VGPUSIM_VERSION "0.0.0"
+#endif
 
 namespace vgpusim {
 
@@ -14,28 +20,72 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-std::string results_csv(const Results& r) {
-  std::string out =
-      "tenant,gpu,workload,unit,units,throughput_per_s,baseline_throughput_per_s,relative_performance,slowdown,"
-      "vgpu_loss,vgpu_loss_ci95,completion_s,latency_p50_s,latency_p95_s,latency_p99_s,failures,throughput_ci95_per_s,"
-      "latency_p50_ci95_s,latency_p99_ci95_s\n";
+namespace {
+
+std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string(); }
+
+const GpuResult* gpu_of(const Results& r, const std::string& id) {
+  for (const GpuResult& g : r.gpus)
+    if (g.id == id) return &g;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<MetricRow> tidy_metrics(const Results& r) {
+  std::vector<MetricRow> rows;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const TenantResult& t : r.tenants) {
-    auto g = [](double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : ""; };
-    auto lat = [&](double LatencySummary::*m) { return t.shared.latency ? g((*t.shared.latency).*m) : ""; };
-    std::string failures;
-    for (const Failure& f : t.failures) failures += (failures.empty() ? "" : "; ") + f.kind;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.name),
-                       csv_field(t.gpu), t.workload, t.unit, t.shared.units, g(t.shared.throughput),
-                       g(t.baseline.throughput), g(t.relative_performance), g(t.slowdown), g(t.vgpu_loss),
-                       g(t.vgpu_loss_ci95), g(t.completion), lat(&LatencySummary::p50), lat(&LatencySummary::p95),
-                       lat(&LatencySummary::p99), csv_field(failures), g(t.shared.throughput_ci95),
-                       lat(&LatencySummary::p50_ci95), lat(&LatencySummary::p99_ci95));
+    auto add = [&](std::string metric, double value, double ci95, std::string unit, std::string dcgm = "") {
+      rows.push_back({t.name, t.gpu, t.workload, std::move(metric), value, ci95, std::move(unit), std::move(dcgm)});
+    };
+    add("relative_performance", t.relative_performance, t.vgpu_loss_ci95, "ratio");
+    add("vgpu_loss", t.vgpu_loss, t.vgpu_loss_ci95, "ratio");
+    add("throughput", t.shared.throughput, t.shared.throughput_ci95, fmt::format("{}/s", t.unit));
+    add("baseline_throughput", t.baseline.throughput, t.baseline.throughput_ci95, fmt::format("{}/s", t.unit));
+    add("units", static_cast<double>(t.shared.units), nan, t.unit);
+    if (t.shared.latency) {
+      add("latency_p50", t.shared.latency->p50, t.shared.latency->p50_ci95, "s");
+      add("latency_p95", t.shared.latency->p95, nan, "s");
+      add("latency_p99", t.shared.latency->p99, t.shared.latency->p99_ci95, "s");
+    }
+    if (t.finished) add("completion", t.completion, nan, "s");
+    add("gpu_work", t.gpu_work, nan, "s");
+    add("failures", static_cast<double>(t.failures.size()), nan, "count");
+  }
+  for (const GpuResult& g : r.gpus) {
+    rows.push_back({"", g.id, "", "utilization", g.utilization, nan, "ratio", ""});
+    // The fraction of time a kernel was running: what DCGM and nvidia-smi call GPU utilization.
+    rows.push_back({"", g.id, "", "busy_fraction", g.busy_fraction, nan, "ratio", "DCGM_FI_DEV_GPU_UTIL"});
+  }
+  return rows;
+}
+
+std::string tidy_csv_header(const std::vector<std::string>& extra_columns) {
+  std::string out = "scenario,scenario_file,scenario_hash,tool_version,seed,replications,fidelity";
+  for (const std::string& c : extra_columns) out += fmt::format(",{}", csv_field(c));
+  return out + ",gpu,gpu_model,mode,tenant,workload,metric,value,ci95,unit,dcgm_field\n";
+}
+
+std::string tidy_csv_rows(const Results& r, const std::vector<std::string>& extra_values) {
+  std::string meta = fmt::format("{},{},{},{},{},{},{}", csv_field(r.scenario_name), csv_field(r.scenario_file),
+                                 r.scenario_hash, VGPUSIM_VERSION, r.seed, r.replications, r.fidelity);
+  for (const std::string& v : extra_values) meta += fmt::format(",{}", csv_field(v));
+  std::string out;
+  for (const MetricRow& m : tidy_metrics(r)) {
+    const GpuResult* g = gpu_of(r, m.gpu);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", meta, csv_field(m.gpu),
+                       g ? csv_field(g->model) : std::string(), g ? g->mode : std::string(), csv_field(m.tenant),
+                       m.workload, m.metric, number(m.value), number(m.ci95), csv_field(m.unit), m.dcgm_field);
   }
   return out;
 }
 
+std::string results_csv(const Results& r) { return tidy_csv_header({}) + tidy_csv_rows(r, {}); }
+
 RunFormat csv_run_format() {
-  return {"csv", "results.csv", "one row per tenant", false, [](const RunReport& r) { return results_csv(r.results); }};
+  return {"csv", "results.csv", "one row per tenant or GPU and metric, with the run's metadata (tidy)", false,
+          [](const RunReport& r) { return results_csv(r.results); }};
 }
 
 }  // namespace vgpusim

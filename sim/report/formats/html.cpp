@@ -126,9 +126,12 @@ std::string warnings(const Results& r) {
       if (!s.met)
         items += fmt::format("<li><span class=\"kind\">missed SLO</span>: tenant <b>{}</b>: {} (needs {})</li>\n",
                              escape(t.name), escape(slo_text(s)), percent(s.percentile / 100, 2));
+    for (const std::string& w : t.warnings)
+      items += fmt::format("<li><span class=\"kind\">not steady</span>: tenant <b>{}</b>: {}</li>\n", escape(t.name),
+                           escape(w));
   }
   std::string out = "<section id=\"warnings\">\n<h2>Warnings</h2>\n";
-  if (items.empty()) return out + "<p class=\"ok\">No failures; every SLO met.</p>\n</section>\n";
+  if (items.empty()) return out + "<p class=\"ok\">No failures or warnings; every SLO met.</p>\n</section>\n";
   return out + "<ul class=\"warnings\">\n" + items + "</ul>\n</section>\n";
 }
 

@@ -76,6 +76,7 @@ std::string results_json(const Results& r) {
     for (const Failure& f : t.failures)
       failures.push_back({{"kind", f.kind}, {"time_s", f.time}, {"message", f.message}});
     tj["failures"] = failures;
+    tj["warnings"] = t.warnings;
     tenants.push_back(tj);
   }
   j["tenants"] = tenants;

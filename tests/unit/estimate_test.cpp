@@ -1,0 +1,74 @@
+// Resource limits: a run's events and memory estimated from a pilot before it runs, and refused above a limit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "sim/core/errors.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/run/estimate.hpp"
+#include "sim/run/metrics.hpp"
+#include "sim/run/simulation.hpp"
+#include "sim/scenario/document.hpp"
+#include "sim/scenario/loader.hpp"
+
+using namespace vgpusim;
+
+namespace {
+
+Scenario quickstart(std::vector<Override> overrides = {}) {
+  return load_scenario(read_scenario_document(VGPUSIM_SOURCE_DIR "/scenarios/quickstart.yaml"), builtin_catalog(),
+                       overrides);
+}
+
+std::string refusal(const Scenario& sc, RunLimits limits = {}, bool timeline = false) {
+  try {
+    check_run_limits(estimate_run(sc, timeline, limits), limits);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Estimate, ExtrapolatesThePilotToTheSharedRunsEvents) {
+  // 60 s of quickstart take more events than the pilot: the estimate extrapolates, and lands near the real count.
+  const Scenario sc = quickstart({{"replications", "1"}});
+  const RunEstimate e = estimate_run(sc, false, {});
+  EXPECT_FALSE(e.pilot_complete);
+  EXPECT_EQ(e.pilot_events, pilot_budget(sc));
+  EXPECT_GT(e.pilot_span, 0);
+  const double shared = static_cast<double>(simulate(sc).events);
+  EXPECT_NEAR(e.events / 2 / shared, 1.0, 0.25) << e.events << " vs 2 x " << shared;
+  EXPECT_EQ(refusal(sc), "");
+}
+
+TEST(Estimate, AShortRunIsCountedExactly) {
+  const Scenario sc = quickstart({{"replications", "2"}, {"duration", "1s"}});
+  const RunEstimate e = estimate_run(sc, false, {});
+  ASSERT_TRUE(e.pilot_complete);
+  EXPECT_EQ(e.events, 2.0 * 2 * static_cast<double>(simulate(replication(sc, 0)).events));
+}
+
+TEST(Estimate, RefusesRunsAboveTheLimitsWithTheNumbersAndTheOption) {
+  EXPECT_NE(refusal(quickstart({{"duration", "1e9s"}})).find("raise the limit with --max-events 1e+14"),
+            std::string::npos)
+      << refusal(quickstart({{"duration", "1e9s"}}));
+  // Its unit times alone would need terabytes; limits raised far enough let it through.
+  EXPECT_NE(refusal(quickstart({{"duration", "1e9s"}}), {1e15, kDefaultMaxMemory}).find("TiB of memory, above"),
+            std::string::npos);
+  EXPECT_EQ(refusal(quickstart({{"duration", "1e9s"}}), {1e15, 1e15}), "");
+  // Bins alone: refused before any pilot, with the bin count and the key to change.
+  const Scenario tiny_bins = quickstart({{"metrics.interval", "1ns"}});
+  const RunEstimate bins = estimate_run(tiny_bins, false, {});
+  EXPECT_EQ(bins.pilot_events, 0u);
+  EXPECT_DOUBLE_EQ(bins.bins, 6e10);
+  EXPECT_NE(refusal(tiny_bins).find("6e+10 utilization bins per GPU: widen `metrics.interval`"), std::string::npos)
+      << refusal(tiny_bins);
+  // The timeline keeps bytes per event: a run that fits without one may not fit with one.
+  const Scenario sc = quickstart({{"replications", "1"}});
+  const RunLimits small{kDefaultMaxEvents, 16.0 * 1024 * 1024};
+  EXPECT_EQ(refusal(sc, small, false), "");
+  EXPECT_NE(refusal(sc, small, true).find("--max-memory 64MiB"), std::string::npos) << refusal(sc, small, true);
+}
