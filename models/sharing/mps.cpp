@@ -1,6 +1,8 @@
 // `mps`: NVIDIA Multi-Process Service. Clients submit work concurrently (no context switching); each may be capped
 // to a fraction of the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE); DRAM bandwidth and L2 are shared through the
 // contention model; memory is not isolated; a fatal fault in one client ends every client.
+#include <fmt/format.h>
+
 #include "models/sharing/contention.hpp"
 #include "models/sharing/sharing_mode.hpp"
 
@@ -50,10 +52,42 @@ SharingModeInfo mps_sharing_mode() {
       "mps", "active_threads", units::Dim::Ratio, 1.0, 0.01, 1.0,
       "the client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the largest fraction of the SMs its kernels may occupy",
       "NVIDIA MPS documentation: the active thread percentage limits the SMs a client's kernels use")));
+  info.params.push_back(per_tenant(number_param(
+      "mps", "memory_limit", units::Dim::Bytes, 0.0, 0.0, 1e15,
+      "the client's CUDA_MPS_PINNED_DEVICE_MEM_LIMIT: the most device memory it may allocate (0: no limit). Give it "
+      "for every client of the GPU or for none: with limits every client allocates within its own",
+      "NVIDIA MPS documentation (Volta MPS execution resource provisioning): the pinned device memory limit caps a "
+      "client's allocations")));
   // Source: NVIDIA MPS documentation, "up to 48 clients per device" on Volta and later (second-hand in GPU-FACTS.md).
   info.max_contexts = 48;
   info.memory_isolation = false;
   info.fault_takes_down_gpu = true;
+  info.validate = [](const ModelSetup& s) -> std::string {
+    size_t limited = 0;
+    double total = 0;
+    for (const ParamValues& t : s.tenants) {
+      limited += t.get("memory_limit") > 0 ? 1 : 0;
+      total += t.get("memory_limit");
+    }
+    if (limited != 0 && limited != s.tenants.size())
+      return fmt::format("{} of its {} MPS clients have a memory_limit: give it to every client or to none", limited,
+                         s.tenants.size());
+    if (total > s.gpu.memory * (1 + 1e-9))
+      return fmt::format("the MPS clients' memory limits add up to {}, more than the GPU's {} (an oversubscribed "
+                         "limit is not modelled: each client allocates within its own)",
+                         units::format(total, units::Dim::Bytes), units::format(s.gpu.memory, units::Dim::Bytes));
+    return "";
+  };
+  info.memory_partitions = [](const ModelSetup& s) {
+    std::vector<double> limits;
+    for (const ParamValues& t : s.tenants)
+      if (t.get("memory_limit") > 0) limits.push_back(t.get("memory_limit"));
+    if (limits.size() != s.tenants.size()) limits.clear();  // no limits: one shared pool
+    return limits;
+  };
+  info.memory_partition_note = [](const ModelSetup&) -> std::string {
+    return "its MPS pinned device memory limit";
+  };
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
     std::vector<double> caps;
     for (const ParamValues& t : s.tenants) caps.push_back(t.get("active_threads"));

@@ -135,6 +135,9 @@ void Loader::tenants(const MapReader& top) {
     t.stream = r.has("stream") ? r.string("stream") : t.name;
     const SharingModeInfo* info = find_sharing_mode(target.sharing.mode);
     const std::vector<ParamSpec> tenant_params = info->tenant_params();
+    const auto imported_it = target.partition.empty() ? imported.find(t.gpu) : imported.end();
+    const ImportedLimits* imported_here = imported_it == imported.end() ? nullptr : &imported_it->second;
+    const ParamOverrides tenant_defaults = imported_here ? imported_here->tenant_defaults : ParamOverrides{};
     Section share{"tenants[].share (" + info->name + ")", "", {}};
     for (const ParamSpec& p : tenant_params) share.keys.push_back({p.name, "", false, "", p.help});
     if (r.has("share")) {
@@ -143,9 +146,19 @@ void Loader::tenants(const MapReader& top) {
                 fmt::format("mode '{}' of {} takes no per-tenant parameters", info->name, target.id));
       MapReader sr(file, r.get("share"), r.child_path("share"), share);
       sr.finish();
-      t.share = read_params(sr, tenant_params);
+      t.share = read_params(sr, tenant_params, tenant_defaults);
+      // Under an imported device plugin config the MPS daemon's defaults are upper limits: a client may only
+      // lower them.
+      for (const auto& [name, limit] : tenant_defaults) {
+        const std::string key = name.substr(name.find('.') + 1);
+        if (sr.has(key) && t.share.get(key) > limit)
+          fail_at(file, sr.get(key), sr.child_path(key),
+                  fmt::format("above the {} the imported device plugin config gives each of its {} replicas ({})",
+                              units::format(limit, key == "memory_limit" ? Dim::Bytes : Dim::Ratio),
+                              imported_here->replicas, imported_here->source));
+      }
     } else {
-      t.share = ParamValues::defaults(tenant_params);
+      t.share = with_overrides(tenant_params, tenant_defaults);
     }
     t.workload = workload(r.get("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
     if (!r.has("memory")) t.memory = t.workload->device_memory();
@@ -154,6 +167,11 @@ void Loader::tenants(const MapReader& top) {
               "this workload has no count, so it runs until the scenario ends, but the scenario has no `duration`");
     int on_same = 0;
     for (const TenantSpec& other : sc.tenants) on_same += other.target == t.target ? 1 : 0;
+    if (imported_here && on_same >= imported_here->replicas)
+      fail_at(file, r.get("on"), r.child_path("on"),
+              fmt::format("'{}' is shared by the imported device plugin config as {} replica(s) ({}): Kubernetes "
+                          "would not place more containers on it",
+                          target.id, imported_here->replicas, imported_here->source));
     if (info->max_contexts > 0 && on_same >= info->max_contexts)
       fail_at(file, r.get("on"), r.child_path("on"),
               fmt::format("'{}' is shared in mode '{}', which takes at most {} tenant(s){}", target.id, info->name,

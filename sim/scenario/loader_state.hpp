@@ -38,7 +38,17 @@ struct Loader {
   };
 
   std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
+
   double start_jitter = 0;  // s: tenants without `start` begin uniformly in [0, start_jitter)
+
+  // A GPU shared by an imported device plugin config: how many containers it takes, and the per-tenant defaults
+  // the plugin's MPS daemon sets (a tenant may only lower them).
+  struct ImportedLimits {
+    long long replicas = 0;
+    ParamOverrides tenant_defaults;
+    std::string source;  // "FILE:LINE:COL" of `replicas`
+  };
+  std::map<size_t, ImportedLimits> imported = {};  // by GPU index
 
   // `kernels`: how many kernels the unit runs (its `kernels_per_*`): a measured `duration` holds their launch
   // overhead.
@@ -67,6 +77,9 @@ struct Loader {
   ParamValues read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
                           const ParamOverrides& calibrated = {});
   void sharing(const MapReader& top);
+  // `sharing.<gpu>: {import: ...}`: sets the GPU's sharing (and its partitions or target) from the file; returns
+  // its mode.
+  const SharingModeInfo* imported_sharing(size_t g, const YAML::Node& node, const std::string& path);
   std::vector<LayoutEntry> read_layout(const YAML::Node& list, const std::string& path);
   std::vector<Partition> place(const ScenarioGpu& gpu, const SharingModeInfo& info, size_t g,
                                const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path);

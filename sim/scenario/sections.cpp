@@ -59,6 +59,15 @@ const std::vector<Section>& sections_before_workloads() {
                  "sit beside it.",
                  {{"mode", "sharing model name", true, "", "one of the models listed by `vgpusim list models`"}},
                  true});
+    s.push_back({"sharing.<gpu> (import)",
+                 "The sharing of a GPU read from a real cluster's configuration instead of `mode`: the NVIDIA "
+                 "Kubernetes device plugin's config (time-slicing or MPS replicas) or an NVIDIA mig-parted layout "
+                 "(docs/k8s-configs.md gives the mapping).",
+                 {{"import", "device-plugin | mig-parted", true, "", "the configuration's kind"},
+                  {"file", "file", true, "", "the configuration file, relative to the scenario"},
+                  {"config", "string", false, "",
+                   "mig-parted: the layout's name under `mig-configs` (required there); its entries that name this "
+                   "GPU (by its index in `gpus`, from 0, or `all`) apply"}}});
     s.push_back({"sharing.<gpu>.partitions[]",
                  "One partition of a GPU whose mode partitions it (`mode: mig`; NVIDIA calls them GPU instances). "
                  "Tenants are placed on it with `on: <gpu>/<id>`.",

@@ -9,6 +9,8 @@
 #include <map>
 
 #include "models/gpu/roofline.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/io/k8s_configs.hpp"
 #include "sim/scenario/loader_state.hpp"
 
 namespace vgpusim {
@@ -90,7 +92,10 @@ void Loader::sharing(const MapReader& top) {
     const ScenarioGpu& gpu = sc.gpus[g];
     const std::string path = "sharing." + gpu.id;
     const SharingModeInfo* info = passthrough;
-    if (given[g]) {
+    if (given[g] && nodes[g].IsMap() && nodes[g]["import"]) {
+      info = imported_sharing(g, nodes[g], path);
+      if (info->partitions) continue;  // its partitions are targets now
+    } else if (given[g]) {
       sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info, gpu.calibrated);
     } else if (gpu.spec.kind != passthrough->device_kind) {
       fail_at(file, top.node(), gpu.id,
@@ -104,6 +109,75 @@ void Loader::sharing(const MapReader& top) {
     }
     partitions(g, nodes[g], path, *info);
   }
+}
+
+const SharingModeInfo* Loader::imported_sharing(size_t g, const YAML::Node& node, const std::string& path) {
+  const ScenarioGpu& gpu = sc.gpus[g];
+  MapReader r(file, node, path, section_named("sharing.<gpu> (import)"));
+  r.finish();
+  const std::string kind = r.choice("import", {"device-plugin", "mig-parted"});
+  if (gpu.spec.kind != find_sharing_mode("timeslice")->device_kind)
+    fail_at(file, r.get("import"), r.child_path("import"),
+            fmt::format("{} configurations share GPUs; '{}' is a {} device", kind, gpu.id, gpu.spec.kind));
+  std::filesystem::path config_path = r.string("file");
+  if (config_path.is_relative()) config_path = std::filesystem::path(file).parent_path() / config_path;
+  auto set_mode = [&](const char* mode) {
+    const SharingModeInfo* info = find_sharing_mode(mode);
+    sc.sharing[g] = {info->name, with_overrides(info->mode_params(), gpu.calibrated)};
+    return info;
+  };
+  if (kind == "device-plugin") {
+    if (r.has("config")) fail_at(file, r.get("config"), r.child_path("config"), "`config` goes with mig-parted");
+    const DevicePluginSharing dp = read_device_plugin_config(config_path.string());
+    if (dp.strategy.empty()) return set_mode("passthrough");  // no sharing: one container per GPU
+    ImportedLimits limits{dp.replicas, {}, dp.where};
+    const SharingModeInfo* info = set_mode(dp.strategy == "mps" ? "mps" : "timeslice");
+    if (dp.strategy == "mps") {
+      // The plugin's MPS daemon gives every replica an equal share: active threads 100/replicas percent and a
+      // pinned device memory limit of the GPU's memory / replicas.
+      limits.tenant_defaults["mps.active_threads"] = 1.0 / static_cast<double>(dp.replicas);
+      limits.tenant_defaults["mps.memory_limit"] = gpu.spec.memory / static_cast<double>(dp.replicas);
+    }
+    imported[g] = limits;
+    return info;
+  }
+  if (!r.has("config")) fail_at(file, node, r.child_path("config"), "mig-parted needs the layout's name: `config`");
+  const std::string layout = r.string("config");
+  const std::vector<MigPartedEntry> entries = read_mig_parted_config(config_path.string(), layout);
+  const MigPartedEntry* mine = nullptr;
+  for (const MigPartedEntry& e : entries) {
+    const bool names_it = e.all_devices || std::find(e.devices.begin(), e.devices.end(), static_cast<long long>(g)) !=
+                                               e.devices.end();
+    if (!names_it) continue;
+    if (mine)
+      throw InputError(fmt::format("{}: mig-configs.{}: two entries apply to device {} (GPU '{}'; the other at {})",
+                                   e.where, layout, g, gpu.id, mine->where));
+    mine = &e;
+  }
+  if (!mine)
+    fail_at(file, r.get("config"), r.child_path("config"),
+            fmt::format("layout '{}' of {} has no entry for device {} (GPU '{}', its index in `gpus`)", layout,
+                        config_path.string(), g, gpu.id));
+  if (!mine->mig_enabled) return set_mode("passthrough");
+  const SharingModeInfo* info = set_mode("mig");
+  // Partitions are named <profile>-<k>, in the file's order: `on: g0/1g.10gb-0`.
+  std::vector<LayoutEntry> layout_entries;
+  std::vector<std::string> profiles;
+  for (const auto& [profile, count] : mine->mig_devices)
+    for (long long k = 0; k < count; ++k) {
+      layout_entries.push_back({fmt::format("{}-{}", profile, k), profile, YAML::Node(), false});
+      profiles.push_back(profile);
+    }
+  if (profiles.empty())
+    throw InputError(fmt::format("{}: mig-configs.{}: MIG is enabled on device {} with no MIG devices", mine->where,
+                                 layout, g));
+  auto made = info->make_partitions(gpu.spec, profiles, sc.sharing[g].params);
+  if (const auto* error = std::get_if<std::string>(&made))
+    throw InputError(fmt::format("{}: mig-configs.{} on GPU '{}' ({}): {}", mine->where, layout, gpu.id,
+                                 gpu.spec.name, *error));
+  const std::vector<Partition>& parts = std::get<std::vector<Partition>>(made);
+  for (size_t i = 0; i < parts.size(); ++i) add_partition(g, layout_entries[i], parts[i], node, path, true);
+  return info;
 }
 
 std::vector<Loader::LayoutEntry> Loader::read_layout(const YAML::Node& list, const std::string& path) {
