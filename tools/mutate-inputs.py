@@ -12,6 +12,7 @@ import argparse
 import functools
 import gzip
 import json
+import math
 import os
 import random
 import re
@@ -43,25 +44,19 @@ BLOCK_KEY = re.compile(rb"^(\s*)(- )?([\w.\-]+):([ \t]*\S.*)$", re.M)
 FLOW_KEY = re.compile(rb"\{\s*([\w.\-]+):\s*([^,{}\[\]]+)")
 FLOW_MAP = re.compile(rb"\{[^{}\n]*\}")
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:")
-OUT_OF_MEMORY = re.compile(r"bad_alloc|MemoryError|std::length_error")
+OUT_OF_MEMORY = re.compile(r"bad_alloc|MemoryError")
+SET_PREFIXES = {"workload.": "tenants[].workload.", "kernel.": "tenants[].workload.training.step.",
+                "distribution.": "tenants[].workload.training.host_time."}
 MAX_EVENTS = ["--max-events", "5e6", "--max-memory", "1GiB"]  # keeps a legitimate run well under --timeout
 
 
 # ---- text mutations: bytes -> (bytes, description), None when the input has nothing to mutate ----
-def lines_of(data):
-    return data.split(b"\n")
-
-
-def m_delete_line(rng, data):
-    lines = lines_of(data)
+def m_line(rng, data):
+    lines = data.split(b"\n")
     i = rng.randrange(len(lines))
-    del lines[i]
-    return b"\n".join(lines), f"deleted line {i + 1}"
-
-
-def m_duplicate_line(rng, data):
-    lines = lines_of(data)
-    i = rng.randrange(len(lines))
+    if rng.random() < 0.5:
+        del lines[i]
+        return b"\n".join(lines), f"deleted line {i + 1}"
     lines.insert(i, lines[i])
     return b"\n".join(lines), f"duplicated line {i + 1}"
 
@@ -91,20 +86,18 @@ def m_garbage(rng, data):
     return data[:at] + junk + data[at:], f"inserted bytes {junk[:16]!r} at {at}"
 
 
-def m_number(rng, data):
-    spots = list(NUMBER.finditer(data))
-    if not spots:
-        return None
-    m, new = rng.choice(spots), rng.choice(NUMBERS).encode()
-    return data[:m.start()] + new + data[m.end():], f"number {m[0].decode()} -> {new.decode()}"
+def m_replace(pattern, replacements, what):
+    def mutate(rng, data):
+        spots = list(pattern.finditer(data))
+        if not spots:
+            return None
+        m, new = rng.choice(spots), rng.choice(replacements)
+        return data[:m.start()] + new + data[m.end():], f"{what} {m[0].decode()} -> '{new.decode()}'"
+    return mutate
 
 
-def m_unit(rng, data):
-    spots = list(UNIT.finditer(data))
-    if not spots:
-        return None
-    m, new = rng.choice(spots), rng.choice(UNIT_SUFFIXES)
-    return data[:m.start()] + new + data[m.end():], f"unit {m[0].decode()} -> '{new.decode()}'"
+m_number = m_replace(NUMBER, [n.encode() for n in NUMBERS], "number")
+m_unit = m_replace(UNIT, UNIT_SUFFIXES, "unit")
 
 
 def m_braces(rng, data):
@@ -123,29 +116,23 @@ def m_braces(rng, data):
 
 
 def m_csv_field(rng, data):
-    lines = lines_of(data)
+    lines = data.split(b"\n")
     i = rng.randrange(len(lines))
     fields = lines[i].split(b",")
-    j = rng.randrange(len(fields))
+    j, k = rng.randrange(len(fields)), rng.randrange(len(fields))
     op = rng.choice(["drop", "add", "empty", "quote", "swap"])
-    if op == "drop":
-        del fields[j]
-    elif op == "add":
-        fields.insert(j, rng.choice([b"x", b"", b"-1", b"1e308"]))
-    elif op == "empty":
-        fields[j] = b""
-    elif op == "quote":
-        fields[j] = b'"' + fields[j]
-    else:
-        k = rng.randrange(len(fields))
+    if op == "swap":
         fields[j], fields[k] = fields[k], fields[j]
+    else:
+        fields[j:j + 1] = {"drop": [], "add": [rng.choice([b"x", b"-1", b"1e308"]), fields[j]], "empty": [b""],
+                           "quote": [b'"' + fields[j]]}[op]
     lines[i] = b",".join(fields)
     return b"\n".join(lines), f"CSV line {i + 1} field {j + 1}: {op}"
 
 
-YAML_MUTATORS = [m_delete_line, m_duplicate_line, m_duplicate_key, m_second_document, m_truncate, m_garbage,
+YAML_MUTATORS = [m_line, m_line, m_duplicate_key, m_second_document, m_truncate, m_garbage,
                  m_number, m_number, m_unit, m_braces]
-CSV_MUTATORS = [m_delete_line, m_duplicate_line, m_truncate, m_garbage, m_number, m_number, m_csv_field,
+CSV_MUTATORS = [m_line, m_line, m_truncate, m_garbage, m_number, m_number, m_csv_field,
                 m_csv_field]
 
 
@@ -214,14 +201,20 @@ def place(rng, d, name, data, special=0.08):
     if rng.random() >= special:
         path.write_bytes(data)
         return f"in/{name}", ""
-    kind = rng.choice(["/dev/zero", "/dev/urandom", "/dev/null", "directory", "empty file", "missing file"])
-    if kind == "directory":
+    kind = rng.choice(["/dev/zero", "/dev/urandom", "/dev/null", "a directory", "an empty file", "missing"])
+    if kind == "a directory":
         path.mkdir()
-    elif kind == "empty file":
+    elif kind == "an empty file":
         path.write_bytes(b"")
     elif kind.startswith("/dev/"):
         return kind, f"{name} is {kind}"
-    return f"in/{name}", f"{name} is a {kind}"
+    return f"in/{name}", f"{name} is {kind}"
+
+
+def copy_in(d, path):
+    """Copy an unchanged seed the case reads into its folder: a finding then holds all but repository files."""
+    shutil.copy(path, d / "in" / path.name)
+    return f"in/{path.name}"
 
 
 def joined(*notes):
@@ -248,8 +241,8 @@ class Seeds:
     """The repository's inputs, read once, and the few files the cases refer to unchanged."""
 
     def __init__(self, root, work, vgpusim):
-        # Scenario, cluster and plan files (they have a top-level name); the YAML they refer to (Kubernetes
-        # configs) are mutated through them.
+        # Scenario, cluster and plan files (those with a top-level name); the files they refer to (openb CSVs,
+        # Kubernetes configs) are mutated through them.
         self.yamls = [(p, *absolute_refs(p, p.read_bytes())) for p in sorted(root.glob("scenarios/**/*.yaml"))
                       if re.search(rb"^name:", p.read_bytes(), re.M)]
         self.scenarios = [(p, t) for p, t, _ in self.yamls if b"\nkind:" not in t]
@@ -263,7 +256,7 @@ class Seeds:
         openb = root / "scenarios" / "traces" / "alibaba-openb"
         self.nodes_path = openb / "openb_node_list_gpu_node.csv"
         self.nodes = self.nodes_path.read_bytes()
-        self.pods = b"\n".join(lines_of((openb / "openb_pod_list_default.csv").read_bytes())[:1001]) + b"\n"
+        self.pods = b"\n".join((openb / "openb_pod_list_default.csv").read_bytes().split(b"\n")[:1001]) + b"\n"
         self.pods_path = work / "seeds" / "pods.csv"
         self.pods_path.write_bytes(self.pods)
         self.published = sorted(root.glob("scenarios/measurements/fgd-published/*.csv"))
@@ -305,14 +298,14 @@ def gen_yaml(s, rng, d):
 
 
 def set_override(rng, keys, text):
-    key = rng.choice(keys)
+    """KEY=VALUE for --set: a key of `vgpusim list keys` made concrete for this scenario (or broken), any value."""
+    key = rng.choice([k for k in keys if not k.startswith("plan.")])
+    for general, concrete in SET_PREFIXES.items():
+        key = concrete + key[len(general):] if key.startswith(general) else key
     gpu = (re.findall(rb"id: ([\w-]+)", text) or [b"g0"])[0].decode()
     tenants = [t.decode() for t in re.findall(rb"name: ([\w-]+)", text)] or ["x"]
-    key = key.replace("<gpu>", gpu)
-    if key.startswith("workload."):
-        key = "tenants[]." + key
-    key = re.sub(r"\[\]", lambda _: rng.choice(["[0]", "[1]", "." + rng.choice(tenants), "[99]", "[-1]",
-                                                  "[2147483648]"]), key)
+    key = key.replace("<gpu>", gpu).replace("[]", rng.choice(["[0]", "[1]", "." + rng.choice(tenants)])
+                                           if rng.random() < 0.85 else rng.choice(["[99]", "[-1]", "[2147483648]"]))
     if rng.random() < 0.15:
         key = rng.choice([key[:-1], key + ".", key.replace(".", "..", 1), "", "." + key, key + ".a.b.c"])
     r = rng.random()
@@ -380,8 +373,9 @@ def gen_study(s, rng, d):
         return ["study", "--compare", arg, str(published), "-q"], joined(f"{published.name}: {note}", special)
     mutated = rng.choice(["nodes", "pods"])
     data, note = mutate_text(rng, getattr(s, mutated), CSV_MUTATORS)
-    paths = {"nodes": str(s.nodes_path), "pods": str(s.pods_path)}
+    paths = {"nodes": str(s.nodes_path)}
     paths[mutated], special = place(rng, d, f"{mutated}.csv", data)
+    paths.setdefault("pods", copy_in(d, s.pods_path))
     return (["study", "--nodes", paths["nodes"], "--trace", paths["pods"], "--seeds", "42", "--policies",
              rng.choice(POLICIES), "--out", "out/study", "-q"], joined(f"openb {mutated}: {note}", special))
 
@@ -428,7 +422,7 @@ def gen_shard(s, rng, d):
     i = rng.randrange(len(s.shards))
     data, note = mutate_json(rng, s.shards[i].read_bytes())
     arg, special = place(rng, d, s.shards[i].name, data)
-    parts = [arg] + [str(p) for j, p in enumerate(s.shards) if j != i]
+    parts = [arg] + [copy_in(d, p) for j, p in enumerate(s.shards) if j != i]
     rng.shuffle(parts)
     if rng.random() < 0.1:
         parts.append(arg)
@@ -446,6 +440,7 @@ def gen_output(s, rng, d):
     os.symlink("plain.txt", d / "in" / "link")
     os.symlink("missing", d / "in" / "dangling")
     fast = [str(s.fast), "--set", "duration=2s", *MAX_EVENTS]
+    shards, pods = [copy_in(d, p) for p in s.shards], copy_in(d, s.pods_path)
     args = rng.choice([
         ["run", *fast, "--out", "out/results", "--write", f"json={target}"],
         ["run", *fast, "--out", target],
@@ -453,11 +448,12 @@ def gen_output(s, rng, d):
         ["run", *fast, "--out", "out/results", "--report", target],
         ["run", *fast, "--write", f"csv={target}", "--write", "html=out/report.html"],
         ["plan", str(s.plan), "--out", target, "-q"],
-        ["merge", *map(str, s.shards), "--out", target],
+        ["merge", *shards, "--out", target],
         ["fit", str(s.raws[0]), "-o", target],
         ["synth-raw", "H200", "-o", target],
         ["sweep", str(s.fast), "--set", "duration=2s", "--vary", "seed=1,2", "--csv", target, "-q"],
-        ["study", "--nodes", str(s.nodes_path), "--trace", str(s.pods_path), "--seeds", "42", "--policies", "fgd", "--out", target, "-q"],
+        ["study", "--nodes", str(s.nodes_path), "--trace", pods, "--seeds", "42", "--policies", "fgd",
+         "--out", target, "-q"],
         ["validate", str(s.raws[0]), "--calibration", str(s.cal_h200), "--json", target],
     ])
     return args, f"{args[0]} with output path {kind} ({target!r})"
@@ -515,12 +511,8 @@ def save_finding(d, dest, cmd, note, memory_mib):
 
 
 def first_line(text):
-    return next((line.strip() for line in text.splitlines() if line.strip()), "(stderr empty)")[:200]
-
-
-def percentile(values, q):
-    ordered = sorted(values)
-    return ordered[int(q * (len(ordered) - 1))]
+    """The first line of stderr that says something (a sanitizer report starts with a row of '=')."""
+    return next((line.strip() for line in text.splitlines() if line.strip(" =")), "(stderr empty)")[:200]
 
 
 def main():
@@ -574,7 +566,7 @@ def main():
     print("outcomes: " + ", ".join(f"{k}: {v}" for k, v in sorted(outcomes.items())))
     for kind, ts in sorted(times.items()):
         print(f"  {kind:12} {len(ts):5} cases, seconds per case: median {statistics.median(ts):.2f}, "
-              f"p90 {percentile(ts, 0.9):.2f}, max {max(ts):.2f}")
+              f"p90 {sorted(ts)[math.ceil(0.9 * len(ts)) - 1]:.2f}, max {max(ts):.2f}")
     print(f"{defects} defects" + (f", saved in {work / 'findings'}" if defects else ""))
     return 1 if defects else 0
 

@@ -68,6 +68,10 @@ expect_run(0 "warning: tenant chat: the request queue does not reach a steady st
 expect_run(3 "warning: tenant chat: the request queue does not reach a steady state"
            run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.chat.workload.inference.rate=160/s --set duration=20s -q
            --fail-on warning)
+# A synthetic raw file's noise must be a relative noise: NaN, negative or huge values are refused.
+expect_run(2 "--noise nan: expected a relative noise from 0 to 0.5" synth-raw H200 -o "${WORK}/s.json" --noise nan)
+expect_run(2 "--noise 1e\\+308: expected a relative noise" synth-raw H200 -o "${WORK}/s.json" --noise 1e308)
+expect_run(2 "--noise -0.1: expected" synth-raw H200 -o "${WORK}/s.json" --noise -0.1)
 # More plan threads than the system can start is a bad argument, not an abort.
 expect_run(2 "--threads: Value 100000 not in range" plan "${SOURCE}/scenarios/plan-inference.yaml" --threads 100000)
 expect_run(0 "vgpusim [0-9]+\\.[0-9]+\\.[0-9]+" --version)

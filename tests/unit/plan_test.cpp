@@ -188,6 +188,50 @@ TEST(Plan, MergeKeepsPlacementsAndWritesTheCsv) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Plan, MergeRefusesBrokenShardsAndShardsOfAnotherPlan) {
+  const PlanSpec plan = load(kPlan);
+  const PlanOutcome whole = summarize_plan(evaluate_plan(plan, 0, 1, 2));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "vgpusim-plan-merge-bad";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string json = plan_json("test plan", "p.yaml", whole, whole.candidates.size(), 0, 1);
+  auto merge_error = [&](const std::string& a, const std::string& b = "") {
+    std::ofstream(dir / "a.json") << a;
+    std::vector<std::string> parts{(dir / "a.json").string()};
+    if (!b.empty()) {
+      std::ofstream(dir / "b.json") << b;
+      parts.push_back((dir / "b.json").string());
+    }
+    try {
+      testing::internal::CaptureStdout();
+      merge_command(parts, (dir / "out").string());
+      testing::internal::GetCapturedStdout();
+    } catch (const InputError& e) {
+      testing::internal::GetCapturedStdout();
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  // The first `from` in the candidates (the shard's own index and count come before them), or anywhere.
+  auto replaced = [&](const std::string& from, const std::string& to, bool in_candidates = true) {
+    std::string t = json;
+    t.replace(t.find(from, in_candidates ? t.find("\"candidates\": [") : 0), from.size(), to);
+    return t;
+  };
+  EXPECT_NE(merge_error(replaced("\"instance\": ", "\"instanc\": ")).find("candidates[0]: missing \"instance\""),
+            std::string::npos);
+  EXPECT_NE(merge_error(replaced("\"count\": 1", "\"count\": 1e300")).find("candidates[0].count: expected a whole "
+                                                                          "number from 0 to 1000000"),
+            std::string::npos);
+  EXPECT_NE(merge_error(replaced("\"index\": 0", "\"index\": -1")).find("candidates[0].index: expected a whole number"),
+            std::string::npos);
+  EXPECT_NE(merge_error(json, replaced("\"name\": \"test plan\"", "\"name\": \"other plan\"", false))
+                .find("a shard of another plan ('other plan' from p.yaml"),
+            std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Plan, TooManyGroupingsFallBackToTheFixedRule) {
   // 13 distinct workloads: 2^13 groupings of their replica counts, over the search's 4096.
   std::string text = "version: 1\nkind: plan\nname: many\nduration: 2s\ninstances: [g5.xlarge]\nmax_instances: 1\n"

@@ -385,6 +385,9 @@ std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, d
 }
 
 int synth_raw_command(const std::string& gpu, const std::string& out_path, double noise, uint64_t seed) {
+  // Relative noise: 0 (none) to 0.5 (every measurement off by up to half); NaN and infinities are refused.
+  if (!(noise >= 0 && noise <= 0.5))
+    throw InputError(fmt::format("--noise {}: expected a relative noise from 0 to 0.5", noise));
   write_file_atomically(out_path, synthetic_raw(gpu, SyntheticTruth{}, noise, seed));
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "sim/io/files.hpp"
@@ -248,10 +249,56 @@ int run_plan_command(const ScenarioDocument& doc, const RunOptions& options) {
   return 0;
 }
 
+namespace {
+
+// One field of a shard's JSON object, of the type plan_json writes; anything else is bad input naming the shard.
+struct ShardReader {
+  const std::string& part;
+
+  const nlohmann::json& at(const nlohmann::json& obj, const char* key, const std::string& where) const {
+    if (!obj.is_object() || !obj.contains(key))
+      throw InputError(fmt::format("{}: {}: missing \"{}\"", part, where, key));
+    return obj.at(key);
+  }
+  std::string text(const nlohmann::json& obj, const char* key, const std::string& where) const {
+    const nlohmann::json& v = at(obj, key, where);
+    if (!v.is_string()) throw InputError(fmt::format("{}: {}.{}: expected a string", part, where, key));
+    return v.get<std::string>();
+  }
+  bool flag(const nlohmann::json& obj, const char* key, const std::string& where) const {
+    const nlohmann::json& v = at(obj, key, where);
+    if (!v.is_boolean()) throw InputError(fmt::format("{}: {}.{}: expected true or false", part, where, key));
+    return v.get<bool>();
+  }
+  // A whole number within [0, max]: floats, negatives and huge values are refused before any conversion.
+  uint64_t whole(const nlohmann::json& obj, const char* key, const std::string& where, uint64_t max) const {
+    const nlohmann::json& v = at(obj, key, where);
+    if (!v.is_number_unsigned() || v.get<uint64_t>() > max)
+      throw InputError(fmt::format("{}: {}.{}: expected a whole number from 0 to {}", part, where, key, max));
+    return v.get<uint64_t>();
+  }
+  double number(const nlohmann::json& obj, const char* key, const std::string& where) const {
+    const nlohmann::json& v = at(obj, key, where);
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      throw InputError(fmt::format("{}: {}.{}: expected a finite number", part, where, key));
+    return v.get<double>();
+  }
+  // A number or null (NaN), as number_or_null writes it; absent is null too.
+  double number_or_nan(const nlohmann::json& obj, const char* key, const std::string& where) const {
+    if (!obj.contains(key) || obj.at(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
+    return number(obj, key, where);
+  }
+};
+
+constexpr uint64_t kMaxShardCandidates = 1000000;
+
+}  // namespace
+
 int merge_command(const std::vector<std::string>& parts, const std::string& out_dir) {
   std::vector<Candidate> all;
-  std::string name, file;
+  std::string name, file, first_part;
   size_t total = 0;
+  std::set<size_t> seen;
   for (const std::string& part : parts) {
     const std::string text = read_text_file(part, "plan shard");
     nlohmann::json j;
@@ -260,39 +307,63 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
     } catch (const nlohmann::json::exception& e) {
       throw InputError(fmt::format("{}: not JSON: {}", part, e.what()));
     }
-    if (j.value("schema", "") != "vgpusim.plan/1") throw InputError(part + ": expected schema vgpusim.plan/1");
-    name = j["plan"].value("name", "");
-    file = j["plan"].value("file", "");
-    total = j.value("candidates_total", size_t{0});
-    for (const auto& c : j["candidates"]) {
+    const ShardReader r{part};
+    if (!j.is_object() || !j.contains("schema") || j["schema"] != "vgpusim.plan/1")
+      throw InputError(part + ": expected schema vgpusim.plan/1");
+    const nlohmann::json& plan = r.at(j, "plan", "(top level)");
+    const std::string shard_name = r.text(plan, "name", "plan"), shard_file = r.text(plan, "file", "plan");
+    const size_t shard_total = r.whole(j, "candidates_total", "(top level)", kMaxShardCandidates);
+    // Shards of one plan only: another plan's candidates would be merged under this one's name.
+    if (first_part.empty()) {
+      first_part = part;
+      name = shard_name;
+      file = shard_file;
+      total = shard_total;
+    } else if (shard_name != name || shard_file != file || shard_total != total) {
+      throw InputError(fmt::format("{}: a shard of another plan ('{}' from {}, {} candidates) than {} ('{}' from {}, "
+                                   "{} candidates)",
+                                   part, shard_name, shard_file, shard_total, first_part, name, file, total));
+    }
+    const nlohmann::json& candidates = r.at(j, "candidates", "(top level)");
+    if (!candidates.is_array()) throw InputError(part + ": candidates: expected a list");
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const nlohmann::json& c = candidates[i];
+      const std::string where = fmt::format("candidates[{}]", i);
       Candidate k;
-      k.index = c["index"];
-      k.instance = c["instance"];
-      k.spot = c.value("spot", false);
-      k.count = c["count"];
-      k.sharing = c["sharing"];
-      k.cost_per_hour = c["cost_per_hour"];
-      k.feasible = c["feasible"];
-      k.slos = c["slos"];
-      k.slos_met = c["slos_met"];
-      k.meets_all = c["meets_all"];
-      k.note = c["note"];
-      k.search = c.value("search", "");
-      if (c.contains("placement"))
-        for (const auto& p : c["placement"]) {
-          PlacedReplica r;
-          r.tenant = p.value("tenant", "");
-          r.workload = p.value("workload", "");
-          r.gpu = p.value("gpu", "");
-          r.profile = p.value("profile", "");
-          r.has_slo = p.value("has_slo", false);
-          r.met = p.value("met", false);
-          if (p.contains("p99_s") && p["p99_s"].is_number()) r.p99 = p["p99_s"];
-          if (p.contains("margin") && p["margin"].is_number()) r.margin = p["margin"];
-          k.placement.push_back(r);
+      k.index = r.whole(c, "index", where, kMaxShardCandidates);
+      if (k.index >= total)
+        throw InputError(fmt::format("{}: {}.index: {} is not below candidates_total {}", part, where, k.index, total));
+      k.instance = r.text(c, "instance", where);
+      k.spot = c.contains("spot") && r.flag(c, "spot", where);
+      k.count = static_cast<int>(r.whole(c, "count", where, 1000000));
+      k.sharing = r.text(c, "sharing", where);
+      k.cost_per_hour = r.number(c, "cost_per_hour", where);
+      k.feasible = r.flag(c, "feasible", where);
+      k.slos = static_cast<int>(r.whole(c, "slos", where, 1000000));
+      k.slos_met = static_cast<int>(r.whole(c, "slos_met", where, static_cast<uint64_t>(k.slos)));
+      k.meets_all = r.flag(c, "meets_all", where);
+      k.note = r.text(c, "note", where);
+      k.search = c.contains("search") ? r.text(c, "search", where) : "";
+      if (c.contains("placement")) {
+        const nlohmann::json& placement = c.at("placement");
+        if (!placement.is_array()) throw InputError(fmt::format("{}: {}.placement: expected a list", part, where));
+        for (size_t q = 0; q < placement.size(); ++q) {
+          const nlohmann::json& p = placement[q];
+          const std::string pw = fmt::format("{}.placement[{}]", where, q);
+          PlacedReplica pr;
+          pr.tenant = r.text(p, "tenant", pw);
+          pr.workload = r.text(p, "workload", pw);
+          pr.gpu = r.text(p, "gpu", pw);
+          pr.profile = r.text(p, "profile", pw);
+          pr.has_slo = r.flag(p, "has_slo", pw);
+          pr.met = r.flag(p, "met", pw);
+          pr.p99 = r.number_or_nan(p, "p99_s", pw);
+          pr.margin = r.number_or_nan(p, "margin", pw);
+          k.placement.push_back(pr);
         }
-      for (const Candidate& seen : all)
-        if (seen.index == k.index) throw InputError(fmt::format("{}: candidate #{} is in two shards", part, k.index));
+      }
+      if (!seen.insert(k.index).second)
+        throw InputError(fmt::format("{}: candidate #{} is in two shards", part, k.index));
       all.push_back(k);
     }
   }

@@ -1,0 +1,93 @@
+// libFuzzer targets over every reader of user input (docs/fuzzing.md). One source, one target per reader, chosen at
+// compile time by VGPUSIM_FUZZ_TARGET. A reader may refuse its input (exit 2 on the command line); anything else (another exception, a crash, a sanitizer report, a hang, runaway memory) is a
+// finding. Built only with -DVGPUSIM_FUZZ=ON and clang.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "models/workload/trace_replay.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/io/calibration_file.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/hwcal_raw.hpp"
+#include "sim/io/k8s_configs.hpp"
+#include "sim/io/kineto_reader.hpp"
+#include "sim/io/openb.hpp"
+#include "sim/scenario/document.hpp"
+#include "sim/scenario/loader.hpp"
+#include "sim/studies/cluster/cluster_scenario.hpp"
+#include "sim/studies/plan/plan_command.hpp"
+#include "sim/studies/plan/plan_loader.hpp"
+
+namespace {
+
+// The input as a file, for readers that take a path: one per process, rewritten for every input.
+std::string as_file(const std::string& data, const std::string& suffix) {
+  const std::filesystem::path p =
+      std::filesystem::temp_directory_path() / ("vgpusim-fuzz-" + std::to_string(::getpid()) + suffix);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << data;
+  return p.string();
+}
+
+void fuzz_one(const std::string& data) {
+  using namespace vgpusim;
+  const std::string target = VGPUSIM_FUZZ_TARGET;
+  if (target == "scenario") {
+    // Any kind of scenario file: a scenario is loaded as a run would; cluster and plan files by their loaders.
+    const ScenarioDocument doc = parse_scenario_document(data, "fuzz.yaml");
+    if (doc.kind == "plan") {
+      load_plan(doc, builtin_instance_lookup());
+    } else if (doc.kind == "cluster") {
+      load_cluster_scenario(doc);
+    } else {
+      load_scenario(ScenarioDocument(doc), builtin_catalog(), {});
+    }
+  } else if (target == "kineto") {
+    const bool gz = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+                    static_cast<unsigned char>(data[1]) == 0x8b;
+    read_kineto_trace(as_file(data, gz ? ".json.gz" : ".json"), std::nullopt, size_t{64} << 20);
+  } else if (target == "openb") {
+    const std::string path = as_file(data, ".csv");
+    read_openb_nodes(path, false);
+    read_openb_pods(path, 0);
+  } else if (target == "raw") {
+    parse_raw(data, "fuzz.json");
+  } else if (target == "calibration") {
+    read_calibration_text(data, "fuzz.yaml");
+  } else if (target == "merge") {
+    std::ostringstream sink;
+    std::streambuf* was = std::cout.rdbuf(sink.rdbuf());
+    try {
+      merge_command({as_file(data, ".json")}, "");
+    } catch (...) {
+      std::cout.rdbuf(was);
+      throw;
+    }
+    std::cout.rdbuf(was);
+  } else if (target == "k8s") {
+    const std::string path = as_file(data, ".yaml");
+    read_device_plugin_config(path);
+    read_mig_parted_config(path, "all-balanced");
+  }
+}
+
+}  // namespace
+
+// The refusals the command line turns into exit 2 (tools/vgpusim/main.cpp); the Kineto reader's own TraceError,
+// which the scenario loader turns into an InputError naming the `trace` key.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
+  try {
+    fuzz_one(std::string(reinterpret_cast<const char*>(bytes), size));
+  } catch (const vgpusim::InputError&) {
+  } catch (const vgpusim::RawFormatError&) {
+  } catch (const vgpusim::TraceError&) {
+    if (std::string(VGPUSIM_FUZZ_TARGET) != "kineto") throw;
+  }
+  return 0;
+}

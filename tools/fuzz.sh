@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target of a fuzz build for a share of a time budget, each from a seed corpus made of the
+# shipped files, and fails on any finding: a crash, an exception other than a refusal of the input, a sanitizer
+# report (ASan, UBSan with float-cast-overflow, LeakSanitizer), an input that takes over 10 s or over 2 GiB.
+# Findings are kept in WORK/findings (reproduce one with `BUILD/tests/fuzz/fuzz_T FILE`). docs/fuzzing.md.
+# Usage: tools/fuzz.sh BUILD_DIR [SECONDS (all targets together; default 60)] [WORK_DIR]
+# BUILD_DIR is configured with CXX=clang++ -DVGPUSIM_SANITIZE=ON -DVGPUSIM_FUZZ=ON (tools/test.sh does).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${1:?usage: tools/fuzz.sh BUILD_DIR [SECONDS] [WORK_DIR]}"
+budget="${2:-60}"
+work="${3:-$(mktemp -d)}"
+targets=(scenario kineto openb raw calibration merge k8s)
+per=$(( budget / ${#targets[@]} ))
+[ "$per" -ge 1 ] || per=1
+mkdir -p "$work/findings"
+
+seed() {  # seed TARGET FILES...: copies the files into the target's corpus (each cut to the fuzzer's max length)
+  local t="$1"; shift
+  mkdir -p "$work/corpus/$t"
+  for f in "$@"; do head -c 65536 "$f" > "$work/corpus/$t/$(basename "$f")"; done
+}
+seed scenario "$here"/scenarios/*.yaml "$here"/scenarios/seeds/*.yaml
+seed kineto "$here"/tests/fuzz/seeds/kineto/* "$here"/scenarios/traces/kineto/a100_alexnet_train.json.gz
+head -n 40 "$here/scenarios/traces/alibaba-openb/openb_node_list_gpu_node.csv" > "$work/nodes.csv"
+head -n 40 "$here/scenarios/traces/alibaba-openb/openb_pod_list_default.csv" > "$work/pods.csv"
+seed openb "$work/nodes.csv" "$work/pods.csv"
+seed raw "$here"/hwcal/data/*/*/raw-*.json
+seed calibration "$here"/models/calibration/*.yaml
+seed merge "$here"/tests/fuzz/seeds/merge/*
+seed k8s "$here"/scenarios/k8s/*.yaml
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+failed=0
+for t in "${targets[@]}"; do
+  bin="$build/tests/fuzz/fuzz_$t"
+  [ -x "$bin" ] || { echo "fuzz.sh: $bin is missing (configure with -DVGPUSIM_FUZZ=ON)" >&2; exit 2; }
+  echo "== fuzz_$t for ${per}s"
+  if ! (cd "$work" && "$bin" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+          -artifact_prefix="$work/findings/$t-" -print_final_stats=1 "$work/corpus/$t" 2>"$work/fuzz_$t.log"); then
+    failed=1
+    echo "fuzz_$t found a problem:" >&2
+    grep -E "ERROR|SUMMARY|runtime error|uncaught|deadly|Test unit written" "$work/fuzz_$t.log" | head -20 >&2
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$work/fuzz_$t.log" | tr '\n' ' '; echo
+done
+if [ "$failed" -ne 0 ] || [ -n "$(ls -A "$work/findings")" ]; then
+  echo "fuzz.sh: findings in $work/findings" >&2
+  exit 1
+fi
+echo "fuzz.sh: no findings in ${budget}s over ${#targets[@]} targets"
