@@ -375,7 +375,8 @@ def gen_study(s, rng, d):
     data, note = mutate_text(rng, getattr(s, mutated), CSV_MUTATORS)
     paths = {"nodes": str(s.nodes_path)}
     paths[mutated], special = place(rng, d, f"{mutated}.csv", data)
-    paths.setdefault("pods", copy_in(d, s.pods_path))
+    if mutated == "nodes":
+        paths["pods"] = copy_in(d, s.pods_path)
     return (["study", "--nodes", paths["nodes"], "--trace", paths["pods"], "--seeds", "42", "--policies",
              rng.choice(POLICIES), "--out", "out/study", "-q"], joined(f"openb {mutated}: {note}", special))
 

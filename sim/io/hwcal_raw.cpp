@@ -128,6 +128,10 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
 
   const json& experiments = root.contains("experiments") ? root["experiments"] : json::array();
   if (!experiments.is_array()) throw RawFormatError(fmt::format("{}: 'experiments' is not a list", file));
+  // A hwcal run writes 62 experiments; refitting thousands of co-runs would take hours for nothing.
+  if (experiments.size() > kMaxRawExperiments)
+    throw RawFormatError(fmt::format("{}: {} experiments; a hwcal raw file holds at most {} (a run writes about 60)",
+                                     file, experiments.size(), kMaxRawExperiments));
   for (const json& e : experiments) {
     if (!e.is_object()) throw RawFormatError(fmt::format("{}: an experiment is not an object", file));
     const std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
@@ -189,6 +193,18 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
       c.b_sms = number_or(part, "b_sms", 0);
       c.a_cap = number_or(part, "a_active_thread_percentage", 100) / 100.0;
       c.b_cap = number_or(part, "b_active_thread_percentage", 100) / 100.0;
+      if (c.form != "processes" && c.form != "streams" && c.form != "mps" && c.form != "green_ctx") {
+        raw.warnings.push_back(fmt::format("{}: unknown co-run form '{}': left out", where, c.form));
+        continue;
+      }
+      const bool caps_ok = c.a_cap > 0 && c.a_cap <= 1 && c.b_cap > 0 && c.b_cap <= 1;
+      const bool sms_ok = c.a_sms >= 1 && c.b_sms >= 1 && c.a_sms < 1e6 && c.b_sms < 1e6;
+      if ((c.form == "mps" && !caps_ok) || (c.form == "green_ctx" && !sms_ok)) {
+        raw.warnings.push_back(fmt::format("{}: partition out of range (active threads {:g}% and {:g}%, SMs {:g} and "
+                                           "{:g}): left out",
+                                           where, 100 * c.a_cap, 100 * c.b_cap, c.a_sms, c.b_sms));
+        continue;
+      }
       // A pair cut before its first repeat (older hwcal) has null slowdowns: leave it out, keep the file.
       const auto a = kernel(member(params, "kernel_a"), where + ".kernel_a", raw.warnings);
       const auto b = kernel(member(params, "kernel_b"), where + ".kernel_b", raw.warnings);

@@ -69,6 +69,7 @@ struct RawFile {
   std::vector<std::string> warnings;
 };
 
+inline constexpr size_t kMaxRawExperiments = 2000;
 RawFile parse_raw(const std::string& text, const std::string& file);
 RawFile read_raw_file(const std::string& path);
 

@@ -21,7 +21,13 @@ using json = nlohmann::json;
 
 constexpr double kMicroseconds = 1e-6;    // s per trace time unit (Chrome trace `ts`, `dur`)
 
-// A std::streambuf over zlib's gzFile: reads .json.gz and, transparently, plain .json in 64 KiB chunks.
+// The longest string or number a trace may hold (kernel names with their template arguments run to a few KiB).
+constexpr size_t kMaxToken = size_t{1} << 20;
+
+// A std::streambuf over zlib's gzFile: reads .json.gz and, transparently, plain .json in 64 KiB chunks. It keeps
+// the parser's memory bounded whatever the input: a run of whitespace between tokens reaches the parser as one
+// character (the JSON parser keeps every character of the token it is reading, whitespace before it included), and
+// a string or number longer than kMaxToken ends the input.
 class GzipStreamBuf final : public std::streambuf {
  public:
   GzipStreamBuf(const std::string& path, size_t max_bytes) : file_(gzopen(path.c_str(), "rb")), max_(max_bytes) {}
@@ -33,6 +39,8 @@ class GzipStreamBuf final : public std::streambuf {
   bool is_open() const { return file_ != nullptr; }
   // Whether reading stopped at the decompressed-size limit (a gzip bomb, or a trace far beyond any real one).
   bool over_limit() const { return over_limit_; }
+  // Whether reading stopped at a string or number longer than kMaxToken.
+  bool token_too_long() const { return token_too_long_; }
   // zlib's complaint (corrupt or truncated gzip), or "".
   std::string error() const {
     int code = Z_OK;
@@ -47,19 +55,62 @@ class GzipStreamBuf final : public std::streambuf {
       over_limit_ = true;
       return traits_type::eof();
     }
-    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
-    if (n <= 0) return traits_type::eof();
-    read_ += static_cast<size_t>(n);
-    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+    size_t kept = 0;
+    while (kept == 0) {  // a chunk of whitespace only keeps nothing: read on
+      if (read_ >= max_) {
+        over_limit_ = true;
+        return traits_type::eof();
+      }
+      const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+      if (n <= 0) return traits_type::eof();
+      read_ += static_cast<size_t>(n);
+      kept = filter(static_cast<size_t>(n));
+      if (token_too_long_) return traits_type::eof();
+    }
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + kept);
     return traits_type::to_int_type(*gptr());
   }
 
  private:
+  // Compacts the first n bytes of the buffer in place (see the class comment); returns how many it kept.
+  size_t filter(size_t n) {
+    size_t out = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const char c = buffer_[i];
+      if (in_string_) {
+        if (escape_) escape_ = false;
+        else if (c == '\\') escape_ = true;
+        else if (c == '"') in_string_ = false;
+      } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        token_ = 0;
+        if (space_) continue;
+        space_ = true;
+        buffer_[out++] = c;
+        continue;
+      } else if (c == '"') {
+        in_string_ = true;
+        token_ = 0;
+      } else if (c == ',' || c == ':' || c == '[' || c == ']' || c == '{' || c == '}') {
+        token_ = 0;
+      }
+      space_ = false;
+      if (++token_ > kMaxToken) {
+        token_too_long_ = true;
+        return out;
+      }
+      buffer_[out++] = c;
+    }
+    return out;
+  }
+
   gzFile file_;
   std::array<char, 1 << 16> buffer_{};
   size_t max_;
   size_t read_ = 0;
   bool over_limit_ = false;
+  bool token_too_long_ = false;
+  bool in_string_ = false, escape_ = false, space_ = false;
+  size_t token_ = 0;  // characters of the string or number being read
 };
 
 std::string lower(std::string s) {
@@ -198,6 +249,9 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
       throw TraceError(fmt::format("trace '{}' holds more than {} MiB once decompressed (a real trace is tens to "
                                    "hundreds); cut it to the steps to replay",
                                    path, max_bytes >> 20));
+    if (buffer.token_too_long())
+      throw TraceError(fmt::format("trace '{}' holds a string or number longer than {} MiB: not a profiler trace",
+                                   path, kMaxToken >> 20));
     const std::string gz = buffer.error();
     if (!gz.empty()) throw TraceError(fmt::format("trace '{}' is not a readable gzip file: {}", path, gz));
     std::string what = e.what();

@@ -40,6 +40,14 @@ void read_csv(const std::string& path, std::vector<std::string> columns, RowFn r
   });
 }
 
+// A node's or pod's CPU (milli-cores) or memory (MiB): the largest node of the trace has 128,000 milli-cores and
+// ~1 TiB; a value beyond 1e12 (a billion cores, an exabyte) is not a machine but an overflow waiting to happen.
+double field_resource(const std::string& path, size_t line, const std::string& column, const std::string& text) {
+  const double v = field_number(path, line, column, text);
+  if (v > 1e12) throw InputError(fmt::format("{}:{}: {}: at most 1e12, found '{}'", path, line, column, text));
+  return v;
+}
+
 }  // namespace
 
 std::vector<ClusterNode> read_openb_nodes(const std::string& path, bool gpu_nodes_only) {
@@ -48,8 +56,8 @@ std::vector<ClusterNode> read_openb_nodes(const std::string& path, bool gpu_node
            [&](const std::vector<std::string>& c, size_t line) {
              ClusterNode n;
              n.name = c[0];
-             n.cpu_milli = field_number(path, line, "cpu_milli", c[1]);
-             n.memory_mib = field_number(path, line, "memory_mib", c[2]);
+             n.cpu_milli = field_resource(path, line, "cpu_milli", c[1]);
+             n.memory_mib = field_resource(path, line, "memory_mib", c[2]);
              n.gpus = field_integer(path, line, "gpu", c[3]);
              if (n.gpus > 64) throw InputError(fmt::format("{}:{}: gpu: at most 64 GPUs per node, found {}", path, line, n.gpus));
              n.gpu_model = c[4];
@@ -67,8 +75,8 @@ std::vector<ClusterJob> read_openb_pods(const std::string& path, size_t limit) {
              if (limit > 0 && jobs.size() >= limit) return;
              ClusterJob j;
              j.name = c[0];
-             j.cpu_milli = field_number(path, line, "cpu_milli", c[1]);
-             j.memory_mib = field_number(path, line, "memory_mib", c[2]);
+             j.cpu_milli = field_resource(path, line, "cpu_milli", c[1]);
+             j.memory_mib = field_resource(path, line, "memory_mib", c[2]);
              j.num_gpu = field_integer(path, line, "num_gpu", c[3]);
              const int milli = field_integer(path, line, "gpu_milli", c[4]);
              if (milli > 1000)

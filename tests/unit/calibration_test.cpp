@@ -273,6 +273,37 @@ TEST(Calibration, OutOfRangeCountsAreLeftOut) {
     EXPECT_THROW(parse_raw(bad, "r.json"), RawFormatError) << bad;
 }
 
+TEST(Calibration, UnknownCorunFormsAndPartitionsAreLeftOutAndHugeFilesRefused) {
+  auto corun = [](const std::string& form, const std::string& partition) {
+    return R"({"name": "corun.x", "kind": "corun", "params": {"form": ")" + form + R"(", "partition_label": "", )" +
+           R"("partition": )" + partition + R"(, "kernel_a": {"kind": "compute", "launches": 20, "blocks_per_launch": )" +
+           R"(4224, "flops": 1e12}, "kernel_b": {"kind": "compute", "launches": 20, "blocks_per_launch": 4224, )" +
+           R"("flops": 1e12}}, "summary": {"slowdown_a": 2, "slowdown_b": 2}})";
+  };
+  const std::string head = R"({"schema": "vgpusim.hwcal.raw/1", "environment": {"device": {"name": "NVIDIA H200", )"
+                           R"("sm_count": 132}}, "experiments": [)";
+  // An empty form once reached the co-run replay as an internal error; MPS caps above 100% or green contexts of
+  // no SMs are no partition either.
+  const RawFile raw = parse_raw(head + corun("", "{}") + ", " +
+                                    corun("mps", R"({"a_active_thread_percentage": 250})") + ", " +
+                                    corun("green_ctx", R"({"a_sms": 0, "b_sms": 8})") + "]}",
+                                "r.json");
+  EXPECT_TRUE(raw.coruns.empty());
+  ASSERT_EQ(raw.warnings.size(), 3u);
+  EXPECT_NE(raw.warnings[0].find("unknown co-run form '': left out"), std::string::npos) << raw.warnings[0];
+  EXPECT_NE(raw.warnings[1].find("partition out of range (active threads 250%"), std::string::npos) << raw.warnings[1];
+  EXPECT_NE(raw.warnings[2].find("SMs 0 and 8): left out"), std::string::npos) << raw.warnings[2];
+  // Thousands of copies of one experiment would keep `fit` busy for hours.
+  std::string many = head;
+  for (size_t i = 0; i <= kMaxRawExperiments; ++i) many += (i ? ", " : "") + corun("streams", "{}");
+  try {
+    parse_raw(many + "]}", "r.json");
+    FAIL();
+  } catch (const RawFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("2001 experiments; a hwcal raw file holds at most 2000"), std::string::npos);
+  }
+}
+
 TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {
   const std::string dir = testing::TempDir();
   {

@@ -1,5 +1,6 @@
 // Cluster simulator tests: analytic FIFO times, policy choices on hand-made states, FGD's fragmentation measure,
 // preemption with checkpoints, the openb importer on the real trace, and the cluster scenario reader.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -204,6 +205,68 @@ TEST(Openb, MalformedRowNamesFileAndLine) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(":2: memory_mib"), std::string::npos) << e.what();
   }
+}
+
+TEST(Openb, ResourcesBeyondAnyMachineAreRefused) {
+  // 1e20 milli-cores once overflowed to a negative request and an "over-allocated a node" internal error.
+  const std::filesystem::path p = std::filesystem::temp_directory_path() / "vgpusim_huge_openb.csv";
+  std::ofstream(p) << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+                      "deletion_time,scheduled_time\np0,99999999999999999999,1000,1,500,,LS,Running,0,10,0\n";
+  try {
+    read_openb_pods(p.string(), 0);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":2: cpu_milli: at most 1e12, found '99999999999999999999'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ClusterSim, RunsThatWouldNotEndStopWithTheirNumbers) {
+  ClusterConfig c;
+  ClusterNode node;
+  node.name = "n0";
+  node.gpu_model = "V100M16";
+  node.gpus = 8;
+  node.cpu_milli = 64000;
+  node.memory_mib = 262144;
+  c.nodes = {node};
+  for (int i = 0; i < 20; ++i) c.jobs.push_back(ClusterJob{});
+  for (size_t i = 0; i < c.jobs.size(); ++i) {
+    c.jobs[i].name = fmt::format("j{}", i);
+    c.jobs[i].arrival_s = static_cast<double>(i);
+    c.jobs[i].duration_s = 3600;
+    c.jobs[i].num_gpu = 1;
+    c.jobs[i].gpu_units = kGpuUnits;
+  }
+  // Samples every nanosecond over hours of jobs: refused at the memory limit, not after gigabytes.
+  c.sample_interval_s = 1e-9;
+  c.max_sample_bytes = 1 << 20;
+  try {
+    run_cluster(c);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("samples of allocation and fragmentation would pass the 1 MiB memory limit"),
+              std::string::npos)
+        << e.what();
+  }
+  // Preemptions that keep every job restarting: stopped at the event limit.
+  c.sample_interval_s = 3600;
+  c.preemption.rate_per_s = 1;
+  c.preemption.all_nodes = true;
+  c.max_events = 1000;
+  try {
+    run_cluster(c);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the cluster run passed 1e+03 events"), std::string::npos) << e.what();
+  }
+  // Rates beyond one a second are refused when the scenario is read.
+  EXPECT_THROW(load_cluster_scenario_text("version: 1\nkind: cluster\ncluster:\n  nodes: [{name: n, gpus: 1}]\n"
+                                          "  jobs: {synthetic: {count: 3, rate: 1/s}}\n"
+                                          "  preemption: {rate: 1e306/h}\n",
+                                          "s.yaml"),
+               InputError);
 }
 
 TEST(ClusterScenario, UnknownKeyGetsDidYouMean) {

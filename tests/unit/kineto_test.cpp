@@ -190,6 +190,29 @@ TEST(KinetoImport, ATraceOverTheDecompressedSizeLimitIsRefused) {
   EXPECT_LT(fs::file_size(bomb), 64u << 10);
 }
 
+TEST(KinetoImport, WhitespaceRunsAndHugeTokensKeepTheParserSmall) {
+  // Whitespace between tokens reaches the parser one character per run (it used to keep a whole run, so a bomb of
+  // spaces inside the event list held gigabytes): 16 MiB of it in the middle of a valid trace still reads the same.
+  std::string padded = kSmallTrace;
+  padded.insert(padded.find("{\"ph\": \"X\", \"cat\": \"kernel\""), std::string(16 << 20, ' '));
+  const KinetoTrace t = read_kineto_trace(temp_file("padded.json.gz", padded, true).string());
+  EXPECT_EQ(t.ops.size(), read_kineto_trace(temp_file("small.json", kSmallTrace, false).string()).ops.size());
+  // Whitespace inside a string is kept as it is.
+  std::string spaced = kSmallTrace;
+  spaced.replace(spaced.find("ampere_sgemm"), 12, "ampere    sgemm");
+  EXPECT_EQ(read_kineto_trace(temp_file("spaced.json", spaced, false).string()).ops.front().name,
+            "ampere    sgemm_128x64_nn");
+  // A string of 2 MiB is no kernel name: refused, and read no further.
+  std::string huge = kSmallTrace;
+  huge.replace(huge.find("aten::mm"), 8, std::string(2 << 20, 'x'));
+  try {
+    read_kineto_trace(temp_file("huge.json.gz", huge, true).string());
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds a string or number longer than 1 MiB"), std::string::npos) << e.what();
+  }
+}
+
 TEST(KinetoImport, OutOfRangeNumbersAreRefusedNamingTheEvent) {
   // A timestamp of 1e300 (it once corrupted the engine's heap), a negative duration, a device no int holds, a grid
   // of 1e20: each is refused with the event's place and name, through the scenario's trace key.

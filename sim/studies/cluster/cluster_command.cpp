@@ -13,7 +13,10 @@ int run_cluster_command(const ScenarioDocument& doc, const RunOptions& options) 
     throw InputError(doc.file + ": --set, --seed and --fidelity do not apply to cluster scenarios");
   if (!options.fail_on.empty())
     throw InputError(doc.file + ": --fail-on applies to GPU-level scenarios, not to cluster scenarios");
-  const ClusterResults results = run_cluster(load_cluster_scenario(doc));
+  ClusterConfig config = load_cluster_scenario(doc);
+  config.max_events = options.limits.max_events;
+  config.max_sample_bytes = options.limits.max_memory;
+  const ClusterResults results = run_cluster(config);
   write_outputs(select_outputs<ClusterResults>(cluster_formats(), options), results);
   if (!options.quiet) std::cout << cluster_results_table(results);
   return 0;

@@ -94,7 +94,7 @@ const std::vector<Section>& cluster_sections() {
          sharing_slowdown_params()[1].default_text()}}},
       {"cluster.preemption", "Each preemption takes one eligible node down; its jobs lose work since their last "
                              "checkpoint and go back to the queue.",
-       {{"rate", "rate", false, "0/s", "Poisson rate of preemptions across the cluster, e.g. `2/h`"},
+       {{"rate", "rate", false, "0/s", "Poisson rate of preemptions across the cluster, e.g. `2/h` (at most 1/s)"},
         {"times", "list of times", false, "", "preemptions at fixed times", "[]"},
         {"checkpoint_interval", "time", false, "0s", "work between checkpoints; 0: none"},
         {"restart_cost", "time", false, "0s", "extra work when a preempted job starts again"},
@@ -201,6 +201,11 @@ void read_preemption(const std::string& file, const YAML::Node& node, Preemption
   MapReader r(file, node, "cluster.preemption", section("cluster.preemption"));
   r.finish();
   p.rate_per_s = at_least(r, "rate", Dim::Rate, 0);
+  // Spot preemptions come minutes to days apart; one a second across the cluster is already far beyond any cloud's.
+  if (p.rate_per_s > 1)
+    fail_at(file, r.get("rate"), r.child_path("rate"),
+            fmt::format("{}/s is more than one preemption a second across the cluster; at most 1/s (3600/h)",
+                        p.rate_per_s));
   if (r.has("times")) {
     const YAML::Node list = r.get("times");
     if (!list.IsSequence()) fail_at(file, list, r.child_path("times"), "expected a list of times");

@@ -2,6 +2,8 @@
 // with the arrival list; progress rates change only when a GPU's set of jobs changes (sharing slowdown).
 #include "sim/studies/cluster/cluster_sim.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -10,7 +12,9 @@
 
 #include "models/cluster/placement.hpp"
 #include "models/sharing/sharing_mode.hpp"
+#include "sim/core/errors.hpp"
 #include "sim/core/event_queue.hpp"
+#include "sim/core/units.hpp"
 
 namespace vgpusim {
 
@@ -82,6 +86,7 @@ class ClusterRun {
     const std::vector<ClusterJob>& jobs = cfg_.jobs;
     size_t next = 0;
     while (next < jobs.size() || !events_.empty()) {
+      check_limits();
       const bool arrival = events_.empty() || (next < jobs.size() && jobs[next].arrival_s < events_.top().time);
       const double t = arrival ? jobs[next].arrival_s : events_.top().time;
       advance(t);
@@ -126,11 +131,32 @@ class ClusterRun {
   double uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
   double exponential(double rate) { return -std::log1p(-uniform()) / rate; }
 
+  void check_limits() const {
+    const double events = static_cast<double>(r_.events) + static_cast<double>(r_.samples.size());
+    if (events > cfg_.max_events)
+      throw InputError(fmt::format(
+          "the cluster run passed {:.3g} events at simulated time {} ({} preemptions so far): it may not end; lower "
+          "the preemption rate or widen `sample_interval`, or raise the limit with --max-events",
+          events, units::format(now_, units::Dim::Time), r_.preemptions));
+  }
+
   // Integrates the time averages up to t and takes the samples due before t.
   void advance(double t) {
     while (next_sample_s_ <= t) {
       sample(next_sample_s_);
-      next_sample_s_ += cfg_.sample_interval_s;
+      const double next = next_sample_s_ + cfg_.sample_interval_s;
+      if (!(next > next_sample_s_))
+        throw InputError(fmt::format("cluster.sample_interval: {} is too small to move past simulated time {}",
+                                     units::format(cfg_.sample_interval_s, units::Dim::Time),
+                                     units::format(next_sample_s_, units::Dim::Time)));
+      next_sample_s_ = next;
+      if (static_cast<double>(r_.samples.size() * sizeof(ClusterSample)) > cfg_.max_sample_bytes)
+        throw InputError(fmt::format("cluster.sample_interval: {} samples of allocation and fragmentation would "
+                                     "pass the {} memory limit at simulated time {}; widen `sample_interval` or "
+                                     "raise the limit with --max-memory",
+                                     r_.samples.size(), units::format(cfg_.max_sample_bytes, units::Dim::Bytes),
+                                     units::format(next_sample_s_, units::Dim::Time)));
+      check_limits();
     }
     const double dt = t - now_;
     alloc_integral_ += dt * allocated_units_;

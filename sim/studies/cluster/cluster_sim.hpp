@@ -33,6 +33,11 @@ struct ClusterConfig {
   bool no_departures = false;         // jobs never finish: fill the cluster as in the FGD paper's experiments
   double sample_interval_s = 3600;    // time between ClusterSamples, s
   uint64_t seed = 1;
+  // The run stops with an InputError past this many events (arrivals, completions, preemptions, nodes back, and
+  // samples), or when its samples would hold more than max_sample_bytes: a preemption rate or a sample interval
+  // that would keep it going for ever (`vgpusim run --max-events/--max-memory` set them).
+  double max_events = 1e9;
+  double max_sample_bytes = 4.0 * 1024 * 1024 * 1024;
 };
 
 // The sharing slowdown's parameters (the timeslice mode's slice and switch_cost) and the efficiency they give:
@@ -41,7 +46,7 @@ const std::vector<ParamSpec>& sharing_slowdown_params();
 double timeslice_efficiency(double slice_s, double switch_cost_s);
 
 // Runs the cluster to the end (every job finished, or no event left). Throws std::invalid_argument on an
-// unknown policy.
+// unknown policy, InputError past the config's limits or when simulated time stops advancing.
 ClusterResults run_cluster(const ClusterConfig& config);
 
 }  // namespace vgpusim
