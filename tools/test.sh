@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian 12 machine: installs what is missing, builds with warnings as errors,
-# runs every test (units, golden scenarios, CLI, docs), then a clang ASan+UBSan build (float-cast-overflow too) of
-# the tests with the libFuzzer targets, the fuzzers and the mutation campaign on it (docs/fuzzing.md), then the
-# benchmarks (which print their ratios). .ci/run calls this.
+# runs every test (units, golden scenarios, CLI, docs) and the mutation campaign over the command line, then a clang
+# ASan+UBSan build (float-cast-overflow too) of the tests with the libFuzzer targets, and the fuzzers on it
+# (docs/fuzzing.md), then the benchmarks (which print their ratios). .ci/run calls this.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc)"
@@ -14,6 +14,9 @@ cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGPUSIM_
 cmake --build "$here/build" -j "$jobs"
 ctest --test-dir "$here/build" --output-on-failure -j "$jobs"
 
+echo "== mutation campaign over the command line (release build; docs/fuzzing.md)"
+python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build/vgpusim" --budget 150
+
 echo "== clang ASan + UBSan build of the tests, with the libFuzzer targets"
 CC=clang CXX=clang++ cmake -S "$here" -B "$here/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVGPUSIM_WERROR=ON \
       -DVGPUSIM_SANITIZE=ON -DVGPUSIM_FUZZ=ON -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF -DVGPUSIM_NETWORK=ON
@@ -23,9 +26,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 echo "== fuzzing every input reader"
 "$here/tools/fuzz.sh" "$here/build-asan" 70
-
-echo "== mutation campaign over the command line, on the sanitizer build"
-python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build-asan/vgpusim" --budget 150 --memory-limit 0 --timeout 60
 
 if [ -x "$here/build/tests/engine_bench" ]; then
   echo "== engine benchmark (ratios against baselines measured in the same run)"
