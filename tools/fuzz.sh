@@ -3,13 +3,15 @@
 # shipped files, and fails on any finding: a crash, an exception other than a refusal of the input, a sanitizer
 # report (ASan, UBSan with float-cast-overflow, LeakSanitizer), an input that takes over 10 s or over 2 GiB.
 # Findings are kept in WORK/findings (reproduce one with `BUILD/tests/fuzz/fuzz_T FILE`). docs/fuzzing.md.
-# Usage: tools/fuzz.sh BUILD_DIR [SECONDS (all targets together; default 60)] [WORK_DIR]
+# Usage: tools/fuzz.sh BUILD_DIR [SECONDS (all targets together; default 60)] [WORK_DIR] [SEED (default 1)]
+# A fixed seed makes a run repeatable as far as a time budget allows; give another to explore further.
 # BUILD_DIR is configured with CXX=clang++ -DVGPUSIM_SANITIZE=ON -DVGPUSIM_FUZZ=ON (tools/test.sh does).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:?usage: tools/fuzz.sh BUILD_DIR [SECONDS] [WORK_DIR]}"
 budget="${2:-60}"
 work="${3:-$(mktemp -d)}"
+fuzz_seed="${4:-1}"
 targets=(scenario kineto openb raw calibration merge k8s)
 per=$(( budget / ${#targets[@]} ))
 [ "$per" -ge 1 ] || per=1
@@ -38,7 +40,7 @@ for t in "${targets[@]}"; do
   [ -x "$bin" ] || { echo "fuzz.sh: $bin is missing (configure with -DVGPUSIM_FUZZ=ON)" >&2; exit 2; }
   echo "== fuzz_$t for ${per}s"
   if ! (cd "$work" && "$bin" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-          -artifact_prefix="$work/findings/$t-" -print_final_stats=1 "$work/corpus/$t" 2>"$work/fuzz_$t.log"); then
+          -seed="$fuzz_seed" -artifact_prefix="$work/findings/$t-" -print_final_stats=1 "$work/corpus/$t" 2>"$work/fuzz_$t.log"); then
     failed=1
     echo "fuzz_$t found a problem:" >&2
     grep -E "ERROR|SUMMARY|runtime error|uncaught|deadly|Test unit written" "$work/fuzz_$t.log" | head -20 >&2

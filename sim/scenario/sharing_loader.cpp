@@ -222,6 +222,9 @@ void Loader::add_partition(size_t g, const LayoutEntry& e, const Partition& part
 
 void Loader::partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModeInfo& info) {
   const ScenarioGpu& gpu = sc.gpus[g];
+  if (!node.IsMap() || !node["partitions"])
+    fail_at(file, node, path + ".partitions",
+            fmt::format("mode {} partitions the GPU: give its `partitions`, a list of {{id, profile}}", info.name));
   const YAML::Node list = node["partitions"];
   const std::vector<LayoutEntry> first = read_layout(list, path + ".partitions");
   const std::vector<Partition> parts = place(gpu, info, g, first, list, path + ".partitions");

@@ -64,10 +64,11 @@ expect_run(2 "above the limit of 1e\\+03: " sweep "${SOURCE}/scenarios/quickstar
 expect_run(3 "out of memory" run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.finetune.memory=79GiB -q
            --fail-on oom)
 expect_run(0 "warning: tenant chat: the request queue does not reach a steady state"
-           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.chat.workload.inference.rate=160/s --set duration=20s -q)
+           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.chat.workload.inference.rate=160/s --set duration=4s
+           --set replications=1 -q)
 expect_run(3 "warning: tenant chat: the request queue does not reach a steady state"
-           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.chat.workload.inference.rate=160/s --set duration=20s -q
-           --fail-on warning)
+           run "${SOURCE}/scenarios/quickstart.yaml" --set tenants.chat.workload.inference.rate=160/s --set duration=4s
+           --set replications=1 -q --fail-on warning)
 # A synthetic raw file's noise must be a relative noise: NaN, negative or huge values are refused.
 expect_run(2 "--noise nan: expected a relative noise from 0 to 0.5" synth-raw H200 -o "${WORK}/s.json" --noise nan)
 expect_run(2 "--noise 1e\\+308: expected a relative noise" synth-raw H200 -o "${WORK}/s.json" --noise 1e308)

@@ -99,6 +99,10 @@ INSTANTIATE_TEST_SUITE_P(
              "s.yaml:7:32: sharing.g0.slice: expected a value from 1 us to 10 s, found 20 s"},
         Case{"bad_fidelity", "duration: 10s", "duration: 10s\nfidelity: exactly",
              "s.yaml:4:11: fidelity: expected one of exact, fluid, found 'exactly'; did you mean 'exact'?"},
+        // Found by the libFuzzer target: a YAML exception escaped as an internal error.
+        Case{"mig_without_partitions", "{mode: timeslice, slice: 2ms}", "{mode: mig}",
+             "s.yaml:7:7: sharing.g0.partitions: mode mig partitions the GPU: give its `partitions`, a list of {id, "
+             "profile}"},
         Case{"wrong_version", "version: 1", "version: 2", "s.yaml:1:10: version: expected an integer from 1 to 1, found 2"},
         Case{"duplicate_key", "version: 1", "version: 1\nversion: 1",
              "s.yaml:2:1: version: duplicate key 'version' (first at line 1)"},
