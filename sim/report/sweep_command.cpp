@@ -99,16 +99,16 @@ std::vector<SweepPoint> run_sweep(const std::string& path, const std::vector<Ove
     points.push_back({values, {}});
   }
   // The whole sweep against the limits: the combinations' events add up; as many run at once as threads.
+  // The message quotes the pilot of the combination with the most events.
   RunEstimate total;
-  double largest_memory = 0;
+  double events = 0, largest_memory = 0;
   for (const Scenario& sc : scenarios) {
     const RunEstimate e = estimate_run(sc, false, limits);
-    total.events += e.events;
+    if (!(e.events <= total.events)) total = e;
+    events += e.events;
     largest_memory = std::max(largest_memory, e.memory_bytes);
-    total.pilot_events = e.pilot_events;
-    total.pilot_span = e.pilot_span;
-    total.bins = std::max(total.bins, e.bins);
   }
+  total.events = events;
   const unsigned running = std::min<unsigned>(threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads,
                                               static_cast<unsigned>(scenarios.size()));
   total.memory_bytes = largest_memory * running;

@@ -149,13 +149,12 @@ void Loader::tenants(const MapReader& top) {
       t.share = read_params(sr, tenant_params, tenant_defaults);
       // Under an imported device plugin config the MPS daemon's defaults are upper limits: a client may only
       // lower them.
-      for (const auto& [name, limit] : tenant_defaults) {
-        const std::string key = name.substr(name.find('.') + 1);
-        if (sr.has(key) && t.share.get(key) > limit)
-          fail_at(file, sr.get(key), sr.child_path(key),
+      for (const ParamSpec& p : tenant_params) {
+        const auto limit = tenant_defaults.find(p.qualified());
+        if (limit != tenant_defaults.end() && sr.has(p.name) && t.share.get(p.name) > limit->second)
+          fail_at(file, sr.get(p.name), sr.child_path(p.name),
                   fmt::format("above the {} the imported device plugin config gives each of its {} replicas ({})",
-                              units::format(limit, key == "memory_limit" ? Dim::Bytes : Dim::Ratio),
-                              imported_here->replicas, imported_here->source));
+                              units::format(limit->second, p.dim), imported_here->replicas, imported_here->source));
       }
     } else {
       t.share = with_overrides(tenant_params, tenant_defaults);
