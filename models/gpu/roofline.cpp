@@ -77,6 +77,10 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
   t.overlap = p.get("overlap");
+  if (k.fixed_time > 0) {  // on the SMs it occupies, for as long as it takes anywhere
+    t.compute = k.fixed_time;
+    return t;
+  }
   const struct {
     double flops;
     KernelBound bound;

@@ -21,9 +21,13 @@ struct KernelSpec {
   // Distinct bytes its kernels touch that the kernel before them left in L2 (a kernel run again on the same
   // buffers); 0 = unknown: its bytes stream from DRAM. Split among kernels like its bytes.
   double working_set = 0;
+  // s it takes on any GPU, launch overhead included, when its time is not the GPU's to decide (a collective's
+  // kernel, which waits for the network and its peers: its recorded time); 0 = from the work above.
+  double fixed_time = 0;
 
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;
+    k.fixed_time *= factor;
     k.flops_fp64 *= factor;
     k.flops_fp32 *= factor;
     k.flops_fp16 *= factor;

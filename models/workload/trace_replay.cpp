@@ -3,6 +3,8 @@
 // sim/io/kineto_reader.
 #include "models/workload/trace_replay.hpp"
 
+#include "models/workload/trace_graph.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -236,6 +238,7 @@ class TraceReplayWorkload final : public Workload {
 }  // namespace
 
 std::unique_ptr<Workload> TraceWorkload::play(Fidelity fidelity, uint64_t) const {
+  if (graph) return play_trace_graph(graph, iterations);
   if (!trace) throw std::invalid_argument("trace workload without a trace");
   std::shared_ptr<const std::vector<TraceReplay::Stream>> streams =
       fidelity == Fidelity::Fluid

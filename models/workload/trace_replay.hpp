@@ -38,6 +38,7 @@ struct KinetoOp {
   double shared_memory = 0;  // bytes per block
   double occupancy = 0;      // estimated achieved occupancy, fraction
   double bytes = 0;          // memcpy / memset: bytes moved
+  long long correlation = -1;  // links it to the CUDA runtime call that enqueued it; -1 = none
 
   double blocks() const { return static_cast<double>(grid[0] * grid[1] * grid[2]); }
   double end() const { return start + duration; }
@@ -51,12 +52,44 @@ struct KinetoDevice {
   int sms = 0;
 };
 
+// One CUDA runtime (or driver) call on a CPU thread, as recorded: the calls that enqueue GPU work, synchronise
+// with it, or record and wait for events. Other calls are host time like any other.
+struct KinetoCall {
+  enum class Kind : uint8_t {
+    Enqueue,      // a call whose correlation id names a GPU op (kernel launch, memcpy, memset)
+    BlockingCopy, // cudaMemcpy and friends without Async: returns when the copy is done
+    DeviceSync,   // cudaDeviceSynchronize, cuCtxSynchronize
+    StreamSync,   // cudaStreamSynchronize, cuStreamSynchronize
+    EventSync,    // cudaEventSynchronize, cuEventSynchronize
+    EventRecord,  // cudaEventRecord(WithFlags), cuEventRecord
+    StreamWait,   // cudaStreamWaitEvent, cuStreamWaitEvent
+  };
+  Kind kind = Kind::Enqueue;
+  long long thread = 0;
+  double start = 0;     // s since the trace's origin
+  double duration = 0;  // s
+  long long correlation = -1;
+};
+
+// What the GPU side says of a synchronising call (`cat: cuda_sync`, newer traces): the stream it waited on and,
+// for a stream wait, the stream and event record it waited for.
+struct KinetoSync {
+  enum class Kind : uint8_t { StreamWait, StreamSync, EventSync, ContextSync };
+  Kind kind = Kind::StreamSync;
+  long long correlation = -1;         // the runtime call's
+  long long stream = -1;              // the stream that waits (StreamWait) or is waited for (StreamSync)
+  long long wait_on_stream = -1;      // StreamWait, EventSync: the stream whose event is waited for
+  long long record_correlation = -1;  // StreamWait: the cudaEventRecord call's correlation id
+};
+
 struct KinetoTrace {
   std::string file;
   int device = 0;                               // the selected CUDA device
   std::map<int, size_t> kernels_per_device;     // every device of the trace
   std::vector<KinetoDevice> properties;         // empty when the trace has no deviceProperties
   std::vector<KinetoOp> ops;                    // the selected device's ops, by start time
+  std::vector<KinetoCall> calls;                // runtime calls that enqueue, synchronise or use events, by start
+  std::vector<KinetoSync> syncs;                // GPU-side records of synchronising calls (newer traces)
   size_t kernels = 0, memcpys = 0, memsets = 0;  // on the selected device
 
   const KinetoDevice* device_properties() const;
@@ -106,13 +139,18 @@ TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, c
 
 // Replay of a recorded trace: its GPU ops per stream, with the host gaps between them. Fluid fidelity merges runs
 // of a stream's ops into phases (see trace_replay.cpp).
+struct TraceGraph;
 struct TraceWorkload final : WorkloadSpec {
   std::shared_ptr<const TraceReplay> trace;
+  // The dependency graph (models/workload/trace_graph.hpp); when set it is played instead of `trace`.
+  std::shared_ptr<const TraceGraph> graph;
+  std::vector<std::string> notes;  // warnings()
   long long iterations = 1;  // passes through the trace
 
   std::string kind() const override { return "trace"; }
   std::string unit() const override { return "iterations"; }
   bool bounded() const override { return iterations >= 0; }
+  std::vector<std::string> warnings() const override { return notes; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 

@@ -43,6 +43,9 @@ class WorkloadSpec {
   virtual std::vector<SloTarget> slo() const { return {}; }
   // Device memory it is known to use (bytes); 0 when it does not say. A tenant without `memory` allocates this.
   virtual double device_memory() const { return 0; }
+  // What makes its results doubtful whatever the run (e.g. a trace replayed without its CPU side); each becomes a
+  // warning of every tenant that runs it.
+  virtual std::vector<std::string> warnings() const { return {}; }
   // A fresh state machine that plays it (random draws from `seed`).
   virtual std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const = 0;
 };
@@ -126,6 +129,12 @@ class WorkloadPort {
   virtual void wake_at(double time, uint64_t tag) = 0;
   // One unit (iteration, request, frame, kernel) completed; `started` is when it arrived or began.
   virtual void unit_done(double started) = 0;
+  // Where the unit's time went (s per named part, adding up to its time), reported before its unit_done; a
+  // workload that can tell (a trace replay's critical path) calls it for every unit.
+  virtual void unit_parts(const std::vector<std::string>& names, const std::vector<double>& seconds) {
+    (void)names;
+    (void)seconds;
+  }
   // The workload has no more work.
   virtual void finished() = 0;
 };

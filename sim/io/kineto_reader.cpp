@@ -13,6 +13,8 @@
 #include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_set>
 
 namespace vgpusim {
 namespace {
@@ -200,6 +202,8 @@ bool gpu_op(const json& event, RawOp& out, std::string& problem) {
   op.occupancy = number(args, "est. achieved occupancy %", 0) / 100;
   op.bytes = number(args, "bytes", 0);
   check.number_in("bytes", op.bytes, 0, 1e18, " B");
+  const double correlation = number(args, "correlation", -1);
+  check.number_in("correlation", correlation, -1, kMaxId);
   for (const auto& [what, v] : {std::pair{"registers per thread", op.registers_per_thread},
                                 {"shared memory", op.shared_memory}, {"est. achieved occupancy %", op.occupancy * 100}})
     check.number_in(what, v, 0, kMaxDim);
@@ -210,7 +214,95 @@ bool gpu_op(const json& event, RawOp& out, std::string& problem) {
   op.duration = dur * kMicroseconds;
   out.device = static_cast<int>(device);
   op.stream = static_cast<long long>(stream);
+  op.correlation = static_cast<long long>(correlation);
   return true;
+}
+
+std::optional<KinetoCall::Kind> call_kind(const std::string& name) {
+  using K = KinetoCall::Kind;
+  static const std::map<std::string, K> named = {
+      {"cudaDeviceSynchronize", K::DeviceSync}, {"cuCtxSynchronize", K::DeviceSync},
+      {"cudaStreamSynchronize", K::StreamSync}, {"cuStreamSynchronize", K::StreamSync},
+      {"cudaEventSynchronize", K::EventSync},   {"cuEventSynchronize", K::EventSync},
+      {"cudaEventRecord", K::EventRecord},      {"cudaEventRecordWithFlags", K::EventRecord},
+      {"cuEventRecord", K::EventRecord},        {"cuEventRecordWithFlags", K::EventRecord},
+      {"cudaStreamWaitEvent", K::StreamWait},   {"cuStreamWaitEvent", K::StreamWait}};
+  if (const auto it = named.find(name); it != named.end()) return it->second;
+  // Synchronous copies (CUDA runtime API docs, "API synchronization behavior"): cudaMemcpy, cudaMemcpy2D, ... and
+  // the driver's cuMemcpy* without Async.
+  if ((name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0) && name.find("Async") == std::string::npos)
+    return K::BlockingCopy;
+  return K::Enqueue;  // kept only when its correlation names a GPU op
+}
+
+// A CPU-side CUDA runtime or driver call (`cat: cuda_runtime`, `cuda_driver`; older traces `Runtime`). `ts` stays in
+// us until the origin is known. False for other events; out-of-range numbers set `problem`.
+bool runtime_call(const json& event, KinetoCall& out, double& ts_us, std::string& problem) {
+  const auto cat = event.find("cat");
+  if (cat == event.end() || !cat->is_string()) return false;
+  const std::string c = lower(cat->get<std::string>());
+  if (c != "cuda_runtime" && c != "cuda_driver" && c != "runtime") return false;
+  const auto ph = event.find("ph");
+  if (ph != event.end() && (!ph->is_string() || ph->get<std::string>() != "X")) return false;
+  const auto ts = event.find("ts");
+  const auto name = event.find("name");
+  if (ts == event.end() || !ts->is_number() || name == event.end() || !name->is_string()) return false;
+  const std::string n = name->get<std::string>();
+  const auto kind = call_kind(n);
+  const json empty = json::object();
+  const auto a = event.find("args");
+  const json& args = a != event.end() && a->is_object() ? *a : empty;
+  EventCheck check;
+  ts_us = ts->get<double>();
+  check.number_in("ts", ts_us, -kMaxTs, kMaxTs, " us");
+  const double dur = number(event, "dur", 0);
+  check.number_in("dur", dur, 0, kMaxDur, " us");
+  const double correlation = number(args, "correlation", -1);
+  check.number_in("correlation", correlation, -1, kMaxId);
+  const double thread = number(event, "tid", 0);
+  check.number_in("tid", thread, -kMaxId, kMaxId);
+  if (!check.problem.empty()) {
+    problem = fmt::format("{} '{}': {}", c, n, check.problem);
+    return false;
+  }
+  out.kind = *kind;
+  out.duration = dur * kMicroseconds;
+  out.correlation = static_cast<long long>(correlation);
+  out.thread = static_cast<long long>(thread);
+  return out.kind != KinetoCall::Kind::Enqueue || out.correlation >= 0;
+}
+
+// The GPU side of a synchronising call (`cat: cuda_sync`). False for other events.
+bool sync_record(const json& event, KinetoSync& out, std::string& problem) {
+  const auto cat = event.find("cat");
+  if (cat == event.end() || !cat->is_string() || lower(cat->get<std::string>()) != "cuda_sync") return false;
+  const json empty = json::object();
+  const auto a = event.find("args");
+  const json& args = a != event.end() && a->is_object() ? *a : empty;
+  const auto k = args.find("cuda_sync_kind");
+  const std::string kind = k != args.end() && k->is_string() ? k->get<std::string>() : "";
+  using K = KinetoSync::Kind;
+  if (kind == "Stream Wait Event") out.kind = K::StreamWait;
+  else if (kind == "Stream Sync") out.kind = K::StreamSync;
+  else if (kind == "Event Sync") out.kind = K::EventSync;
+  else if (kind == "Context Sync") out.kind = K::ContextSync;
+  else return false;
+  EventCheck check;
+  const double correlation = number(args, "correlation", -1), stream = number(args, "stream", -1),
+               on = number(args, "wait_on_stream", -1), record = number(args, "wait_on_cuda_event_record_corr_id", -1);
+  check.number_in("correlation", correlation, -1, kMaxId);
+  check.number_in("stream", stream, -1, 1e10);  // Context Sync names stream 4294967295
+  check.number_in("wait_on_stream", on, -1, 1e10);
+  check.number_in("wait_on_cuda_event_record_corr_id", record, -1, kMaxId);
+  if (!check.problem.empty()) {
+    problem = fmt::format("cuda_sync '{}': {}", kind, check.problem);
+    return false;
+  }
+  out.correlation = static_cast<long long>(correlation);
+  out.stream = static_cast<long long>(stream);
+  out.wait_on_stream = static_cast<long long>(on);
+  out.record_correlation = static_cast<long long>(record);
+  return out.correlation >= 0;
 }
 
 }  // namespace
@@ -224,6 +316,8 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
 
   // Events are dropped as soon as they are parsed (GPU ops converted first), so memory stays bounded by the ops.
   std::vector<RawOp> raw;
+  std::vector<std::pair<KinetoCall, double>> calls;  // with ts in us
+  std::vector<KinetoSync> syncs;
   bool top_is_object = true;
   std::string top_key;
   std::string problem;  // the first out-of-range GPU op, with its place among the trace events
@@ -237,7 +331,12 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
     ++events;
     RawOp op;
     std::string bad;
+    KinetoCall call;
+    KinetoSync sync;
+    double call_ts = 0;
     if (gpu_op(parsed, op, bad)) raw.push_back(std::move(op));
+    else if (bad.empty() && runtime_call(parsed, call, call_ts, bad)) calls.emplace_back(call, call_ts);
+    else if (bad.empty() && sync_record(parsed, sync, bad)) syncs.push_back(sync);
     if (!bad.empty() && problem.empty()) problem = fmt::format("trace event {}: {}", events, bad);
     return false;
   };
@@ -313,6 +412,18 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
     trace.memsets += r.op.kind == KinetoOp::Kind::Memset ? 1 : 0;
     trace.ops.push_back(std::move(r.op));
   }
+  // Runtime calls: every synchronising or event call, and the enqueueing calls of the selected device's ops.
+  std::unordered_set<long long> correlations;
+  for (const KinetoOp& op : trace.ops)
+    if (op.correlation >= 0) correlations.insert(op.correlation);
+  for (auto& [call, ts] : calls) {
+    if (call.kind == KinetoCall::Kind::Enqueue && !correlations.count(call.correlation)) continue;
+    call.start = (ts - *origin) * kMicroseconds;
+    trace.calls.push_back(call);
+  }
+  std::stable_sort(trace.calls.begin(), trace.calls.end(),
+                   [](const KinetoCall& a, const KinetoCall& b) { return a.start < b.start; });
+  trace.syncs = std::move(syncs);
   return trace;
 }
 

@@ -84,6 +84,8 @@ Performance performance(const TenantRecord& r, double run_end, bool is_inference
   } else {
     p.unit_time_ci95 = kNaN;
   }
+  if (r.units > 0)
+    for (const auto& [name, total] : r.unit_parts) p.unit_parts.emplace_back(name, total / static_cast<double>(r.units));
   return p;
 }
 
@@ -158,6 +160,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.start = r.start;
     tr.finished = !std::isnan(r.finish);
     tr.completion = r.finish;
+    tr.warnings = t.workload->warnings();
     tr.gpu_work = r.gpu_work;
     tr.failures = r.failures;
     tr.shared = performance(r, shared.end, latencies);
@@ -300,6 +303,14 @@ Performance merged_performance(const std::vector<Results>& reps, size_t t, bool 
     p.latency = LatencySummary{l.mean / n, l.p50 / n, l.p95 / n, l.p99 / n, l.max};
     p.latency->p50_ci95 = replication_ci95_halfwidth(p50s);
     p.latency->p99_ci95 = replication_ci95_halfwidth(p99s);
+  }
+  for (size_t k = 0; k < p.unit_parts.size(); ++k) {
+    std::vector<double> v;
+    for (const Results& r : reps) {
+      const auto& parts = perf(r.tenants[t]).unit_parts;
+      if (k < parts.size()) v.push_back(parts[k].second);
+    }
+    p.unit_parts[k].second = mean_of(v);
   }
   return p;
 }

@@ -45,6 +45,9 @@ struct Performance {
   double unit_time_mean = 0;
   double unit_time_ci95 = 0;  // NaN when too few units
   std::optional<LatencySummary> latency;  // inference only
+  // Where a unit's time went, s per unit by named part (a trace replay's critical path); empty when the workload
+  // does not say.
+  std::vector<std::pair<std::string, double>> unit_parts;
 };
 
 struct TenantResult {

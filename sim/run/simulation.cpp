@@ -142,6 +142,12 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     ++record_.units;
     record_.unit_times.push_back(engine_.now() - started);
   }
+  void unit_parts(const std::vector<std::string>& names, const std::vector<double>& seconds) override {
+    auto& parts = record_.unit_parts;
+    if (parts.empty())
+      for (const std::string& n : names) parts.emplace_back(n, 0.0);
+    for (size_t i = 0; i < names.size() && i < seconds.size() && i < parts.size(); ++i) parts[i].second += seconds[i];
+  }
   void finished() override {
     record_.finish = engine_.now();
     stopped_ = true;

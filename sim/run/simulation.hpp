@@ -24,6 +24,7 @@ struct TenantRecord {
   double finish = std::numeric_limits<double>::quiet_NaN();   // s, when its workload ended; NaN if it did not
   long long units = 0;                                        // completed iterations / requests / frames / kernels
   std::vector<double> unit_times;                             // s per completed unit (latency for requests)
+  std::vector<std::pair<std::string, double>> unit_parts;     // s per named part, summed over the units that said
   double gpu_work = 0;                                        // solo-seconds of GPU work done
   std::vector<Failure> failures;
 };

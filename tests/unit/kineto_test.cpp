@@ -254,8 +254,9 @@ struct RealTrace {
   int device;
   size_t kernels, memcpys, memsets;
   // Whether exact and fluid time-slicing agree within 2% for two identical copies started together. They do not
-  // for the A100 rank-3 trace (4 streams, thousands of 20-100 us host gaps): both copies stay busy through long
-  // contention episodes, which fluid averages (+4-6%). See docs/trace-replay.md.
+  // for the A100 rank-3 trace (4 streams, thousands of 20-100 us host gaps) nor, replayed through its dependency
+  // graph, the V100 trace (its host keeps ~1000 launches queued, so the GPU never idles): both copies stay busy
+  // through long contention episodes, which fluid averages (+1-7%). See docs/trace-replay.md.
   bool timeslice_agrees;
 };
 void PrintTo(const RealTrace& t, std::ostream* os) { *os << t.file; }
@@ -348,7 +349,7 @@ TEST(KinetoReplay, ShippedReplayScenarioAgreesInBothFidelities) {
 
 INSTANTIATE_TEST_SUITE_P(KinetoShared, KinetoRealTrace,
                          ::testing::Values(RealTrace{"a100_alexnet_train.json.gz", "A100-40GB", 0, 79, 16, 3, true},
-                                           RealTrace{"v100_rank0_train.json.gz", "V100", 0, 4350, 1600, 145, true},
+                                           RealTrace{"v100_rank0_train.json.gz", "V100", 0, 4350, 1600, 145, false},
                                            RealTrace{"a100_rank3_control.json.gz", "A100-40GB", 3, 8568, 228, 654, false},
                                            RealTrace{"recsys_sampled_rank0.json.gz", "A100-40GB", 0, 1154, 40, 10,
                                                      true}),

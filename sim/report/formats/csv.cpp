@@ -52,6 +52,9 @@ std::vector<MetricRow> tidy_metrics(const Results& r) {
     if (t.finished) add("completion", t.completion, nan, "s");
     add("gpu_work", t.gpu_work, nan, "s");
     add("failures", static_cast<double>(t.failures.size()), nan, "count");
+    // A trace replay's critical path per iteration, shared and alone.
+    for (const auto& [name, seconds] : t.shared.unit_parts) add("critical_path_" + name, seconds, nan, "s");
+    for (const auto& [name, seconds] : t.baseline.unit_parts) add("baseline_critical_path_" + name, seconds, nan, "s");
   }
   for (const GpuResult& g : r.gpus) {
     rows.push_back({"", g.id, "", "utilization", g.utilization, nan, "ratio", ""});

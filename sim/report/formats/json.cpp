@@ -30,6 +30,11 @@ ordered_json perf_json(const Performance& p) {
                       {"p50_ci95", num(p.latency->p50_ci95)},
                       {"p99_ci95", num(p.latency->p99_ci95)}};
   }
+  if (!p.unit_parts.empty()) {
+    ordered_json parts = ordered_json::object();
+    for (const auto& [name, seconds] : p.unit_parts) parts[name] = num(seconds);
+    j["critical_path_s"] = parts;
+  }
   return j;
 }
 

@@ -47,6 +47,17 @@ std::string results_table(const Results& r) {
       notes = true;
     }
   }
+  // Where an iteration's time goes (a trace replay's critical path), shared and alone.
+  for (const TenantResult& t : r.tenants) {
+    if (t.shared.unit_parts.empty()) continue;
+    for (const auto& [label, p] : {std::pair{"shared", &t.shared}, std::pair{"alone", &t.baseline}}) {
+      out += fmt::format("{}critical path {} ({}), ms per {}:", notes ? "" : "\n", t.name, label,
+                         t.unit.empty() ? "unit" : t.unit.substr(0, t.unit.size() - (t.unit.back() == 's' ? 1 : 0)));
+      for (const auto& [name, seconds] : p->unit_parts) out += fmt::format(" {} {}", name, fixed(1e3 * seconds, 3));
+      out += "\n";
+      notes = true;
+    }
+  }
   out += "\n";
   size_t id_w = 3, model_w = 5;
   for (const GpuResult& g : r.gpus) {

@@ -6,6 +6,7 @@
 
 #include "sim/io/calibration_file.hpp"
 #include "models/gpu/device_names.hpp"
+#include "models/workload/trace_graph.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/scenario/loader_state.hpp"
 #include "sim/scenario/workload_kind.hpp"
@@ -63,12 +64,31 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
     if (wr.has("to")) window.to = loader.positive(wr, "to", units::Dim::Time);
     if (window.to <= window.from) fail_at(file, wr.node(), wr.path(), "expected `to` after `from`");
   }
+  // How the replay knows what waits for what: the dependency graph of the trace's CPU and GPU sides, or each
+  // stream alone with its recorded gaps.
+  std::string model = "graph";
+  if (r.has("model")) {
+    model = r.string("model");
+    if (model != "graph" && model != "streams")
+      fail_at(file, r.get("model"), r.child_path("model"),
+              fmt::format("unknown trace model '{}'; expected graph or streams", model));
+  }
+  TraceGraphOptions options;
+  if (r.has("launch_queue")) options.launch_queue = static_cast<size_t>(r.integer("launch_queue", 1, 1 << 24));
+  if (r.has("handoff_gap")) options.handoff_gap = loader.positive(r, "handoff_gap", units::Dim::Time);
   auto t = std::make_shared<TraceWorkload>();
   try {
     t->trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window));
+    if (model != "streams") t->graph = make_trace_graph(recorded, *ref, perf, window, options);
   } catch (const TraceError& e) {
     fail_at(file, r.has("window") ? r.get("window") : r.node(), r.path(), e.what());
   }
+  if (!t->graph && model == "graph")
+    t->notes.push_back(fmt::format(
+        "trace '{}' has no CPU-side runtime calls linked to its GPU ops (recorded without ProfilerActivity.CPU?): it "
+        "is replayed per stream with the recorded gaps as fixed host time, so results on another GPU or under "
+        "sharing assume the host waits as long as it did when recorded",
+        trace_path.filename().string()));
   t->iterations = r.integer("iterations", 1, 1LL << 40);
   return t;
 }
@@ -83,9 +103,10 @@ WorkloadKindInfo trace_workload_kind() {
       "iteration = one pass";
   kind.sections = {
       {"workload.trace",
-       "Replays the GPU ops (kernels, memcpys, memsets) of one device of a PyTorch profiler (Kineto) trace: each "
-       "stream plays its ops in order with the recorded host gaps as think time, streams run concurrently. Each "
-       "op's work is inferred from its duration on the source GPU (docs/trace-replay.md).",
+       "Replays one device of a PyTorch profiler (Kineto) trace through its dependency graph: host threads run their "
+       "recorded CPU time and runtime calls ahead of the GPU, ops start when launched, their stream is free and the "
+       "events they wait for are recorded; synchronising calls wait for the GPU. Each op's work is inferred from its "
+       "duration on the source GPU (docs/trace-replay.md).",
        {{"path", "file", true, "", "the trace, .json or .json.gz, relative to the scenario file"},
         {"source", "catalog name", false, "", "the GPU the trace was recorded on, e.g. A100-40GB",
          "matched from the trace's deviceProperties"},
@@ -93,7 +114,16 @@ WorkloadKindInfo trace_workload_kind() {
          "the device with the most kernels"},
         {"iterations", "integer >= 1", false, "1", "passes through the trace"},
         {"window", "workload.trace.window", false, "", "replay only the ops that start in this part of the trace",
-         "the whole trace"}}},
+         "the whole trace"},
+        {"model", "graph | streams", false, "graph",
+         "graph: host threads, launches, synchronisation and cross-stream events as recorded (docs/trace-replay.md); "
+         "streams: each stream alone with its recorded gaps as fixed host time (the fallback, with a warning, for a "
+         "trace without CPU-side runtime calls)"},
+        {"launch_queue", "integer >= 1", false, "1024",
+         "ops one stream holds launched but unfinished before a launch blocks the host (graph)"},
+        {"handoff_gap", "time", false, "1 ms",
+         "a host thread idle this long, resumed after another thread's last call before that one idles as long, waits "
+         "for it (graph)"}}},
       {"workload.trace.window",
        "A part of the trace, in time since its first GPU op; kept ops start in [from, to) and are replayed "
        "relative to `from`.",

@@ -1,0 +1,757 @@
+// The dependency graph of a recorded trace (inference rules in docs/trace-replay.md, "The dependency graph") and
+// the state machine that plays it: host threads step through their runtime calls, ops start when launched, their
+// stream is free and the events they wait for are recorded, synchronising calls wait for the GPU.
+#include "models/workload/trace_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace vgpusim {
+namespace {
+
+using Call = KinetoCall;
+
+// Two clocks (CPU and GPU) stamp a trace; an edge whose target started this much before its source ended is still
+// taken as consistent (Kineto's timestamps are whole microseconds in most traces).
+constexpr double kClockSlack = 1e-6;  // s
+
+bool is_communication(const std::string& name) {
+  std::string n = name;
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return n.find("nccl") != std::string::npos;
+}
+
+// A pageable host copy returns to the host only when the copy is done (device to pageable host), or after a stream
+// synchronisation and staging (pageable host to device): CUDA runtime API, "API synchronization behavior".
+bool pageable_copy(const KinetoOp& op) {
+  return op.kind == KinetoOp::Kind::Memcpy && op.name.find("Pageable") != std::string::npos;
+}
+
+struct Builder {
+  const KinetoTrace& trace;
+  const TraceGraphOptions& options;
+  TraceGraph g;
+  std::vector<double> op_start, op_end, op_launch;  // per graph op, s in trace time; launch: when enqueued
+  std::vector<std::vector<uint32_t>> launched;       // per stream: ops in the order they were enqueued
+  struct PendingStep {
+    TraceGraph::Step step;
+    double call = 0, begin = 0, end = 0;  // s in trace time: when it was called, when it acts, when it returns
+  };
+  std::vector<std::vector<PendingStep>> steps;  // per thread
+  std::map<long long, uint32_t> thread_index;
+
+  Builder(const KinetoTrace& t, const TraceGraphOptions& o) : trace(t), options(o) {}
+
+  uint32_t thread(long long id) {
+    auto [it, added] = thread_index.try_emplace(id, static_cast<uint32_t>(g.threads.size()));
+    if (added) {
+      g.threads.push_back({id, {}});
+      steps.emplace_back();
+    }
+    return it->second;
+  }
+
+  // The last op enqueued on `stream` before `time` (trace time), or kNone.
+  uint32_t last_before(uint32_t stream, double time) const {
+    const auto& l = launched[stream];
+    const auto it = std::upper_bound(l.begin(), l.end(), time,
+                                     [&](double t, uint32_t op) { return t < op_launch[op]; });
+    return it == l.begin() ? TraceGraph::kNone : *std::prev(it);
+  }
+
+  void add_edge(uint32_t from, uint32_t to, size_t& counter) {
+    if (from == TraceGraph::kNone || to == TraceGraph::kNone || g.ops[from].stream == g.ops[to].stream) return;
+    if (op_start[to] + kClockSlack < op_end[from]) {  // it started before what it would wait for ended
+      ++g.dropped_edges;
+      return;
+    }
+    auto& deps = g.ops[to].deps;
+    if (std::find(deps.begin(), deps.end(), from) == deps.end()) {
+      deps.push_back(from);
+      ++counter;
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, const GpuSpec& source,
+                                                   const ParamValues& perf, const TraceWindow& window,
+                                                   const TraceGraphOptions& options) {
+  const std::vector<double> solo = solo_durations(trace.ops);
+  Builder b(trace, options);
+  TraceGraph& g = b.g;
+  g.file = trace.file;
+  g.launch_queue = options.launch_queue;
+
+  // GPU ops in the window, in start order; their streams.
+  std::unordered_map<long long, uint32_t> by_correlation;
+  std::map<long long, uint32_t> stream_index;
+  std::vector<size_t> source_op;  // graph op -> trace op
+  for (size_t i = 0; i < trace.ops.size(); ++i) {
+    const KinetoOp& op = trace.ops[i];
+    if (op.start < window.from || op.start >= window.to) continue;
+    const auto id = static_cast<uint32_t>(g.ops.size());
+    auto [it, added] = stream_index.try_emplace(op.stream, static_cast<uint32_t>(g.streams.size()));
+    if (added) {
+      g.streams.push_back(op.stream);
+      b.launched.emplace_back();
+    }
+    TraceGraph::Op o;
+    o.stream = it->second;
+    o.bound = op_bound(op);
+    if (is_communication(op.name)) {
+      // A collective's kernel waits for the network and its peers: its recorded time, on any GPU.
+      o.kernel.blocks = op.blocks();
+      o.kernel.fixed_time = solo[i];
+    } else {
+      o.kernel = kernel_from_duration(solo[i], source, o.bound, op.kind == KinetoOp::Kind::Kernel ? op.blocks() : 0, perf);
+    }
+    g.ops.push_back(std::move(o));
+    b.op_start.push_back(op.start);
+    b.op_end.push_back(op.end());
+    b.op_launch.push_back(op.start);  // until a launch call says otherwise
+    source_op.push_back(i);
+    if (op.correlation >= 0) by_correlation[op.correlation] = id;
+  }
+  if (g.ops.empty())
+    throw TraceError(fmt::format("no GPU op of trace '{}' (device {}) starts in the window", trace.file, trace.device));
+
+  // The runtime calls in the window; which of them enqueue a kept op.
+  std::vector<const Call*> calls;
+  std::vector<uint32_t> enqueues;  // per kept call: the op it enqueues, or kNone
+  // Calls from the window's start (from the trace's start without a window: the first op's launch precedes it),
+  // and the launches of the kept ops wherever they are.
+  const double calls_from = window.from > 0 ? window.from : -std::numeric_limits<double>::infinity();
+  for (const Call& c : trace.calls) {
+    if (c.start >= window.to) continue;
+    uint32_t op = TraceGraph::kNone;
+    if (c.kind == Call::Kind::Enqueue || c.kind == Call::Kind::BlockingCopy) {
+      const auto it = by_correlation.find(c.correlation);
+      if (it == by_correlation.end()) continue;  // another device's, or outside the window
+      op = it->second;
+    } else if (c.start < calls_from) {
+      continue;
+    }
+    calls.push_back(&c);
+    enqueues.push_back(op);
+  }
+  std::vector<bool> has_launch(g.ops.size(), false);
+  for (uint32_t op : enqueues)
+    if (op != TraceGraph::kNone) has_launch[op] = true;
+  if (std::none_of(has_launch.begin(), has_launch.end(), [](bool l) { return l; })) return nullptr;
+  for (size_t i = 0; i < calls.size(); ++i)
+    if (enqueues[i] != TraceGraph::kNone) b.op_launch[enqueues[i]] = calls[i]->start;
+
+  // Launches that found their stream's queue full: they returned when an op ended and freed a slot, so their
+  // recorded time is mostly waiting, not host work. Pending ops are counted from the GPU's timestamps, which show an
+  // op ended a little before the host learns of it: a full queue of `launch_queue` reads as launch_queue - 2 or
+  // more (1022 in the V100 trace). Their host time is taken as the median of the unblocked launches'.
+  std::vector<std::vector<double>> launch_times(g.streams.size()), end_times(g.streams.size());
+  for (uint32_t op = 0; op < g.ops.size(); ++op) {
+    launch_times[g.ops[op].stream].push_back(b.op_launch[op]);
+    end_times[g.ops[op].stream].push_back(b.op_end[op]);
+  }
+  for (auto& v : launch_times) std::sort(v.begin(), v.end());
+  for (auto& v : end_times) std::sort(v.begin(), v.end());
+  std::vector<bool> blocked(calls.size(), false);
+  std::vector<double> unblocked;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (enqueues[i] == TraceGraph::kNone || calls[i]->kind != Call::Kind::Enqueue) continue;
+    const uint32_t s = g.ops[enqueues[i]].stream;
+    const double at = calls[i]->start;
+    const auto launched_before = std::lower_bound(launch_times[s].begin(), launch_times[s].end(), at) - launch_times[s].begin();
+    const auto ended_before = std::upper_bound(end_times[s].begin(), end_times[s].end(), at) - end_times[s].begin();
+    blocked[i] = launched_before - ended_before + 2 >= static_cast<std::ptrdiff_t>(options.launch_queue);
+    if (!blocked[i]) unblocked.push_back(calls[i]->duration);
+  }
+  double launch_cost = 0;
+  if (!unblocked.empty()) {
+    std::nth_element(unblocked.begin(), unblocked.begin() + static_cast<std::ptrdiff_t>(unblocked.size() / 2), unblocked.end());
+    launch_cost = unblocked[unblocked.size() / 2];
+  }
+
+  std::unordered_map<long long, const KinetoSync*> sync_of;  // by the runtime call's correlation
+  for (const KinetoSync& s : trace.syncs) sync_of[s.correlation] = &s;
+  std::unordered_map<long long, double> record_time;  // cudaEventRecord correlation -> its start
+
+  // Walk the calls and the launch-less ops in time order, as the program issued them.
+  struct Item {
+    double time;
+    size_t call;  // index into calls, or SIZE_MAX for an op without a launch call
+    uint32_t op;
+  };
+  std::vector<Item> items;
+  for (size_t i = 0; i < calls.size(); ++i) items.push_back({calls[i]->start, i, enqueues[i]});
+  for (uint32_t op = 0; op < g.ops.size(); ++op)
+    if (!has_launch[op]) items.push_back({b.op_start[op], SIZE_MAX, op});
+  std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.time < y.time; });
+
+  std::vector<uint32_t> pending_explicit(g.streams.size(), TraceGraph::kNone);  // per stream: op it must wait for
+  std::unordered_map<long long, uint32_t> thread_last_op, thread_recorded;
+  std::unordered_map<long long, std::pair<uint32_t, double>> thread_pending_wait;  // the record's op, the wait's time
+  auto get = [](const std::unordered_map<long long, uint32_t>& m, long long k) {
+    const auto it = m.find(k);
+    return it == m.end() ? TraceGraph::kNone : it->second;
+  };
+  for (const Item& item : items) {
+    if (item.call == SIZE_MAX) {  // released at its recorded start
+      b.launched[g.ops[item.op].stream].push_back(item.op);
+      continue;
+    }
+    const Call& c = *calls[item.call];
+    const uint32_t t = b.thread(c.thread);
+    Builder::PendingStep ps;
+    ps.call = ps.begin = c.start;
+    ps.end = c.start + c.duration;
+    TraceGraph::Step& st = ps.step;
+    const uint32_t op = item.op;
+    if (op != TraceGraph::kNone) {
+      const uint32_t s = g.ops[op].stream;
+      b.launched[s].push_back(op);
+      b.add_edge(pending_explicit[s], op, g.explicit_edges);
+      pending_explicit[s] = TraceGraph::kNone;
+      if (const auto w = thread_pending_wait.find(c.thread); w != thread_pending_wait.end()) {
+        uint32_t from = w->second.first;
+        if (from == TraceGraph::kNone) {
+          // No record call in the trace (some traces drop them): the op of another stream, enqueued before the
+          // wait, that ended last before this op started.
+          double latest = -1e300;
+          for (uint32_t other = 0; other < g.streams.size(); ++other) {
+            if (other == s) continue;
+            const uint32_t last = b.last_before(other, w->second.second);
+            if (last != TraceGraph::kNone && b.op_end[last] <= b.op_start[op] + kClockSlack && b.op_end[last] > latest) {
+              latest = b.op_end[last];
+              from = last;
+            }
+          }
+          b.add_edge(from, op, g.timing_edges);
+        } else {
+          b.add_edge(from, op, g.event_edges);
+        }
+        thread_pending_wait.erase(w);
+      }
+      thread_last_op[c.thread] = op;
+      st.op = op;
+      // A copy that blocks the host: named so, or from pageable memory, and the call did return after the copy.
+      const bool blocks = (c.kind == Call::Kind::BlockingCopy || pageable_copy(trace.ops[source_op[op]])) &&
+                          ps.end + kClockSlack >= b.op_end[op];
+      if (blocks) {
+        st.kind = TraceGraph::Step::Kind::Sync;
+        st.waits = {op};
+        ++g.blocking_copies;
+      } else {
+        // It acts when the op may start: at the call's return, or earlier when the op started before it returned.
+        if (blocked[item.call]) {
+          // Its host work ends after the typical launch time; it returns when the slot frees, at its recorded end.
+          ps.begin = c.start + std::min(c.duration, launch_cost);
+          ++g.blocked_launches;
+        } else {
+          ps.begin = c.start + std::clamp(b.op_start[op] - c.start, 0.0, c.duration);
+          ps.end = ps.begin;
+        }
+        ++g.launches;
+      }
+      b.steps[t].push_back(std::move(ps));
+      continue;
+    }
+    const auto sync = sync_of.find(c.correlation);
+    const KinetoSync* recorded = sync == sync_of.end() ? nullptr : sync->second;
+    switch (c.kind) {
+      case Call::Kind::EventRecord:
+        thread_recorded[c.thread] = get(thread_last_op, c.thread);
+        if (c.correlation >= 0) record_time[c.correlation] = c.start;
+        continue;
+      case Call::Kind::StreamWait:
+        if (recorded && recorded->kind == KinetoSync::Kind::StreamWait) {
+          const auto from = stream_index.find(recorded->wait_on_stream);
+          const auto to = stream_index.find(recorded->stream);
+          if (from != stream_index.end() && to != stream_index.end()) {
+            const auto rt = record_time.find(recorded->record_correlation);
+            pending_explicit[to->second] = b.last_before(from->second, rt != record_time.end() ? rt->second : c.start);
+          }
+        } else {
+          // The event recorded last on this thread; resolved at the thread's next launch.
+          thread_pending_wait[c.thread] = {get(thread_recorded, c.thread), c.start};
+        }
+        continue;
+      case Call::Kind::DeviceSync:
+        for (uint32_t s = 0; s < g.streams.size(); ++s)
+          if (const uint32_t last = b.last_before(s, c.start); last != TraceGraph::kNone) st.waits.push_back(last);
+        break;
+      case Call::Kind::StreamSync:
+      case Call::Kind::EventSync: {
+        std::optional<uint32_t> stream;
+        if (recorded) {
+          const long long id = c.kind == Call::Kind::EventSync ? recorded->wait_on_stream : recorded->stream;
+          if (const auto it = stream_index.find(id); it != stream_index.end()) stream = it->second;
+        }
+        if (!stream) {  // the stream whose last op ended latest while the call waited
+          double latest = -1;
+          for (uint32_t s = 0; s < g.streams.size(); ++s) {
+            const uint32_t last = b.last_before(s, c.start);
+            if (last == TraceGraph::kNone) continue;
+            const double e = b.op_end[last];
+            if (e >= c.start - kClockSlack && e <= c.start + c.duration + kClockSlack && e > latest) {
+              latest = e;
+              stream = s;
+            }
+          }
+        }
+        if (!stream)
+          if (const uint32_t last = get(thread_last_op, c.thread); last != TraceGraph::kNone)
+            stream = g.ops[last].stream;
+        if (stream)
+          if (const uint32_t last = b.last_before(*stream, c.start); last != TraceGraph::kNone)
+            st.waits.push_back(last);
+        break;
+      }
+      default:
+        continue;
+    }
+    // A call that returned before an op ended did not wait for it (the inference named the wrong stream).
+    st.waits.erase(std::remove_if(st.waits.begin(), st.waits.end(),
+                                  [&](uint32_t w) { return b.op_end[w] > ps.end + kClockSlack; }),
+                   st.waits.end());
+    if (st.waits.empty()) continue;  // nothing enqueued yet to wait for: host time
+    st.kind = TraceGraph::Step::Kind::Sync;
+    b.steps[t].push_back(std::move(ps));
+  }
+
+  // Stream order; each stream's last op, for the critical path's classes.
+  std::vector<uint32_t> last_on_stream(g.streams.size(), TraceGraph::kNone);
+  std::vector<double> stream_time(g.streams.size(), 0);
+  for (uint32_t op = 0; op < g.ops.size(); ++op) {
+    TraceGraph::Op& o = g.ops[op];
+    o.stream_prev = last_on_stream[o.stream];
+    last_on_stream[o.stream] = op;
+    stream_time[o.stream] += b.op_end[op] - b.op_start[op];
+  }
+  g.main_stream = static_cast<uint32_t>(std::max_element(stream_time.begin(), stream_time.end()) - stream_time.begin());
+
+  // The pass: from the first step or op to the last end.
+  double first = b.op_start.front(), last = 0;
+  for (uint32_t op = 0; op < g.ops.size(); ++op) {
+    first = std::min(first, b.op_start[op]);
+    last = std::max(last, b.op_end[op]);
+  }
+  for (const auto& thread : b.steps)
+    for (const auto& ps : thread) {
+      first = std::min(first, ps.call);
+      last = std::max(last, ps.end);
+    }
+  g.recorded_pass = last - first;
+  std::vector<KinetoOp> kept;
+  for (size_t i : source_op) kept.push_back(trace.ops[i]);
+  g.recorded_busy = busy_time(kept);
+
+  // Each step's post (syncs), host time and hand-off from another thread.
+  std::vector<uint32_t> base(g.threads.size(), 0);
+  for (size_t t = 1; t < g.threads.size(); ++t) base[t] = base[t - 1] + static_cast<uint32_t>(b.steps[t - 1].size());
+  const double handoff = options.handoff_gap;
+  for (size_t t = 0; t < g.threads.size(); ++t) {
+    auto& mine = b.steps[t];
+    for (size_t j = 0; j < mine.size(); ++j) {
+      auto& ps = mine[j];
+      TraceGraph::Step& st = ps.step;
+      if (st.kind == TraceGraph::Step::Kind::Sync) {
+        double w = -1e300;
+        for (uint32_t op : st.waits) w = std::max(w, b.op_end[op]);
+        st.post = std::max(0.0, ps.end - std::max(ps.begin, w));
+      }
+      const double prev = j > 0 ? mine[j - 1].end : first;
+      double from = prev;
+      if (ps.begin - prev >= handoff) {
+        // The other thread's last step before this one resumes, if that thread then idles as long.
+        for (size_t u = 0; u < g.threads.size(); ++u) {
+          if (u == t) continue;
+          const auto& theirs = b.steps[u];
+          auto it = std::upper_bound(theirs.begin(), theirs.end(), ps.begin,
+                                     [](double time, const Builder::PendingStep& s) { return time < s.end; });
+          if (it == theirs.begin()) continue;
+          const size_t k = static_cast<size_t>(std::prev(it) - theirs.begin());
+          const double end_k = theirs[k].end;
+          const bool idles = k + 1 == theirs.size() || theirs[k + 1].begin >= end_k + handoff;
+          if (end_k > from && idles) {
+            from = end_k;
+            st.after = base[u] + static_cast<uint32_t>(k);
+          }
+        }
+        if (st.after != TraceGraph::kNone) ++g.thread_edges;
+      }
+      st.cpu = std::max(0.0, ps.begin - from);
+      st.recorded_end = ps.end - first;
+      g.threads[t].steps.push_back(st);
+    }
+  }
+  for (const auto& thread : g.threads)
+    for (const auto& st : thread.steps) g.syncs += st.kind == TraceGraph::Step::Kind::Sync && st.op == TraceGraph::kNone;
+
+  // Each op's recorded start, its class, and its delay after everything it waits for.
+  std::vector<double> release(g.ops.size(), 0);
+  for (uint32_t op = 0; op < g.ops.size(); ++op) release[op] = b.op_start[op];  // launch-less: at its start
+  for (const auto& thread : b.steps)
+    for (const auto& ps : thread)
+      if (ps.step.op != TraceGraph::kNone)  // a launch: when it returned; a blocking copy: when it was called
+        release[ps.step.op] = ps.step.kind == TraceGraph::Step::Kind::Launch ? ps.end : ps.begin;
+  std::vector<std::vector<uint32_t>> by_stream(g.streams.size());
+  for (uint32_t op = 0; op < g.ops.size(); ++op) by_stream[g.ops[op].stream].push_back(op);
+  for (uint32_t op = 0; op < g.ops.size(); ++op) {
+    TraceGraph::Op& o = g.ops[op];
+    double ready = release[op];
+    if (o.stream_prev != TraceGraph::kNone) ready = std::max(ready, b.op_end[o.stream_prev]);
+    for (uint32_t d : o.deps) ready = std::max(ready, b.op_end[d]);
+    // Waiting for the SMs: another stream's op ran throughout the wait and ended about when this one started
+    // (closer to its start than the wait was long): this op's blocks found no room until that op's last wave
+    // drained. It then waits for that op (on another GPU its wait scales with it) instead of a fixed delay.
+    const double wait = b.op_start[op] - ready;
+    if (wait > kClockSlack) {
+      uint32_t occupant = TraceGraph::kNone;
+      for (uint32_t other = 0; other < g.streams.size(); ++other) {
+        if (other == o.stream) continue;
+        const auto& on = by_stream[other];  // in start order; a stream's ops do not overlap
+        auto it = std::upper_bound(on.begin(), on.end(), ready + kClockSlack,
+                                   [&](double t, uint32_t x) { return t < b.op_start[x]; });
+        if (it == on.begin()) continue;
+        const uint32_t y = *std::prev(it);
+        const double lead = b.op_end[y] - b.op_start[op];
+        if (lead >= -kClockSlack && lead < wait && (occupant == TraceGraph::kNone || b.op_end[y] < b.op_end[occupant]))
+          occupant = y;
+      }
+      if (occupant != TraceGraph::kNone) {
+        o.deps.push_back(occupant);
+        ++g.resource_edges;
+        ready = std::max(ready, b.op_end[occupant]);
+      }
+    }
+    o.delay = std::max(0.0, b.op_start[op] - ready);
+    if (!has_launch[op]) o.orphan_release = b.op_start[op] - first;
+    o.recorded_start = b.op_start[op] - first;
+    o.recorded_end = b.op_end[op] - first;
+    o.kind = is_communication(trace.ops[source_op[op]].name) ? TraceGraph::OpClass::Communication
+             : o.stream == g.main_stream                       ? TraceGraph::OpClass::MainStream
+                                                               : TraceGraph::OpClass::OtherStream;
+  }
+  return std::make_shared<const TraceGraph>(std::move(g));
+}
+
+namespace {
+
+// Timer tags: which kind of wake-up, and the step or op it is for. Launch tags are op indices.
+constexpr uint64_t kStepAct = uint64_t{1} << 62, kStepEnd = uint64_t{1} << 61, kOpStart = uint64_t{1} << 60,
+                   kTagKinds = kStepAct | kStepEnd | kOpStart;
+
+class TraceGraphWorkload final : public Workload {
+ public:
+  TraceGraphWorkload(std::shared_ptr<const TraceGraph> graph, long long iterations)
+      : g_(std::move(graph)), remaining_(iterations) {
+    const TraceGraph& g = *g_;
+    for (const auto& t : g.threads) {
+      thread_base_.push_back(static_cast<uint32_t>(step_thread_.size()));
+      for (size_t j = 0; j < t.steps.size(); ++j) step_thread_.push_back(static_cast<uint32_t>(thread_base_.size() - 1));
+    }
+    const size_t ops = g.ops.size(), steps = step_thread_.size();
+    stream_next_.assign(ops, TraceGraph::kNone);
+    dependents_.resize(ops);
+    for (uint32_t op = 0; op < ops; ++op) {
+      if (g.ops[op].stream_prev != TraceGraph::kNone) stream_next_[g.ops[op].stream_prev] = op;
+      for (uint32_t d : g.ops[op].deps) dependents_[d].push_back(op);
+    }
+    handoffs_.resize(steps);
+    for (uint32_t s = 0; s < steps; ++s)
+      if (const uint32_t a = step(s).after; a != TraceGraph::kNone) handoffs_[a].push_back(s);
+    nodes_ = ops + 2 * steps;  // a step's second node: a blocking copy's launch
+  }
+
+  void start(WorkloadPort& port) override { begin_pass(port); }
+
+  // Each handler finishes what the event set off before the pass may end (a pass ending midway would reset the
+  // state the rest of the handler still works on).
+  void on_timer(WorkloadPort& port, uint64_t tag) override {
+    const auto index = static_cast<uint32_t>(tag & ~kTagKinds);
+    if (tag & kStepAct) act(port, index);
+    else if (tag & kStepEnd) finish_step(port, index);
+    else if (tag & kOpStart) start_op(port, index);
+    maybe_end_pass(port);
+  }
+
+  void on_kernel_done(WorkloadPort& port, uint64_t tag) override {
+    op_done(port, static_cast<uint32_t>(tag));
+    maybe_end_pass(port);
+  }
+
+ private:
+  void op_done(WorkloadPort& port, uint32_t op) {
+    const double now = port.now();
+    done_[op] = true;
+    end_[op] = now;
+    ++ops_done_;
+    note_end(op, now);
+    const TraceGraph::Op& o = g_->ops[op];
+    --queued_[o.stream];
+    if (stream_next_[op] != TraceGraph::kNone) satisfy(port, stream_next_[op], now, op);
+    for (uint32_t d : dependents_[op]) satisfy(port, d, now, op);
+    std::vector<uint32_t> waiters;
+    waiters.swap(op_waiters_[op]);
+    for (uint32_t s : waiters)
+      if (--wait_count_[s] == 0) waits_done(port, s, op);
+    auto& blocked = blocked_[o.stream];
+    if (!blocked.empty() && queued_[o.stream] < g_->launch_queue) {
+      const uint32_t s = blocked.front();
+      blocked.erase(blocked.begin());
+      binder_[node(s)] = op;
+      gap_[node(s)] = 0;
+      start_[node(s)] = now;
+      act(port, s);
+    }
+  }
+
+  const TraceGraph::Step& step(uint32_t s) const {
+    const uint32_t t = step_thread_[s];
+    return g_->threads[t].steps[s - thread_base_[t]];
+  }
+  uint32_t node(uint32_t s) const { return static_cast<uint32_t>(g_->ops.size()) + s; }
+
+  void note_end(uint32_t n, double time) {
+    if (time >= last_end_) {
+      last_end_ = time;
+      last_node_ = n;
+    }
+  }
+
+  void begin_pass(WorkloadPort& port) {
+    const TraceGraph& g = *g_;
+    if (remaining_ == 0 || g.ops.empty()) {
+      port.finished();
+      return;
+    }
+    const double now = port.now();
+    pass_start_ = now;
+    const size_t ops = g.ops.size(), steps = step_thread_.size();
+    pending_.assign(ops, 0);
+    ready_.assign(ops, now);
+    done_.assign(ops, false);
+    start_.assign(nodes_, now);
+    end_.assign(nodes_, now);
+    gap_.assign(nodes_, 0);
+    binder_.assign(nodes_, TraceGraph::kNone);
+    step_done_.assign(steps, false);
+    wait_count_.assign(steps, 0);
+    op_waiters_.assign(ops, {});
+    queued_.assign(g.streams.size(), 0);
+    blocked_.assign(g.streams.size(), {});
+    pc_.assign(g.threads.size(), 0);
+    ops_done_ = 0;
+    threads_done_ = 0;
+    last_end_ = now;
+    last_node_ = TraceGraph::kNone;
+    for (uint32_t op = 0; op < ops; ++op) {
+      const TraceGraph::Op& o = g.ops[op];
+      pending_[op] = 1 + (o.stream_prev != TraceGraph::kNone ? 1 : 0) + static_cast<uint32_t>(o.deps.size());
+    }
+    for (uint32_t op = 0; op < ops; ++op)
+      if (g.ops[op].orphan_release >= 0) {
+        ++queued_[g.ops[op].stream];
+        satisfy(port, op, now + g.ops[op].orphan_release, TraceGraph::kNone);
+      }
+    for (uint32_t t = 0; t < g.threads.size(); ++t) {
+      if (g.threads[t].steps.empty()) {
+        ++threads_done_;
+        continue;
+      }
+      arm(port, thread_base_[t], now, TraceGraph::kNone);
+    }
+  }
+
+  // A constraint of `op` is met at `time` (the launch, its stream predecessor, an event); `by` is the node that met
+  // it. When none is left, it starts after its recorded delay.
+  void satisfy(WorkloadPort& port, uint32_t op, double time, uint32_t by) {
+    if (time >= ready_[op]) {
+      ready_[op] = time;
+      binder_[op] = by;
+    }
+    if (--pending_[op] > 0) return;
+    const double at = ready_[op] + g_->ops[op].delay;
+    gap_[op] = at - ready_[op];
+    if (at > port.now())
+      port.wake_at(at, kOpStart | op);
+    else
+      start_op(port, op);
+  }
+
+  void start_op(WorkloadPort& port, uint32_t op) {
+    start_[op] = port.now();
+    port.launch(g_->ops[op].kernel, op);
+  }
+
+  // Step `s` may begin once its thread's previous step ended (`prev_end`, by node `prev`) and the step it waits for
+  // on another thread ended.
+  void arm(WorkloadPort& port, uint32_t s, double prev_end, uint32_t prev) {
+    const TraceGraph::Step& st = step(s);
+    double from = prev_end;
+    uint32_t by = prev;
+    if (st.after != TraceGraph::kNone) {
+      if (!step_done_[st.after]) return;  // armed again when it ends
+      if (end_[node(st.after)] > from) {
+        from = end_[node(st.after)];
+        by = node(st.after);
+      }
+    }
+    binder_[node(s)] = by;
+    gap_[node(s)] = st.cpu;
+    const double at = std::max(port.now(), from + st.cpu);
+    start_[node(s)] = at;
+    if (at > port.now())
+      port.wake_at(at, kStepAct | s);
+    else
+      act(port, s);
+  }
+
+  void act(WorkloadPort& port, uint32_t s) {
+    const TraceGraph::Step& st = step(s);
+    const double now = port.now();
+    if (st.op != TraceGraph::kNone) {
+      const uint32_t stream = g_->ops[st.op].stream;
+      if (queued_[stream] >= g_->launch_queue && st.kind == TraceGraph::Step::Kind::Launch) {
+        blocked_[stream].push_back(s);  // the launch queue is full: it returns when an op of the stream ends
+        return;
+      }
+      ++queued_[stream];
+      uint32_t by = node(s);
+      if (st.kind == TraceGraph::Step::Kind::Sync) {
+        // A blocking copy: the step's node ends when the copy does, so its launch is a node of its own.
+        by = node(s) + static_cast<uint32_t>(step_thread_.size());
+        start_[by] = end_[by] = now;
+        gap_[by] = gap_[node(s)];
+        binder_[by] = binder_[node(s)];
+      }
+      satisfy(port, st.op, now, by);
+    }
+    if (st.kind == TraceGraph::Step::Kind::Launch) {
+      finish_step(port, s);
+      return;
+    }
+    uint32_t missing = 0;
+    for (uint32_t op : st.waits)
+      if (!done_[op]) {
+        op_waiters_[op].push_back(s);
+        ++missing;
+      }
+    wait_count_[s] = missing;
+    if (missing == 0) {
+      // Everything it waits for was done before it began: the path runs through its own thread.
+      uint32_t last = TraceGraph::kNone;
+      for (uint32_t op : st.waits)
+        if (last == TraceGraph::kNone || end_[op] > end_[last]) last = op;
+      if (last != TraceGraph::kNone && end_[last] > start_[node(s)]) {
+        binder_[node(s)] = last;
+        gap_[node(s)] = 0;
+        start_[node(s)] = end_[last];
+      }
+      finish_after(port, s, st.post);
+    }
+  }
+
+  void waits_done(WorkloadPort& port, uint32_t s, uint32_t op) {
+    binder_[node(s)] = op;
+    gap_[node(s)] = 0;
+    start_[node(s)] = port.now();
+    finish_after(port, s, step(s).post);
+  }
+
+  void finish_after(WorkloadPort& port, uint32_t s, double post) {
+    if (post > 0)
+      port.wake_at(port.now() + post, kStepEnd | s);
+    else
+      finish_step(port, s);
+  }
+
+  void finish_step(WorkloadPort& port, uint32_t s) {
+    const double now = port.now();
+    step_done_[s] = true;
+    end_[node(s)] = now;
+    note_end(node(s), now);
+    for (uint32_t h : handoffs_[s]) arm_if_ready(port, h);
+    const uint32_t t = step_thread_[s];
+    const uint32_t next = s + 1;
+    if (next - thread_base_[t] < g_->threads[t].steps.size()) {
+      pc_[t] = next - thread_base_[t];
+      arm(port, next, now, node(s));
+    } else {
+      ++threads_done_;
+    }
+  }
+
+  // A step whose hand-off just ended: armed when its own thread has reached it.
+  void arm_if_ready(WorkloadPort& port, uint32_t h) {
+    const uint32_t t = step_thread_[h];
+    if (pc_[t] != h - thread_base_[t]) return;
+    if (h == thread_base_[t]) {
+      arm(port, h, pass_start_, TraceGraph::kNone);
+      return;
+    }
+    if (!step_done_[h - 1]) return;
+    arm(port, h, end_[node(h - 1)], node(h - 1));
+  }
+
+  void maybe_end_pass(WorkloadPort& port) {
+    if (ops_done_ < g_->ops.size() || threads_done_ < g_->threads.size()) return;
+    // The critical path, walked back from what ended last.
+    const auto& names = critical_path_parts();
+    std::vector<double> parts(names.size(), 0.0);
+    enum Part { Cpu, Latency, Gpu, Other, Comm };
+    const auto ops = static_cast<uint32_t>(g_->ops.size());
+    double t = last_end_;
+    uint32_t n = last_node_;
+    size_t guard = 0;
+    while (n != TraceGraph::kNone && guard++ <= nodes_) {
+      const double own = std::max(0.0, std::min(t, end_[n]) - start_[n]);
+      if (n < ops) {
+        const auto k = g_->ops[n].kind;
+        parts[k == TraceGraph::OpClass::Communication ? Comm : k == TraceGraph::OpClass::OtherStream ? Other : Gpu] += own;
+        parts[Latency] += gap_[n];
+      } else {
+        parts[Cpu] += own + gap_[n];
+      }
+      t = start_[n] - gap_[n];
+      n = binder_[n];
+    }
+    parts[Cpu] += std::max(0.0, t - pass_start_);
+    port.unit_parts(names, parts);
+    port.unit_done(pass_start_);
+    if (remaining_ > 0) --remaining_;
+    begin_pass(port);
+  }
+
+  std::shared_ptr<const TraceGraph> g_;
+  long long remaining_;
+  std::vector<uint32_t> thread_base_, step_thread_, stream_next_;
+  std::vector<std::vector<uint32_t>> dependents_, handoffs_;
+  size_t nodes_ = 0;
+  // Per pass.
+  double pass_start_ = 0, last_end_ = 0;
+  uint32_t last_node_ = TraceGraph::kNone;
+  std::vector<uint32_t> pending_;
+  std::vector<double> ready_;
+  std::vector<bool> done_, step_done_;
+  std::vector<double> start_, end_, gap_;  // per node (ops, then steps): its own interval, the gap before it
+  std::vector<uint32_t> binder_;           // per node: what it waited for last
+  std::vector<uint32_t> wait_count_;
+  std::vector<std::vector<uint32_t>> op_waiters_, blocked_;
+  std::vector<size_t> queued_;
+  std::vector<size_t> pc_;
+  size_t ops_done_ = 0, threads_done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> play_trace_graph(std::shared_ptr<const TraceGraph> graph, long long iterations) {
+  return std::make_unique<TraceGraphWorkload>(std::move(graph), iterations);
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,419 @@
+// Trace replay through the dependency graph (models/workload/trace_graph): each inference rule on a hand-made trace
+// (launches ahead of the GPU, synchronisation, event edges with and without the record, hand-offs between threads,
+// a full launch queue, waiting for SMs, blocking copies, collectives), the fallback for a GPU-only trace, and the four
+// real traces: the recorded pass on the source GPU, the critical path adding up, and other GPUs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+
+#include "models/workload/trace_graph.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/kineto_reader.hpp"
+#include "sim/run/metrics.hpp"
+#include "sim/run/simulation.hpp"
+#include "sim/scenario/loader.hpp"
+
+using namespace vgpusim;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A hand-made Kineto trace: device 0 is an A100-40GB; times in us.
+struct TraceText {
+  std::vector<std::string> events;
+  long long next_correlation = 1;
+
+  // A kernel on `stream` over [ts, ts + dur) launched by a cudaLaunchKernel on `tid` over [call, call + call_dur).
+  long long kernel(const std::string& name, int stream, double ts, double dur, int tid, double call,
+                   double call_dur = 5, int blocks = 1024) {
+    const long long c = next_correlation++;
+    events.push_back(fmt(R"({"ph": "X", "cat": "kernel", "name": "%s", "pid": 0, "tid": %d, "ts": %g, "dur": %g,
+      "args": {"device": 0, "stream": %d, "correlation": %lld, "grid": [%d, 1, 1], "block": [256, 1, 1]}})",
+                         name.c_str(), stream, ts, dur, stream, c, blocks));
+    if (tid >= 0) runtime("cudaLaunchKernel", tid, call, call_dur, c);
+    return c;
+  }
+  long long copy(const std::string& name, int stream, double ts, double dur, int tid, double call, double call_dur) {
+    const long long c = next_correlation++;
+    events.push_back(fmt(R"({"ph": "X", "cat": "gpu_memcpy", "name": "%s", "pid": 0, "tid": %d, "ts": %g, "dur": %g,
+      "args": {"device": 0, "stream": %d, "correlation": %lld, "bytes": 1048576}})",
+                         name.c_str(), stream, ts, dur, stream, c));
+    runtime("cudaMemcpyAsync", tid, call, call_dur, c);
+    return c;
+  }
+  long long runtime(const std::string& name, int tid, double ts, double dur, long long correlation = -1) {
+    if (correlation < 0) correlation = next_correlation++;
+    events.push_back(fmt(R"({"ph": "X", "cat": "cuda_runtime", "name": "%s", "pid": 1, "tid": %d, "ts": %g,
+      "dur": %g, "args": {"correlation": %lld}})",
+                         name.c_str(), tid, ts, dur, correlation));
+    return correlation;
+  }
+  std::string text() const {
+    std::string s = R"({"deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-40GB", "totalGlobalMem": )"
+                    R"(42505273344, "numSms": 108}], "traceEvents": [)";
+    for (size_t i = 0; i < events.size(); ++i) s += (i ? ",\n" : "\n") + events[i];
+    return s + "]}";
+  }
+  template <typename... A>
+  static std::string fmt(const char* f, A... a) {
+    char buffer[1024];
+    std::snprintf(buffer, sizeof buffer, f, a...);
+    return buffer;
+  }
+};
+
+fs::path write(const std::string& name, const std::string& text) {
+  const fs::path p = fs::path(testing::TempDir()) /
+                     (std::string(testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" + name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string scenario(const std::string& gpu, const std::string& trace, int tenants = 1,
+                     const std::string& sharing = "{mode: passthrough, overhead: 0%}",
+                     const std::string& fidelity = "exact") {
+  std::string s = "version: 1\nname: graph\nfidelity: " + fidelity + "\nreplications: 1\ngpus: [{id: g0, model: " +
+                  gpu + "}]\nsharing: {g0: " + sharing + "}\ntenants:\n";
+  for (int t = 0; t < tenants; ++t)
+    s += "  - name: t" + std::to_string(t) + "\n    on: g0\n    workload:\n      trace: " + trace + "\n";
+  return s;
+}
+
+Scenario load(const std::string& text) { return load_scenario_text(text, "s.yaml", builtin_catalog()); }
+
+const TraceGraph& graph_of(const Scenario& sc) {
+  const auto* t = dynamic_cast<const TraceWorkload*>(sc.tenants.at(0).workload.get());
+  if (!t || !t->graph) throw std::runtime_error("no graph");
+  return *t->graph;
+}
+
+// One pass alone: its time and its critical path (s per part).
+struct Pass {
+  double time = 0;
+  std::map<std::string, double> parts;
+  double parts_sum() const {
+    double s = 0;
+    for (const auto& [n, v] : parts) s += v;
+    return s;
+  }
+};
+Pass one_pass(const Scenario& sc) {
+  const RunRecord r = simulate(sc);
+  Pass p;
+  EXPECT_EQ(r.tenants.at(0).units, 1);
+  if (r.tenants.at(0).unit_times.empty()) return p;
+  p.time = r.tenants[0].unit_times[0];
+  for (const auto& [n, v] : r.tenants[0].unit_parts) p.parts[n] = v;
+  return p;
+}
+
+std::string key(const fs::path& p, const std::string& extra = "") {
+  return "{path: " + p.string() + ", source: A100-40GB" + extra + "}";
+}
+
+constexpr double us = 1e-6;
+
+}  // namespace
+
+// The host launches two kernels ahead of the GPU, synchronises, thinks 100 us and launches a third. On the source
+// GPU the pass is the recorded 425 us; on a faster GPU only the kernels shrink: the host's 125 us stays.
+TEST(TraceGraph, HostRunsAheadAndSynchronises) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  t.kernel("vectorized_elementwise_kernel", 7, 110, 100, 1, 20);
+  t.runtime("cudaStreamSynchronize", 1, 40, 175);
+  t.kernel("vectorized_elementwise_kernel", 7, 325, 100, 1, 315);
+  const fs::path path = write("t.json", t.text());
+  const Scenario a100 = load(scenario("A100-40GB", key(path)));
+  const TraceGraph& g = graph_of(a100);
+  EXPECT_EQ(g.launches, 3u);
+  EXPECT_EQ(g.syncs, 1u);
+  EXPECT_NEAR(g.recorded_pass, 425 * us, 1e-12);
+  const Pass source = one_pass(a100);
+  EXPECT_NEAR(source.time, 425 * us, 1e-9);
+  EXPECT_NEAR(source.parts_sum(), source.time, 1e-12);
+  EXPECT_NEAR(source.parts.at("gpu"), 300 * us, 1e-9);
+  const Pass h100 = one_pass(load(scenario("H100-SXM", key(path))));
+  EXPECT_LT(h100.time, 300 * us);
+  EXPECT_NEAR(h100.parts.at("cpu") + h100.parts.at("launch_latency"), 125 * us, 1e-9);
+  EXPECT_NEAR(h100.parts_sum(), h100.time, 1e-12);
+}
+
+// cudaEventRecord then cudaStreamWaitEvent: the next launch (stream 20) waits for the op the thread launched before
+// the record (stream 7). On a faster GPU it starts when that op ends, not at its recorded time.
+TEST(TraceGraph, EventRecordAndWaitMakeACrossStreamEdge) {
+  for (const bool record : {true, false}) {
+    TraceText t;
+    t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+    if (record) t.runtime("cudaEventRecord", 1, 6, 2);
+    t.runtime("cudaStreamWaitEvent", 1, 9, 2);
+    t.kernel("vectorized_elementwise_kernel", 20, 110, 40, 1, 12);
+    const fs::path path = write("t.json", t.text());
+    const Scenario sc = load(scenario("A100-40GB", key(path)));
+    const TraceGraph& g = graph_of(sc);
+    // Without the record call, the op of another stream that ended last before it started.
+    EXPECT_EQ(g.event_edges, record ? 1u : 0u);
+    EXPECT_EQ(g.timing_edges, record ? 0u : 1u);
+    ASSERT_EQ(g.ops[1].deps.size(), 1u);
+    EXPECT_EQ(g.ops[1].deps[0], 0u);
+    EXPECT_NEAR(one_pass(sc).time, 150 * us, 1e-9);
+    const Pass h100 = one_pass(load(scenario("H100-SXM", key(path))));
+    EXPECT_LT(h100.time, 100 * us) << "the second op waits for the first, not for its recorded start";
+    EXPECT_GT(h100.parts.at("other_streams"), 0);
+  }
+}
+
+// Newer traces say which stream and record a wait was for (cat cuda_sync): that edge is taken as given.
+TEST(TraceGraph, CudaSyncRecordsGiveExplicitEdges) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  const long long rec = t.runtime("cudaEventRecord", 1, 6, 2);
+  const long long wait = t.runtime("cudaStreamWaitEvent", 1, 9, 2);
+  t.events.push_back(TraceText::fmt(R"({"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0,
+    "tid": 20, "ts": 11, "dur": 1, "args": {"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": 7,
+    "wait_on_cuda_event_record_corr_id": %lld, "stream": 20, "correlation": %lld, "device": 0}})",
+                                    rec, wait));
+  // Launched by another thread: only the explicit record can tie it to stream 7.
+  t.kernel("vectorized_elementwise_kernel", 20, 110, 40, 2, 12);
+  const Scenario sc = load(scenario("A100-40GB", key(write("t.json", t.text()))));
+  const TraceGraph& g = graph_of(sc);
+  EXPECT_EQ(g.explicit_edges, 1u);
+  ASSERT_EQ(g.ops[1].deps.size(), 1u);
+  EXPECT_NEAR(one_pass(sc).time, 150 * us, 1e-9);
+}
+
+// A wait whose op started before what it would wait for ended cannot have been that wait: the edge is dropped.
+TEST(TraceGraph, InconsistentEdgesAreDropped) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  t.runtime("cudaEventRecord", 1, 6, 2);
+  t.runtime("cudaStreamWaitEvent", 1, 9, 2);
+  t.kernel("vectorized_elementwise_kernel", 20, 50, 40, 1, 12);
+  const Scenario sc = load(scenario("A100-40GB", key(write("t.json", t.text()))));
+  const TraceGraph& g = graph_of(sc);
+  EXPECT_EQ(g.dropped_edges, 1u);
+  EXPECT_TRUE(g.ops[1].deps.empty());
+  EXPECT_NEAR(one_pass(sc).time, 110 * us, 1e-9);
+}
+
+// Thread 2 (the backward thread) works while thread 1 idles, goes idle, and thread 1 resumes: thread 1 waits for it.
+// When thread 2's wait on the GPU ends earlier (a faster GPU), thread 1 resumes earlier too.
+TEST(TraceGraph, HandOffBetweenHostThreads) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  t.kernel("vectorized_elementwise_kernel", 7, 210, 2000, 2, 200);
+  t.runtime("cudaStreamSynchronize", 2, 300, 1915);  // returns at 2215, 5 us after the kernel
+  t.kernel("vectorized_elementwise_kernel", 7, 2320, 100, 1, 2310);  // thread 1 idle since 5 us
+  const fs::path path = write("t.json", t.text());
+  const Scenario sc = load(scenario("A100-40GB", key(path)));
+  const TraceGraph& g = graph_of(sc);
+  EXPECT_EQ(g.thread_edges, 1u);
+  EXPECT_NE(g.threads.at(0).steps.at(1).after, TraceGraph::kNone);
+  EXPECT_NEAR(one_pass(sc).time, 2420 * us, 1e-9);
+  const Pass h100 = one_pass(load(scenario("H100-SXM", key(path))));
+  EXPECT_LT(h100.time, 1500 * us) << "thread 1 resumes after thread 2, not at its recorded time";
+  // Without the hand-off, thread 1's 2305 us idle gap is host time.
+  const Pass apart = one_pass(load(scenario("H100-SXM", key(path, ", handoff_gap: 1h"))));
+  EXPECT_GT(apart.time, 2300 * us);
+}
+
+// Launches into a full queue return when an op ends: their recorded time is waiting, not host work. With a queue of
+// 6 (4 pending ops read as full) the 5th and 6th launches block; on a faster GPU they return sooner.
+TEST(TraceGraph, FullLaunchQueueBlocksTheHost) {
+  TraceText t;
+  for (int i = 0; i < 4; ++i) t.kernel("vectorized_elementwise_kernel", 7, 10 + 100 * i, 100, 1, i * 2, 1);
+  t.kernel("vectorized_elementwise_kernel", 7, 410, 100, 1, 8, 102);    // returns at 110, when op 0 ends
+  t.kernel("vectorized_elementwise_kernel", 7, 510, 100, 1, 111, 99);   // returns at 210
+  t.runtime("cudaDeviceSynchronize", 1, 211, 400);                       // returns at 611
+  const fs::path path = write("t.json", t.text());
+  const Scenario sc = load(scenario("A100-40GB", key(path, ", launch_queue: 6")));
+  const TraceGraph& g = graph_of(sc);
+  EXPECT_EQ(g.blocked_launches, 2u);
+  EXPECT_NEAR(one_pass(sc).time, 611 * us, 1e-9);
+  const Pass h100 = one_pass(load(scenario("H100-SXM", key(path, ", launch_queue: 6"))));
+  EXPECT_LT(h100.time, 400 * us);
+  EXPECT_GT(h100.parts.at("gpu"), h100.parts.at("cpu"));
+}
+
+// An op that waited while another stream's op ran and started as it drained waits for that op (for the SMs).
+TEST(TraceGraph, WaitingForTheSmsFollowsTheOccupant) {
+  TraceText t;
+  t.kernel("ampere_sgemm_128x64_nn", 7, 10, 1000, 1, 0, 5, 216);
+  t.kernel("vectorized_elementwise_kernel", 20, 1000, 20, 1, 20);
+  const fs::path path = write("t.json", t.text());
+  const Scenario sc = load(scenario("A100-40GB", key(path)));
+  const TraceGraph& g = graph_of(sc);
+  EXPECT_EQ(g.resource_edges, 1u);
+  const Pass a100 = one_pass(sc);
+  EXPECT_NEAR(a100.time, 1030 * us, 11 * us);  // it now starts at the occupant's end, 10 us after its recorded start
+  const Pass h100 = one_pass(load(scenario("H100-SXM", key(path))));
+  EXPECT_LT(h100.time, 700 * us);
+}
+
+// A copy to pageable host memory blocks the host until it is done; one from pageable memory that returned before
+// its copy ended (staged) does not.
+TEST(TraceGraph, PageableCopiesThatReturnedLateBlock) {
+  TraceText t;
+  t.copy("Memcpy DtoH (Device -> Pageable)", 7, 10, 100, 1, 0, 115);
+  t.copy("Memcpy HtoD (Pageable -> Device)", 7, 200, 100, 1, 150, 20);
+  t.kernel("vectorized_elementwise_kernel", 7, 300, 10, 1, 175);
+  const Scenario sc = load(scenario("A100-40GB", key(write("t.json", t.text()))));
+  const TraceGraph& g = graph_of(sc);
+  EXPECT_EQ(g.blocking_copies, 1u);
+  EXPECT_EQ(g.launches, 2u);
+  const Pass p = one_pass(sc);
+  EXPECT_NEAR(p.time, 310 * us, 1e-9);
+  EXPECT_NEAR(p.parts_sum(), p.time, 1e-12);
+}
+
+// A collective's kernel takes its recorded time on any GPU (it waits for the network and its peers).
+TEST(TraceGraph, CollectivesKeepTheirRecordedTime) {
+  TraceText t;
+  t.kernel("ncclKernel_AllReduce_RING_LL_Sum_float", 7, 10, 500, 1, 0, 5, 8);
+  const fs::path path = write("t.json", t.text());
+  const Pass a100 = one_pass(load(scenario("A100-40GB", key(path))));
+  const Pass h100 = one_pass(load(scenario("H100-SXM", key(path))));
+  EXPECT_NEAR(a100.time, 510 * us, 1e-9);
+  EXPECT_NEAR(h100.time, 510 * us, 1e-9);
+  EXPECT_NEAR(h100.parts.at("communication"), 500 * us, 1e-9);
+}
+
+// A trace without CPU-side calls (or `model: streams`) is replayed per stream; the first says so in a warning.
+TEST(TraceGraph, GpuOnlyTraceFallsBackWithAWarning) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, -1, 0);
+  const fs::path path = write("t.json", t.text());
+  const Scenario sc = load(scenario("A100-40GB", key(path)));
+  const auto* w = dynamic_cast<const TraceWorkload*>(sc.tenants[0].workload.get());
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->graph, nullptr);
+  ASSERT_EQ(w->warnings().size(), 1u);
+  EXPECT_NE(w->warnings()[0].find("no CPU-side runtime calls"), std::string::npos);
+  const Results r = run_scenario(sc);
+  ASSERT_EQ(r.tenants[0].warnings.size(), 1u);
+  // Asked for: no warning, and a graph trace is replayed per stream too.
+  TraceText cpu;
+  cpu.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  const Scenario streams = load(scenario("A100-40GB", key(write("c.json", cpu.text()), ", model: streams")));
+  const auto* s = dynamic_cast<const TraceWorkload*>(streams.tenants[0].workload.get());
+  EXPECT_EQ(s->graph, nullptr);
+  EXPECT_TRUE(s->warnings().empty());
+}
+
+// Runtime calls with impossible numbers are refused like GPU ops, naming the event; bad keys name the key.
+TEST(TraceGraph, BadCpuSideInputIsRefused) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  t.runtime("cudaStreamSynchronize", 1, 1e300, 5);
+  const fs::path path = write("t.json", t.text());
+  try {
+    read_kineto_trace(path.string());
+    ADD_FAILURE() << "no error";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda_runtime 'cudaStreamSynchronize': `ts`"), std::string::npos) << e.what();
+  }
+  TraceText ok;
+  ok.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  const fs::path good = write("ok.json", ok.text());
+  for (const auto& [extra, message] : std::vector<std::pair<std::string, std::string>>{
+           {", model: dag", "unknown trace model 'dag'"},
+           {", launch_queue: 0", "launch_queue"},
+           {", handoff_gap: -1ms", "handoff_gap"}}) {
+    try {
+      load(scenario("A100-40GB", key(good, extra)));
+      ADD_FAILURE() << extra;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("s.yaml:"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Exact and fluid play the same graph.
+TEST(TraceGraph, FluidPlaysTheGraphAsExact) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
+  t.kernel("vectorized_elementwise_kernel", 7, 110, 100, 1, 20);
+  const fs::path path = write("t.json", t.text());
+  const std::string sharing = "{mode: timeslice, slice: 2ms, switch_cost: 40us}";
+  const RunRecord exact = simulate(load(scenario("H100-SXM", key(path, ", iterations: 5"), 2, sharing, "exact")));
+  const RunRecord fluid = simulate(load(scenario("H100-SXM", key(path, ", iterations: 5"), 2, sharing, "fluid")));
+  for (size_t i = 0; i < 2; ++i) EXPECT_NEAR(exact.tenants[i].finish, fluid.tenants[i].finish, 1e-12);
+}
+
+// The four shared traces, replayed alone: on the source GPU the recorded pass and GPU busy time (within 2%); the
+// critical path adds up to the pass (within 1e-9); on an H100 and an H200 the predicted pass and its breakdown.
+struct GraphTrace {
+  const char* file;
+  const char* source;
+  const char* window;  // "" or a window
+};
+void PrintTo(const GraphTrace& t, std::ostream* os) { *os << t.file << t.window; }
+
+class TraceGraphReal : public ::testing::TestWithParam<GraphTrace> {};
+
+TEST_P(TraceGraphReal, SourcePassAndOtherGpus) {
+  const GraphTrace& c = GetParam();
+  if (VGPUSIM_SANITIZE_BUILD && std::string(c.file).rfind("a100_rank3", 0) == 0)
+    GTEST_SKIP() << "sanitizer build: replayed in the Release build";
+  const fs::path path = fs::path(VGPUSIM_KINETO_TRACES) / c.file;
+  const std::string k =
+      std::string("{path: ") + path.string() + ", source: " + c.source + (*c.window ? ", window: " : "") + c.window + "}";
+  const Scenario sc = load(scenario(c.source, k));
+  const TraceGraph& g = graph_of(sc);
+  const RunRecord r = simulate(sc);
+  ASSERT_EQ(r.tenants[0].units, 1);
+  const double pass = r.tenants[0].unit_times[0];
+  const double pass_error = pass / g.recorded_pass - 1, busy_error = r.gpus[0].busy_time / g.recorded_busy - 1;
+  EXPECT_LT(std::abs(pass_error), 0.02);
+  EXPECT_LT(std::abs(busy_error), 0.02);
+  double sum = 0;
+  for (const auto& [n, v] : r.tenants[0].unit_parts) sum += v;
+  EXPECT_NEAR(sum / pass, 1, 1e-9);
+  std::cout << "[ graph    ] " << c.file << c.window << ": edges explicit " << g.explicit_edges << ", event "
+            << g.event_edges << ", timing " << g.timing_edges << ", SM waits " << g.resource_edges << ", dropped "
+            << g.dropped_edges << ", hand-offs " << g.thread_edges << ", blocked launches " << g.blocked_launches
+            << ", syncs " << g.syncs << ", blocking copies " << g.blocking_copies << "\n";
+  std::cout << "[ graph    ] on " << c.source << ": pass " << g.recorded_pass * 1e3 << " ms recorded, " << pass * 1e3
+            << " ms replayed (" << pass_error * 100 << "%); busy " << g.recorded_busy * 1e3 << " ms recorded, "
+            << r.gpus[0].busy_time * 1e3 << " ms replayed (" << busy_error * 100 << "%)\n";
+  for (const char* gpu : {c.source, "H100-SXM", "H200"}) {
+    const Pass p = one_pass(load(scenario(gpu, k)));
+    EXPECT_NEAR(p.parts_sum() / p.time, 1, 1e-9) << gpu;
+    std::cout << "[ graph    ]   " << gpu << ": " << p.time * 1e3 << " ms (" << (p.time / pass - 1) * 100 << "%); path";
+    for (const auto& [n, v] : p.parts) std::cout << " " << n << " " << v * 1e3;
+    std::cout << " ms\n";
+    RecordProperty(std::string("pass_ms_") + gpu, std::to_string(p.time * 1e3));
+    const std::string f = c.file;
+    if (std::string(gpu) == "H100-SXM") {
+      // What the graph changes: the rank-3 trace is not held at its recorded side-stream gaps (the per-stream
+      // replay gave +1.3% on an H200); the GPU-bound V100 trace gains most; the host-bound AlexNet window little.
+      if (f.rfind("a100_rank3", 0) == 0) {
+        EXPECT_LT(p.time / pass, 0.95);
+      }
+      if (f.rfind("v100", 0) == 0) {
+        EXPECT_LT(p.time / pass, 0.5);
+      }
+      if (f.rfind("a100_alexnet", 0) == 0 && *c.window) {
+        EXPECT_GT(p.time / pass, 0.9);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kineto, TraceGraphReal,
+    ::testing::Values(GraphTrace{"a100_alexnet_train.json.gz", "A100-40GB", ""},
+                      GraphTrace{"a100_alexnet_train.json.gz", "A100-40GB", "{from: 12840ms, to: 12930ms}"},
+                      GraphTrace{"v100_rank0_train.json.gz", "V100", ""},
+                      GraphTrace{"a100_rank3_control.json.gz", "A100-40GB", ""},
+                      GraphTrace{"recsys_sampled_rank0.json.gz", "A100-40GB", ""}),
+    [](const ::testing::TestParamInfo<GraphTrace>& param) {
+      std::string n = param.param.file;
+      n = n.substr(0, n.find('.'));
+      return n + (*param.param.window ? "_window" : "");
+    });
