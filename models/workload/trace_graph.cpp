@@ -112,6 +112,9 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
     } else {
       o.kernel = kernel_from_duration(solo[i], source, o.bound, op.kind == KinetoOp::Kind::Kernel ? op.blocks() : 0, perf);
     }
+    o.name = op.name;
+    o.grid = op.grid;
+    o.block = op.block;
     g.ops.push_back(std::move(o));
     b.op_start.push_back(op.start);
     b.op_end.push_back(op.end());
@@ -485,6 +488,19 @@ class TraceGraphWorkload final : public Workload {
     maybe_end_pass(port);
   }
 
+  KernelNote note(uint64_t tag) const override {
+    const TraceGraph::Op& o = g_->ops[tag];
+    KernelNote n;
+    n.name = o.name;
+    n.lane = o.stream + 1;
+    n.lane_name = fmt::format("stream {}", g_->streams[o.stream]);
+    n.args = fmt::format(R"j("stream": {}, "grid": [{}, {}, {}], "block": [{}, {}, {}], "recorded start (ms)": {:.3f}, "op": {})j",
+                         g_->streams[o.stream], o.grid[0], o.grid[1], o.grid[2], o.block[0], o.block[1], o.block[2],
+                         o.recorded_start * 1e3, tag);
+    n.flow = tag < flow_.size() ? flow_[tag] : 0;
+    return n;
+  }
+
  private:
   void op_done(WorkloadPort& port, uint32_t op) {
     const double now = port.now();
@@ -541,6 +557,8 @@ class TraceGraphWorkload final : public Workload {
     gap_.assign(nodes_, 0);
     binder_.assign(nodes_, TraceGraph::kNone);
     step_done_.assign(steps, false);
+    began_.assign(steps, now);
+    flow_.assign(ops, 0);
     wait_count_.assign(steps, 0);
     op_waiters_.assign(ops, {});
     queued_.assign(g.streams.size(), 0);
@@ -622,6 +640,10 @@ class TraceGraphWorkload final : public Workload {
         return;
       }
       ++queued_[stream];
+      if (port.recording()) {
+        flow_[st.op] = ++flows_;
+        if (st.kind == TraceGraph::Step::Kind::Launch) host_call(port, s, now, now, "launch", flow_[st.op]);
+      }
       uint32_t by = node(s);
       if (st.kind == TraceGraph::Step::Kind::Sync) {
         // A blocking copy: the step's node ends when the copy does, so its launch is a node of its own.
@@ -636,6 +658,7 @@ class TraceGraphWorkload final : public Workload {
       finish_step(port, s);
       return;
     }
+    began_[s] = now;
     uint32_t missing = 0;
     for (uint32_t op : st.waits)
       if (!done_[op]) {
@@ -671,8 +694,18 @@ class TraceGraphWorkload final : public Workload {
       finish_step(port, s);
   }
 
+  void host_call(WorkloadPort& port, uint32_t s, double from, double to, const char* name, uint64_t flow) {
+    const uint32_t t = step_thread_[s];
+    port.host_call(t, fmt::format("thread {}", g_->threads[t].id), from, to, name, flow);
+  }
+
   void finish_step(WorkloadPort& port, uint32_t s) {
     const double now = port.now();
+    if (port.recording() && step(s).kind == TraceGraph::Step::Kind::Sync) {
+      const uint32_t op = step(s).op;
+      host_call(port, s, began_[s], now, op == TraceGraph::kNone ? "synchronize" : "blocking copy",
+                op == TraceGraph::kNone ? 0 : flow_[op]);
+    }
     step_done_[s] = true;
     end_[node(s)] = now;
     note_end(node(s), now);
@@ -746,6 +779,9 @@ class TraceGraphWorkload final : public Workload {
   std::vector<size_t> queued_;
   std::vector<size_t> pc_;
   size_t ops_done_ = 0, threads_done_ = 0;
+  std::vector<double> began_;    // per step: when a synchronising call began
+  std::vector<uint64_t> flow_;   // per op: the flow id of its launch, while recording
+  uint64_t flows_ = 0;
 };
 
 }  // namespace

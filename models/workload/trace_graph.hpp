@@ -4,6 +4,7 @@
 // as a workload; each pass reports its critical path. Method, inference rules and limits: docs/trace-replay.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -31,6 +32,8 @@ struct TraceGraph {
     // s after the pass starts at which an op without a launch call in the graph is released (its recorded start)
     double orphan_release = -1;
     double recorded_start = 0, recorded_end = 0;  // s since the pass start
+    std::string name;                             // the kernel's or copy's name, for the timeline
+    std::array<long long, 3> grid{0, 0, 0}, block{0, 0, 0};
   };
 
   struct Step {

@@ -121,6 +121,16 @@ struct RenderWorkload final : WorkloadSpec {
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 
+// What a timeline shows of one launch (a trace replay's op): its name, its track, its details and the flow arrow
+// from the host call that launched it. Asked for only while a timeline is recorded.
+struct KernelNote {
+  std::string name;       // empty: the workload kind's generic label
+  std::string args;       // members of a JSON object, e.g. "\"stream\": 7"; may be empty
+  uint32_t lane = 0;      // a track of its own among the tenant's kernels (a stream); 0 = the tenant's track
+  std::string lane_name;  // e.g. "stream 7"
+  uint64_t flow = 0;      // the host call that launched it (WorkloadPort::host_call); 0 = none
+};
+
 class WorkloadPort {
  public:
   virtual ~WorkloadPort() = default;
@@ -137,6 +147,14 @@ class WorkloadPort {
   }
   // The workload has no more work.
   virtual void finished() = 0;
+  // Whether a timeline is recorded: host_call and Workload::note are then worth their cost.
+  virtual bool recording() const { return false; }
+  // A host thread's runtime call from `start` to `end` (s), for the timeline; `flow` (non-zero) ties it to the kernel
+  // it launched (KernelNote::flow).
+  virtual void host_call(uint32_t thread, const std::string& thread_name, double start, double end,
+                         const std::string& name, uint64_t flow) {
+    (void)thread, (void)thread_name, (void)start, (void)end, (void)name, (void)flow;
+  }
 };
 
 class Workload {
@@ -145,6 +163,11 @@ class Workload {
   virtual void start(WorkloadPort& port) = 0;
   virtual void on_kernel_done(WorkloadPort& port, uint64_t tag) = 0;
   virtual void on_timer(WorkloadPort& port, uint64_t tag) = 0;
+  // How the timeline shows the launch `tag` (called before its on_kernel_done, only while recording).
+  virtual KernelNote note(uint64_t tag) const {
+    (void)tag;
+    return {};
+  }
 };
 
 }  // namespace vgpusim

@@ -42,7 +42,7 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
   check_run_limits(estimate_run(sc, record, options.limits), options.limits);
   g_run_started = std::chrono::steady_clock::now();
   const bool bar = options.progress && !options.quiet && ::isatty(STDERR_FILENO);
-  Timeline timeline;
+  Timeline timeline(options.timeline_window.first, options.timeline_window.second);
   const Results results = run_scenario(sc, bar ? draw_progress : nullptr, record ? &timeline : nullptr);
   const RunReport report{results, record ? &timeline : nullptr};
   write_outputs(outputs, report);

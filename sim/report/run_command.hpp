@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ struct RunOptions {
   std::vector<std::string> fail_on;  // --fail-on: "failure", "oom", "slo", "warning" (scenarios): exit 3 when the run shows one
   bool progress = true;             // a progress bar on stderr when it is a terminal and the run is slow
   RunLimits limits;                 // --max-events, --max-memory (scenarios)
+  // --timeline-window: the timeline keeps only [first, second] s of simulated time
+  std::pair<double, double> timeline_window{-std::numeric_limits<double>::infinity(),
+                                            std::numeric_limits<double>::infinity()};
 };
 
 // The outputs `options` asks for among `formats`: the --out ones, then the --write ones. Throws InputError for an

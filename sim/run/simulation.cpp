@@ -96,7 +96,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     if (observer_) {
       auto it = launched_at_.find(tag);
       if (it != launched_at_.end()) {
-        observer_->kernel(context_, it->second, engine_.now(), kernel_label_);
+        KernelNote note = workload_->note(tag);
+        if (note.name.empty()) note.name = kernel_label_;
+        if (note.flow) note.flow = flow_id(note.flow);
+        observer_->kernel(context_, it->second, engine_.now(), note);
         launched_at_.erase(it);
       }
     }
@@ -148,6 +151,11 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
       for (const std::string& n : names) parts.emplace_back(n, 0.0);
     for (size_t i = 0; i < names.size() && i < seconds.size() && i < parts.size(); ++i) parts[i].second += seconds[i];
   }
+  bool recording() const override { return observer_ != nullptr; }
+  void host_call(uint32_t thread, const std::string& thread_name, double start, double end, const std::string& name,
+                 uint64_t flow) override {
+    if (observer_) observer_->host_call(context_, thread, thread_name, start, end, name, flow ? flow_id(flow) : 0);
+  }
   void finished() override {
     record_.finish = engine_.now();
     stopped_ = true;
@@ -182,6 +190,9 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     }
     workload_->start(*this);
   }
+
+  // A workload's flow id made unique across tenants: the context in the top bits.
+  uint64_t flow_id(uint64_t flow) const { return (static_cast<uint64_t>(context_ + 1) << 44) | (flow & ((uint64_t{1} << 44) - 1)); }
 
   void drain_progress() {
     if (target_.phase == TargetState::Phase::Draining && target_.on_drain_progress) target_.on_drain_progress();

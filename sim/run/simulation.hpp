@@ -47,8 +47,14 @@ class RunObserver : public EngineObserver {
   // Names: one process per engine GPU (a whole GPU or a partition), one tenant per context, in engine order.
   virtual void add_process(Engine::GpuIndex gpu, const std::string& name) = 0;
   virtual void add_tenant(Engine::ContextIndex context, Engine::GpuIndex gpu, const std::string& name) = 0;
-  // A kernel of the tenant on `context` ran from `start` to `end` (s).
-  virtual void kernel(Engine::ContextIndex context, double start, double end, const std::string& name) = 0;
+  // A kernel of the tenant on `context` ran from `start` to `end` (s); `note` says what it was (its name is set).
+  virtual void kernel(Engine::ContextIndex context, double start, double end, const KernelNote& note) = 0;
+  // A host thread of the tenant on `context` made a runtime call from `start` to `end` (s); a non-zero `flow` is
+  // the note's flow of the kernel it launched.
+  virtual void host_call(Engine::ContextIndex context, uint32_t thread, const std::string& thread_name, double start,
+                         double end, const std::string& name, uint64_t flow) {
+    (void)context, (void)thread, (void)thread_name, (void)start, (void)end, (void)name, (void)flow;
+  }
   // The device memory allocated on `gpu` is now `bytes_used`.
   virtual void memory(Engine::GpuIndex gpu, double now, double bytes_used) = 0;
   // The run ended at `end` (s).

@@ -1,4 +1,4 @@
-// Replay benchmark: the A100 production Kineto trace (8568 kernels) as 4 tenants time-sliced on one H100, exact
+// Replay benchmark: the A100 production Kineto trace (8568 kernels) as 8 tenants time-sliced on one H100, exact
 // fidelity. Target: under 1 s of simulation; prints events/s and the ratio to a bare heap loop of the same count.
 // Run: build/tests/replay_bench [TRACE] (default: scenarios/traces/kineto/a100_rank3_control.json.gz).
 #include <chrono>
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   std::string text =
       "version: 1\nname: replay bench\nfidelity: exact\ngpus: [{id: g0, model: H100-SXM}]\n"
       "sharing: {g0: {mode: timeslice}}\ntenants:\n";
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 8; ++i)
     text += "  - {name: t" + std::to_string(i) + ", on: g0, workload: {trace: {path: \"" + trace +
             "\", source: A100-40GB}}}\n";
   const double t0 = now_s();
@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   const vgpusim::RunRecord rec = vgpusim::simulate(sc);
   const double t2 = now_s();
   const double rate = static_cast<double>(rec.events) / (t2 - t1);
-  std::printf("replay: a100_rank3_control (8568 kernels) x 4 tenants, timeslice on H100, exact\n");
+  std::printf("replay: a100_rank3_control (8568 kernels) x 8 tenants, timeslice on H100, exact\n");
   std::printf("  load %.3f s, simulate %.3f s (target < 1 s: %s), %llu events, %.3g events/s, simulated %.3f s\n",
               t1 - t0, t2 - t1, t2 - t1 < 1.0 ? "met" : "NOT MET", static_cast<unsigned long long>(rec.events), rate,
               rec.end);

@@ -21,6 +21,8 @@
 #include "sim/io/openb.hpp"
 #include "sim/scenario/document.hpp"
 #include "sim/scenario/loader.hpp"
+#include "sim/run/simulation.hpp"
+#include "sim/io/gpu_catalog.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "sim/studies/plan/plan_command.hpp"
 #include "sim/studies/plan/plan_loader.hpp"
@@ -51,7 +53,14 @@ void fuzz_one(const std::string& data) {
   } else if (target == "kineto") {
     const bool gz = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
                     static_cast<unsigned char>(data[1]) == 0x8b;
-    read_kineto_trace(as_file(data, gz ? ".json.gz" : ".json"), std::nullopt, size_t{64} << 20);
+    const std::string path = as_file(data, gz ? ".json.gz" : ".json");
+    read_kineto_trace(path, std::nullopt, size_t{64} << 20);
+    // Then through the dependency graph and its replay (a bounded share of one pass).
+    const Scenario sc = load_scenario_text(
+        "version: 1\nname: fuzz\nreplications: 1\ngpus: [{id: g0, model: A100-40GB}]\ntenants: [{name: t, on: g0, "
+        "workload: {trace: {path: \"" + path + "\", source: A100-40GB, iterations: 2}}}]\n",
+        "fuzz.yaml", builtin_catalog());
+    simulate_pilot(sc, 20000);
   } else if (target == "openb") {
     const std::string path = as_file(data, ".csv");
     read_openb_nodes(path, false);

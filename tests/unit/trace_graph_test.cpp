@@ -8,11 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "models/workload/trace_graph.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/kineto_reader.hpp"
+#include "sim/report/timeline.hpp"
 #include "sim/run/metrics.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/scenario/loader.hpp"
@@ -417,3 +420,65 @@ INSTANTIATE_TEST_SUITE_P(
       n = n.substr(0, n.find('.'));
       return n + (*param.param.window ? "_window" : "");
     });
+
+// The timeline of a graph replay: a track per stream with the kernels' real names and details, a track per host
+// thread with its calls, and a flow arrow from each launch to its kernel; a window keeps only its part of the run.
+TEST(TraceGraph, TimelineShowsKernelsHostCallsAndFlows) {
+  TraceText t;
+  t.kernel("my_gemm_kernel", 7, 10, 100, 1, 0);
+  t.runtime("cudaEventRecord", 1, 6, 2);
+  t.runtime("cudaStreamWaitEvent", 1, 9, 2);
+  t.kernel("my_elementwise_kernel", 20, 110, 40, 1, 12);
+  t.runtime("cudaDeviceSynchronize", 1, 20, 135);
+  const Scenario sc = load(scenario("A100-40GB", key(write("t.json", t.text()), ", iterations: 3")));
+  Timeline all;
+  const double s0 = simulate(sc, nullptr, &all).tenants.at(0).start;  // the tenant's start offset
+  const nlohmann::json j = nlohmann::json::parse(all.to_json());
+  std::map<std::string, int> tracks;  // name -> tid
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks[e["args"]["name"]] = e.value("tid", 0);
+  ASSERT_TRUE(tracks.count("t0 stream 7"));
+  ASSERT_TRUE(tracks.count("t0 stream 20"));
+  ASSERT_TRUE(tracks.count("t0 host thread 1"));
+  std::map<uint64_t, int> starts, ends;
+  int gemms = 0, syncs = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "my_gemm_kernel") {
+      ++gemms;
+      EXPECT_EQ(e["tid"], tracks["t0 stream 7"]);
+      EXPECT_EQ(e["args"]["stream"], 7);
+      EXPECT_EQ(e["args"]["grid"][0], 1024);
+      EXPECT_EQ(e["args"]["block"][0], 256);
+    }
+    if (e["ph"] == "X" && e["name"] == "synchronize") {
+      ++syncs;
+      EXPECT_EQ(e["tid"], tracks["t0 host thread 1"]);
+    }
+    if (e["ph"] == "s") {
+      ++starts[e["id"].get<uint64_t>()];
+      EXPECT_EQ(e["tid"], tracks["t0 host thread 1"]);
+    }
+    if (e["ph"] == "f") {
+      ++ends[e["id"].get<uint64_t>()];
+      EXPECT_EQ(e["bp"], "e");
+    }
+  }
+  EXPECT_EQ(gemms, 3);
+  EXPECT_EQ(syncs, 3);
+  EXPECT_EQ(starts.size(), 6u);  // two launches per pass, three passes, each id once
+  EXPECT_EQ(starts, ends);
+  // The second pass only (each pass is 155 us: 10 us before the first kernel, 5 us of sync return after the last).
+  const double from = s0 + 155e-6, to = s0 + 309e-6;
+  Timeline window(from, to);
+  simulate(sc, nullptr, &window);
+  const nlohmann::json w = nlohmann::json::parse(window.to_json());
+  int kernels = 0;
+  for (const auto& e : w["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "my_gemm_kernel") ++kernels;
+    if (e.contains("ts")) {
+      EXPECT_GE(e["ts"].get<double>() + e.value("dur", 0.0), from * 1e6 - 1e-3);
+      EXPECT_LE(e["ts"].get<double>(), to * 1e6 + 1e-3);
+    }
+  }
+  EXPECT_EQ(kernels, 1);
+}

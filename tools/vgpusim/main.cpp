@@ -119,6 +119,10 @@ int main(int argc, char** argv) {
   run->add_option("--timeline", timeline_path,
                   "write a Chrome trace of the run (open in Perfetto or chrome://tracing): kernels, slices, switches, "
                   "utilization and memory (the format `timeline`)");
+  std::string timeline_window;
+  run->add_option("--timeline-window", timeline_window,
+                  "keep only this part of the run in the timeline, FROM:TO in simulated time, e.g. 10s:12s (a long "
+                  "run's timeline holds every kernel)");
   run->add_option("--report", report_path,
                   "write a self-contained HTML report: vGPU loss, latency CDFs, utilization over time, warnings (the "
                   "format `html`)");
@@ -256,6 +260,18 @@ int main(int argc, char** argv) {
       if (seed >= 0) options.overrides.push_back(parse_override("seed=" + std::to_string(seed)));
       for (const std::string& s : sets) options.overrides.push_back(parse_override(s));
       if (!timeline_path.empty()) options.writes.emplace_back("timeline", timeline_path);
+      if (!timeline_window.empty()) {
+        const auto colon = timeline_window.find(':');
+        const units::ParseResult from =
+            units::parse(colon == std::string::npos ? timeline_window : timeline_window.substr(0, colon), units::Dim::Time);
+        const units::ParseResult to = units::parse(colon == std::string::npos ? "" : timeline_window.substr(colon + 1),
+                                                   units::Dim::Time);
+        if (colon == std::string::npos || !from.ok || !to.ok || !(to.value > from.value) || !std::isfinite(to.value))
+          throw InputError(fmt::format("--timeline-window {}: expected FROM:TO, two times with TO after FROM, e.g. "
+                                       "10s:12s",
+                                       timeline_window));
+        options.timeline_window = {from.value, to.value};
+      }
       if (!report_path.empty()) options.writes.emplace_back("html", report_path);
       for (const std::string& w : writes) options.writes.push_back(parse_write(w));
       ScenarioDocument doc = read_scenario_document(scenario);
