@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/workload/distribution.hpp"
+#include "models/workload/trace_graph.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -49,6 +50,8 @@ struct Loader {
     std::string source;  // "FILE:LINE:COL" of `replicas`
   };
   std::map<size_t, ImportedLimits> imported = {};  // by GPU index
+  // Trace graphs, built once per trace, source GPU, window and options however many tenants replay them.
+  std::map<std::string, std::shared_ptr<const TraceGraph>> trace_graphs = {};
 
   // `kernels`: how many kernels the unit runs (its `kernels_per_*`): a measured `duration` holds their launch
   // overhead.
