@@ -90,7 +90,8 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
   g.launch_queue = options.launch_queue;
 
   // GPU ops in the window, in start order; their streams.
-  std::unordered_map<long long, uint32_t> by_correlation;
+  // A correlation id names every op one call enqueued (a CUDA graph launch enqueues many).
+  std::unordered_map<long long, std::vector<uint32_t>> by_correlation;
   std::map<long long, uint32_t> stream_index;
   std::vector<size_t> source_op;  // graph op -> trace op
   for (size_t i = 0; i < trace.ops.size(); ++i) {
@@ -120,36 +121,39 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
     b.op_end.push_back(op.end());
     b.op_launch.push_back(op.start);  // until a launch call says otherwise
     source_op.push_back(i);
-    if (op.correlation >= 0) by_correlation[op.correlation] = id;
+    if (op.correlation >= 0) by_correlation[op.correlation].push_back(id);
   }
   if (g.ops.empty())
     throw TraceError(fmt::format("no GPU op of trace '{}' (device {}) starts in the window", trace.file, trace.device));
 
   // The runtime calls in the window; which of them enqueue a kept op.
   std::vector<const Call*> calls;
-  std::vector<uint32_t> enqueues;  // per kept call: the op it enqueues, or kNone
+  std::vector<std::vector<uint32_t>> enqueues;  // per kept call: the ops it enqueues (none: not an enqueue)
+  std::vector<bool> has_launch(g.ops.size(), false);
   // Calls from the window's start (from the trace's start without a window: the first op's launch precedes it),
   // and the launches of the kept ops wherever they are.
   const double calls_from = window.from > 0 ? window.from : -std::numeric_limits<double>::infinity();
   for (const Call& c : trace.calls) {
     if (c.start >= window.to) continue;
-    uint32_t op = TraceGraph::kNone;
+    std::vector<uint32_t> ops;
     if (c.kind == Call::Kind::Enqueue || c.kind == Call::Kind::BlockingCopy) {
       const auto it = by_correlation.find(c.correlation);
       if (it == by_correlation.end()) continue;  // another device's, or outside the window
-      op = it->second;
+      for (uint32_t op : it->second)
+        if (!has_launch[op]) {  // a second call naming the same op (a broken trace) launches nothing
+          has_launch[op] = true;
+          ops.push_back(op);
+        }
+      if (ops.empty()) continue;
     } else if (c.start < calls_from) {
       continue;
     }
     calls.push_back(&c);
-    enqueues.push_back(op);
+    enqueues.push_back(std::move(ops));
   }
-  std::vector<bool> has_launch(g.ops.size(), false);
-  for (uint32_t op : enqueues)
-    if (op != TraceGraph::kNone) has_launch[op] = true;
   if (std::none_of(has_launch.begin(), has_launch.end(), [](bool l) { return l; })) return nullptr;
   for (size_t i = 0; i < calls.size(); ++i)
-    if (enqueues[i] != TraceGraph::kNone) b.op_launch[enqueues[i]] = calls[i]->start;
+    for (uint32_t op : enqueues[i]) b.op_launch[op] = calls[i]->start;
 
   // Launches that found their stream's queue full: they returned when an op ended and freed a slot, so their
   // recorded time is mostly waiting, not host work. Pending ops are counted from the GPU's timestamps, which show an
@@ -164,13 +168,14 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
   for (auto& v : end_times) std::sort(v.begin(), v.end());
   std::vector<bool> blocked(calls.size(), false);
   std::vector<double> unblocked;
+  const auto full = static_cast<std::ptrdiff_t>(std::max<size_t>(1, options.recorded_launch_queue - std::min<size_t>(2, options.recorded_launch_queue / 2)));
   for (size_t i = 0; i < calls.size(); ++i) {
-    if (enqueues[i] == TraceGraph::kNone || calls[i]->kind != Call::Kind::Enqueue) continue;
-    const uint32_t s = g.ops[enqueues[i]].stream;
+    if (enqueues[i].empty() || calls[i]->kind != Call::Kind::Enqueue) continue;
+    const uint32_t s = g.ops[enqueues[i].front()].stream;
     const double at = calls[i]->start;
     const auto launched_before = std::lower_bound(launch_times[s].begin(), launch_times[s].end(), at) - launch_times[s].begin();
     const auto ended_before = std::upper_bound(end_times[s].begin(), end_times[s].end(), at) - end_times[s].begin();
-    blocked[i] = launched_before - ended_before + 2 >= static_cast<std::ptrdiff_t>(options.launch_queue);
+    blocked[i] = launched_before - ended_before >= full;
     if (!blocked[i]) unblocked.push_back(calls[i]->duration);
   }
   double launch_cost = 0;
@@ -187,17 +192,21 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
   struct Item {
     double time;
     size_t call;  // index into calls, or SIZE_MAX for an op without a launch call
-    uint32_t op;
+    uint32_t op;  // the op it enqueues (a call that enqueues several gives an item per op), or kNone
   };
   std::vector<Item> items;
-  for (size_t i = 0; i < calls.size(); ++i) items.push_back({calls[i]->start, i, enqueues[i]});
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (enqueues[i].empty()) items.push_back({calls[i]->start, i, TraceGraph::kNone});
+    for (uint32_t op : enqueues[i]) items.push_back({calls[i]->start, i, op});
+  }
   for (uint32_t op = 0; op < g.ops.size(); ++op)
     if (!has_launch[op]) items.push_back({b.op_start[op], SIZE_MAX, op});
   std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.time < y.time; });
 
-  std::vector<uint32_t> pending_explicit(g.streams.size(), TraceGraph::kNone);  // per stream: op it must wait for
+  std::vector<std::vector<uint32_t>> pending_explicit(g.streams.size());  // per stream: ops its next op waits for
   std::unordered_map<long long, uint32_t> thread_last_op, thread_recorded;
-  std::unordered_map<long long, std::pair<uint32_t, double>> thread_pending_wait;  // the record's op, the wait's time
+  // Per thread, the waits its next launch takes: the recorded event's op (or kNone) and the wait's time.
+  std::unordered_map<long long, std::vector<std::pair<uint32_t, double>>> thread_pending_wait;
   auto get = [](const std::unordered_map<long long, uint32_t>& m, long long k) {
     const auto it = m.find(k);
     return it == m.end() ? TraceGraph::kNone : it->second;
@@ -217,25 +226,27 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
     if (op != TraceGraph::kNone) {
       const uint32_t s = g.ops[op].stream;
       b.launched[s].push_back(op);
-      b.add_edge(pending_explicit[s], op, g.explicit_edges);
-      pending_explicit[s] = TraceGraph::kNone;
+      for (uint32_t from : pending_explicit[s]) b.add_edge(from, op, g.explicit_edges);
+      pending_explicit[s].clear();
       if (const auto w = thread_pending_wait.find(c.thread); w != thread_pending_wait.end()) {
-        uint32_t from = w->second.first;
-        if (from == TraceGraph::kNone) {
-          // No record call in the trace (some traces drop them): the op of another stream, enqueued before the
-          // wait, that ended last before this op started.
-          double latest = -1e300;
-          for (uint32_t other = 0; other < g.streams.size(); ++other) {
-            if (other == s) continue;
-            const uint32_t last = b.last_before(other, w->second.second);
-            if (last != TraceGraph::kNone && b.op_end[last] <= b.op_start[op] + kClockSlack && b.op_end[last] > latest) {
-              latest = b.op_end[last];
-              from = last;
+        for (const auto& [recorded_op, when] : w->second) {
+          uint32_t from = recorded_op;
+          if (from == TraceGraph::kNone) {
+            // No record call before it (some traces drop them): the op of another stream, enqueued before the
+            // wait, that ended last before this op started.
+            double latest = -1e300;
+            for (uint32_t other = 0; other < g.streams.size(); ++other) {
+              if (other == s) continue;
+              const uint32_t last = b.last_before(other, when);
+              if (last != TraceGraph::kNone && b.op_end[last] <= b.op_start[op] + kClockSlack && b.op_end[last] > latest) {
+                latest = b.op_end[last];
+                from = last;
+              }
             }
+            b.add_edge(from, op, g.timing_edges);
+          } else {
+            b.add_edge(from, op, g.event_edges);
           }
-          b.add_edge(from, op, g.timing_edges);
-        } else {
-          b.add_edge(from, op, g.event_edges);
         }
         thread_pending_wait.erase(w);
       }
@@ -276,11 +287,14 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
           const auto to = stream_index.find(recorded->stream);
           if (from != stream_index.end() && to != stream_index.end()) {
             const auto rt = record_time.find(recorded->record_correlation);
-            pending_explicit[to->second] = b.last_before(from->second, rt != record_time.end() ? rt->second : c.start);
+            const uint32_t recorded_op = b.last_before(from->second, rt != record_time.end() ? rt->second : c.start);
+            if (recorded_op != TraceGraph::kNone) pending_explicit[to->second].push_back(recorded_op);
           }
         } else {
           // The event recorded last on this thread; resolved at the thread's next launch.
-          thread_pending_wait[c.thread] = {get(thread_recorded, c.thread), c.start};
+          // Each record serves the wait after it; a second wait without a new record falls back to timing.
+          thread_pending_wait[c.thread].emplace_back(get(thread_recorded, c.thread), c.start);
+          thread_recorded.erase(c.thread);
         }
         continue;
       case Call::Kind::DeviceSync:
@@ -374,8 +388,9 @@ std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, con
         for (size_t u = 0; u < g.threads.size(); ++u) {
           if (u == t) continue;
           const auto& theirs = b.steps[u];
+          // Strictly before it resumes: two threads resuming at the same instant must not wait for each other.
           auto it = std::upper_bound(theirs.begin(), theirs.end(), ps.begin,
-                                     [](double time, const Builder::PendingStep& s) { return time < s.end; });
+                                     [](double time, const Builder::PendingStep& s) { return time <= s.end; });
           if (it == theirs.begin()) continue;
           const size_t k = static_cast<size_t>(std::prev(it) - theirs.begin());
           const double end_k = theirs[k].end;
@@ -509,7 +524,7 @@ class TraceGraphWorkload final : public Workload {
     ++ops_done_;
     note_end(op, now);
     const TraceGraph::Op& o = g_->ops[op];
-    --queued_[o.stream];
+    if (o.orphan_release < 0) --queued_[o.stream];
     if (stream_next_[op] != TraceGraph::kNone) satisfy(port, stream_next_[op], now, op);
     for (uint32_t d : dependents_[op]) satisfy(port, d, now, op);
     std::vector<uint32_t> waiters;
@@ -557,6 +572,7 @@ class TraceGraphWorkload final : public Workload {
     gap_.assign(nodes_, 0);
     binder_.assign(nodes_, TraceGraph::kNone);
     step_done_.assign(steps, false);
+    armed_.assign(steps, false);
     began_.assign(steps, now);
     flow_.assign(ops, 0);
     wait_count_.assign(steps, 0);
@@ -572,11 +588,9 @@ class TraceGraphWorkload final : public Workload {
       const TraceGraph::Op& o = g.ops[op];
       pending_[op] = 1 + (o.stream_prev != TraceGraph::kNone ? 1 : 0) + static_cast<uint32_t>(o.deps.size());
     }
+    // Ops without a launch call are released at their recorded time; the host's launch queue does not hold them.
     for (uint32_t op = 0; op < ops; ++op)
-      if (g.ops[op].orphan_release >= 0) {
-        ++queued_[g.ops[op].stream];
-        satisfy(port, op, now + g.ops[op].orphan_release, TraceGraph::kNone);
-      }
+      if (g.ops[op].orphan_release >= 0) satisfy(port, op, now + g.ops[op].orphan_release, TraceGraph::kNone);
     for (uint32_t t = 0; t < g.threads.size(); ++t) {
       if (g.threads[t].steps.empty()) {
         ++threads_done_;
@@ -610,6 +624,7 @@ class TraceGraphWorkload final : public Workload {
   // Step `s` may begin once its thread's previous step ended (`prev_end`, by node `prev`) and the step it waits for
   // on another thread ended.
   void arm(WorkloadPort& port, uint32_t s, double prev_end, uint32_t prev) {
+    if (armed_[s]) return;  // a step is armed once a pass, whoever arms it first
     const TraceGraph::Step& st = step(s);
     double from = prev_end;
     uint32_t by = prev;
@@ -620,6 +635,7 @@ class TraceGraphWorkload final : public Workload {
         by = node(st.after);
       }
     }
+    armed_[s] = true;
     binder_[node(s)] = by;
     gap_[node(s)] = st.cpu;
     const double at = std::max(port.now(), from + st.cpu);
@@ -771,7 +787,7 @@ class TraceGraphWorkload final : public Workload {
   uint32_t last_node_ = TraceGraph::kNone;
   std::vector<uint32_t> pending_;
   std::vector<double> ready_;
-  std::vector<bool> done_, step_done_;
+  std::vector<bool> done_, step_done_, armed_;
   std::vector<double> start_, end_, gap_;  // per node (ops, then steps): its own interval, the gap before it
   std::vector<uint32_t> binder_;           // per node: what it waited for last
   std::vector<uint32_t> wait_count_;

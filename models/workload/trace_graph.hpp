@@ -75,7 +75,10 @@ struct TraceGraphOptions {
   // at least as long, is taken to wait for it (a hand-off: the autograd engine's backward thread and the main
   // thread in the shipped traces).
   double handoff_gap = 1e-3;  // s
+  // Ops one stream holds launched but unfinished before a launch blocks the host, in the replay (a what-if) and
+  // in the recording (which launches were blocked waiting for a slot); both default to CUDA's ~1000 (rule 7).
   size_t launch_queue = 1024;
+  size_t recorded_launch_queue = 1024;
 };
 
 // Builds the graph from the trace's CPU runtime calls and GPU ops kept by `window`. Throws TraceError when the window

@@ -225,7 +225,8 @@ TEST(TraceGraph, HandOffBetweenHostThreads) {
 }
 
 // Launches into a full queue return when an op ends: their recorded time is waiting, not host work. With a queue of
-// 6 (4 pending ops read as full) the 5th and 6th launches block; on a faster GPU they return sooner.
+// 6 (4 pending ops read as full) the 5th and 6th launches block; on a faster GPU they return sooner. The replay's
+// queue is a what-if of its own: a deep one lets the host run ahead.
 TEST(TraceGraph, FullLaunchQueueBlocksTheHost) {
   TraceText t;
   for (int i = 0; i < 4; ++i) t.kernel("vectorized_elementwise_kernel", 7, 10 + 100 * i, 100, 1, i * 2, 1);
@@ -233,13 +234,19 @@ TEST(TraceGraph, FullLaunchQueueBlocksTheHost) {
   t.kernel("vectorized_elementwise_kernel", 7, 510, 100, 1, 111, 99);   // returns at 210
   t.runtime("cudaDeviceSynchronize", 1, 211, 400);                       // returns at 611
   const fs::path path = write("t.json", t.text());
-  const Scenario sc = load(scenario("A100-40GB", key(path, ", launch_queue: 6")));
+  const std::string queue = ", launch_queue: 6, recorded_launch_queue: 6";
+  const Scenario sc = load(scenario("A100-40GB", key(path, queue)));
   const TraceGraph& g = graph_of(sc);
   EXPECT_EQ(g.blocked_launches, 2u);
   EXPECT_NEAR(one_pass(sc).time, 611 * us, 1e-9);
-  const Pass h100 = one_pass(load(scenario("H100-SXM", key(path, ", launch_queue: 6"))));
+  const Pass h100 = one_pass(load(scenario("H100-SXM", key(path, queue))));
   EXPECT_LT(h100.time, 400 * us);
   EXPECT_GT(h100.parts.at("gpu"), h100.parts.at("cpu"));
+  // Recorded with CUDA's default queue, none of these launches was blocked.
+  EXPECT_EQ(graph_of(load(scenario("A100-40GB", key(path, ", launch_queue: 6")))).blocked_launches, 0u);
+  // Replayed with a queue of 2, the host blocks on the third launch.
+  const Pass shallow = one_pass(load(scenario("A100-40GB", key(path, ", launch_queue: 2, recorded_launch_queue: 6"))));
+  EXPECT_NEAR(shallow.parts_sum(), shallow.time, 1e-12);
 }
 
 // An op that waited while another stream's op ran and started as it drained waits for that op (for the SMs).
@@ -484,4 +491,69 @@ TEST(TraceGraph, TimelineShowsKernelsHostCallsAndFlows) {
     }
   }
   EXPECT_EQ(kernels, 1);
+}
+
+// Traces that once stalled or double-counted the replay (review of the first version): each completes its passes,
+// and its critical path still adds up.
+TEST(TraceGraph, AwkwardTracesStillReplay) {
+  auto passes = [&](const TraceText& t, const std::string& extra, int iterations = 2) {
+    const Scenario sc = load(scenario("A100-40GB", key(write("t.json", t.text()),
+                                                         extra + ", iterations: " + std::to_string(iterations))));
+    const RunRecord r = simulate(sc);
+    EXPECT_EQ(r.tenants.at(0).units, iterations) << extra;
+    double sum = 0;
+    for (const auto& [n, v] : r.tenants[0].unit_parts) sum += v;
+    double total = 0;
+    for (double u : r.tenants[0].unit_times) total += u;
+    EXPECT_NEAR(sum, total, 1e-9) << extra;
+    return sc;
+  };
+  {  // Two threads resume at the same instant after idling: neither waits for the other.
+    TraceText t;
+    t.kernel("vectorized_elementwise_kernel", 7, 10, 10, 1, 0);
+    t.kernel("vectorized_elementwise_kernel", 20, 12, 10, 2, 2);
+    t.kernel("vectorized_elementwise_kernel", 7, 3010, 10, 1, 3000);
+    t.kernel("vectorized_elementwise_kernel", 20, 3012, 10, 2, 3000);
+    t.kernel("vectorized_elementwise_kernel", 7, 6010, 10, 1, 6000);
+    t.kernel("vectorized_elementwise_kernel", 20, 6012, 10, 2, 6000);
+    passes(t, "");
+  }
+  {  // Ops without a launch call behind a launched one take no slot of a small launch queue.
+    TraceText t;
+    t.kernel("vectorized_elementwise_kernel", 7, 10, 10, 1, 0);
+    for (int i = 0; i < 8; ++i) t.kernel("vectorized_elementwise_kernel", 7, 30 + 20 * i, 10, -1, 0);
+    t.kernel("vectorized_elementwise_kernel", 7, 300, 10, 1, 200);
+    passes(t, ", launch_queue: 2");
+  }
+  {  // One call (a CUDA graph launch) enqueues three kernels; a second call with the same id launches nothing.
+    TraceText t;
+    const long long c = t.kernel("vectorized_elementwise_kernel", 7, 10, 10, 1, 0);
+    for (int i = 1; i < 3; ++i)
+      t.events.push_back(TraceText::fmt(R"({"ph": "X", "cat": "kernel", "name": "graph_kernel", "pid": 0, "tid": 7,
+        "ts": %d, "dur": 10, "args": {"device": 0, "stream": 7, "correlation": %lld, "grid": [1, 1, 1]}})",
+                                        10 + 20 * i, c));
+    t.runtime("cudaLaunchKernel", 1, 100, 5, c);
+    const Scenario sc = passes(t, "");
+    const TraceGraph& g = graph_of(sc);
+    EXPECT_EQ(g.launches, 3u);
+    for (const auto& o : g.ops) EXPECT_LT(o.orphan_release, 0);
+  }
+  {  // Two waits before one launch: both edges count.
+    TraceText t;
+    t.kernel("vectorized_elementwise_kernel", 7, 10, 40, 1, 0);   // the recorded event's op
+    t.runtime("cudaEventRecord", 1, 6, 1);
+    t.runtime("cudaStreamWaitEvent", 1, 8, 1);
+    t.kernel("vectorized_elementwise_kernel", 21, 10, 110, 3, 0);  // ends last before the target: the timing edge
+    t.runtime("cudaStreamWaitEvent", 1, 9, 1);
+    t.kernel("vectorized_elementwise_kernel", 22, 125, 10, 1, 20);
+    const Scenario sc = passes(t, "");
+    EXPECT_EQ(graph_of(sc).ops.back().deps.size(), 2u);
+  }
+  {  // A thread's first step hands off from another thread's first step, which finishes as the pass begins.
+    TraceText t;
+    t.kernel("vectorized_elementwise_kernel", 7, 60, 10, 1, 0, 50);
+    t.kernel("vectorized_elementwise_kernel", 20, 2100, 10, 2, 2050);
+    t.kernel("vectorized_elementwise_kernel", 7, 4100, 10, 1, 4050);
+    passes(t, "");
+  }
 }

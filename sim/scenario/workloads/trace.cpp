@@ -75,14 +75,18 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
   }
   TraceGraphOptions options;
   if (r.has("launch_queue")) options.launch_queue = static_cast<size_t>(r.integer("launch_queue", 1, 1 << 24));
+  if (r.has("recorded_launch_queue"))
+    options.recorded_launch_queue = static_cast<size_t>(r.integer("recorded_launch_queue", 1, 1 << 24));
   if (r.has("handoff_gap")) options.handoff_gap = loader.positive(r, "handoff_gap", units::Dim::Time);
   auto t = std::make_shared<TraceWorkload>();
   try {
     if (model != "streams") {
       // The tenant's own GPU spec matters only when it is the source (with its overrides): then its name and the
       // performance parameters' values make the key.
-      std::string graph_key = fmt::format("{}|{}|{}|{}|{}|{}|{}", key, source, window.from, window.to,
-                                          options.launch_queue, options.handoff_gap, ref->name);
+      std::string graph_key =
+          fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", key, source, window.from, window.to,
+                      options.launch_queue, options.recorded_launch_queue, options.handoff_gap, ref->name,
+                      ref->compute_units, ref->fp64, ref->fp32, ref->fp16_tensor, ref->memory_bandwidth, ref->l2_cache);
       for (const ParamSpec& p : roofline_params())
         if (p.type == ParamType::Number && perf.has(p.name)) graph_key += fmt::format("|{}={}", p.name, perf.get(p.name));
       auto [cached, added] = loader.trace_graphs.try_emplace(graph_key);
@@ -131,13 +135,16 @@ WorkloadKindInfo trace_workload_kind() {
          "streams: each stream alone with its recorded gaps as fixed host time (the fallback, with a warning, for a "
          "trace without CPU-side runtime calls)"},
         {"launch_queue", "integer >= 1", false, "1024",
-         "ops one stream holds launched but unfinished before a launch blocks the host (graph)"},
+         "ops one stream holds launched but unfinished before a launch blocks the host, in the replay (graph)"},
+        {"recorded_launch_queue", "integer >= 1", false, "1024",
+         "the same in the recording: launches made into a full queue were waiting, not working (graph)"},
         {"handoff_gap", "time", false, "1 ms",
          "a host thread idle this long, resumed after another thread's last call before that one idles as long, waits "
          "for it (graph)"}}},
       {"workload.trace.window",
-       "A part of the trace, in time since its first GPU op; kept ops start in [from, to) and are replayed "
-       "relative to `from`.",
+       "A part of the trace, in time since its first GPU op; kept ops start in [from, to). The graph also keeps "
+       "the runtime calls that start in it and the kept ops' launches wherever they are; a pass starts at the first "
+       "of them (the per-stream replay: at `from`).",
        {{"from", "time", false, "0 s", "start of the window"},
         {"to", "time", false, "", "end of the window", "the trace's end"}}},
   };
