@@ -17,7 +17,7 @@ ctest --test-dir "$here/build" --output-on-failure -j "$jobs"
 echo "== mutation campaign over the command line (release build; docs/fuzzing.md)"
 python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build/vgpusim" --budget 150
 
-echo "== clang ASan + UBSan build of the tests, with the libFuzzer targets"
+echo "== clang ASan + UBSan build of the tests (-O1), with the libFuzzer targets"
 CC=clang CXX=clang++ cmake -S "$here" -B "$here/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVGPUSIM_WERROR=ON \
       -DVGPUSIM_SANITIZE=ON -DVGPUSIM_FUZZ=ON -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF -DVGPUSIM_NETWORK=ON
 cmake --build "$here/build-asan" -j "$jobs"
