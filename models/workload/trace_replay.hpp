@@ -1,6 +1,7 @@
 // Trace replay: a recorded PyTorch profiler (Kineto) trace as data, each GPU op's work inferred on its source GPU,
-// and the ops replayed per stream as a workload (one pass = one iteration). Method and limits: docs/trace-replay.md.
-// sim/io/kineto_reader reads the files.
+// and the per-stream replay used when the trace has no CPU side (one pass = one iteration); the dependency graph
+// replay is models/workload/trace_graph.hpp. Method and limits: docs/trace-replay.md. sim/io/kineto_reader reads
+// the files.
 #pragma once
 
 #include <array>
@@ -137,8 +138,9 @@ struct TraceReplay {
 TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const ParamValues& perf,
                               const TraceWindow& window = {});
 
-// Replay of a recorded trace: its GPU ops per stream, with the host gaps between them. Fluid fidelity merges runs
-// of a stream's ops into phases (see trace_replay.cpp).
+// Replay of a recorded trace: through its dependency graph (models/workload/trace_graph.hpp) when the trace has a
+// CPU side; otherwise (or with `model: streams`) its GPU ops per stream with the host gaps between them, where fluid
+// fidelity merges runs of a stream's ops into phases (see trace_replay.cpp).
 struct TraceGraph;
 struct TraceWorkload final : WorkloadSpec {
   std::shared_ptr<const TraceReplay> trace;
