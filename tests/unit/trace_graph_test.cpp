@@ -368,11 +368,6 @@ class TraceGraphReal : public ::testing::TestWithParam<GraphTrace> {};
 
 TEST_P(TraceGraphReal, SourcePassAndOtherGpus) {
   const GraphTrace& c = GetParam();
-  // The two large traces take minutes under the sanitizers (each of four loads reads the 35 MB V100 trace); the
-  // sanitizer build reads and replays V100 in kineto_test, and graphs the two small traces here.
-  if (VGPUSIM_SANITIZE_BUILD &&
-      (std::string(c.file).rfind("a100_rank3", 0) == 0 || std::string(c.file).rfind("v100", 0) == 0))
-    GTEST_SKIP() << "sanitizer build: replayed in the Release build";
   const fs::path path = fs::path(VGPUSIM_KINETO_TRACES) / c.file;
   const std::string k =
       std::string("{path: ") + path.string() + ", source: " + c.source + (*c.window ? ", window: " : "") + c.window + "}";
