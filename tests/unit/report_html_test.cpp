@@ -208,3 +208,20 @@ TEST(ReportSvg, EscapesAndShortensText) {
   const svg::Scale log{1, 100, 0, 200, true};
   EXPECT_DOUBLE_EQ(log(10), 100);
 }
+
+// A trace replay's critical path gets a table, shared and alone, with the parts and their sum; other runs do not.
+TEST(ReportHtml, TraceReplaysShowTheirCriticalPath) {
+  EXPECT_EQ(results_html(hand_built()).find("<section id=\"critical-path\">"), std::string::npos);
+  Results r = hand_built();
+  r.tenants[1].workload = "trace";
+  r.tenants[1].shared.unit_parts = {{"cpu", 0.030}, {"launch_latency", 0.001}, {"gpu", 0.050}};
+  r.tenants[1].baseline.unit_parts = {{"cpu", 0.030}, {"launch_latency", 0.001}, {"gpu", 0.020}};
+  const std::string html = results_html(r);
+  const size_t at = html.find("<section id=\"critical-path\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(section.find("<th>launch_latency</th>"), std::string::npos);
+  EXPECT_NE(section.find("<td>81.000</td>"), std::string::npos) << section;  // shared: 30 + 1 + 50 ms
+  EXPECT_NE(section.find("<td>51.000</td>"), std::string::npos) << section;  // alone
+  EXPECT_EQ(count(section, "<td class=\"l\">trainer-b</td>"), 2u);
+}

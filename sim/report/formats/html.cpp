@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "sim/report/svg.hpp"
@@ -203,6 +204,40 @@ std::string tenant_table(const Results& r) {
   return out + "</table>\n";
 }
 
+// Trace replays: where an iteration's time went (the critical path's parts), shared and alone. Empty when no
+// tenant's workload says.
+std::string critical_paths(const Results& r) {
+  std::vector<std::string> names;  // the parts, in the first tenant's order
+  for (const TenantResult& t : r.tenants)
+    for (const auto& [name, seconds] : t.shared.unit_parts)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  if (names.empty()) return "";
+  std::string out =
+      "<section id=\"critical-path\">\n<h2>Critical path</h2>\n<p class=\"note\">Trace replays: the mean critical "
+      "path of one iteration, ms by part (docs/trace-replay.md): host work (<code>cpu</code>), launch latency, ops "
+      "on the main stream (<code>gpu</code>), on other streams, and collectives. The parts add up to the "
+      "iteration; a path that is mostly host time does not get faster on a faster GPU.</p>\n<table class=\"tenants\">"
+      "\n<tr><th class=\"l\">tenant</th><th class=\"l\">run</th>";
+  for (const std::string& n : names) out += "<th>" + escape(n) + "</th>";
+  out += "<th>iteration</th></tr>\n";
+  for (const TenantResult& t : r.tenants) {
+    if (t.shared.unit_parts.empty()) continue;
+    for (const auto& [label, p] : {std::pair{"shared", &t.shared}, std::pair{"alone", &t.baseline}}) {
+      out += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>", escape(t.name), label);
+      double total = 0;
+      for (const std::string& n : names) {
+        double v = std::numeric_limits<double>::quiet_NaN();
+        for (const auto& [name, seconds] : p->unit_parts)
+          if (name == n) v = seconds;
+        if (std::isfinite(v)) total += v;
+        out += "<td>" + ms(v) + "</td>";
+      }
+      out += "<td>" + ms(total) + "</td></tr>\n";
+    }
+  }
+  return out + "</table>\n</section>\n";
+}
+
 std::string latency_chart(const Results& r) {
   std::vector<const TenantResult*> inference;
   double lo = INFINITY, hi = 0;
@@ -350,6 +385,7 @@ std::string results_html(const Results& r) {
       "confidence interval from the simulation's own sampling noise. Red: the tenant failed.</p>\n";
   out += loss_chart(r) + "</section>\n";
   out += "<section id=\"tenants\">\n<h2>Tenants</h2>\n" + tenant_table(r) + "</section>\n";
+  out += critical_paths(r);
   out += "<section id=\"latency\">\n<h2>Latency distributions</h2>\n" + latency_chart(r) + "</section>\n";
   out += "<section id=\"utilization\">\n<h2>Utilization over time</h2>\n";
   out +=
