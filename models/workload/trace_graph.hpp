@@ -1,7 +1,8 @@
 // Trace replay through the recorded program's dependency graph: CPU threads that run ahead of the GPU (host time,
 // runtime calls, synchronisation), GPU streams as FIFOs released by their launches, cross-stream edges from event
 // record/wait, and waits between host threads. Built from a Kineto trace's CPU side (sim/io/kineto_reader), played
-// as a workload; each pass reports its critical path. Method, inference rules and limits: docs/trace-replay.md.
+// as a workload (trace_graph_replay.cpp); each pass reports its critical path. Method, inference rules and limits:
+// docs/trace-replay.md.
 #pragma once
 
 #include <array>

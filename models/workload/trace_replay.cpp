@@ -49,10 +49,16 @@ KernelBound op_bound(const KinetoOp& op) {
   return KernelBound::FP32;
 }
 
+bool is_collective(const KinetoOp& op) { return op.kind == KinetoOp::Kind::Kernel && contains(lower(op.name), "nccl"); }
+
 double busy_time(const std::vector<KinetoOp>& ops) {
   std::vector<std::pair<double, double>> iv;
   iv.reserve(ops.size());
   for (const KinetoOp& op : ops) iv.emplace_back(op.start, op.end());
+  return busy_time(std::move(iv));
+}
+
+double busy_time(std::vector<std::pair<double, double>> iv) {
   std::sort(iv.begin(), iv.end());
   double busy = 0, from = 0, to = -1;
   for (const auto& [s, e] : iv) {

@@ -99,9 +99,13 @@ struct KinetoTrace {
 // What limits a kernel, guessed from its name: GEMM/convolution kernels are compute-bound (tensor-core when the
 // name says half precision or a tensor-op tile), everything else memory-bound. Memcpy and memset: memory.
 KernelBound op_bound(const KinetoOp& op);
+// Whether it is a collective's kernel (NCCL, by name): its time is the network's and its peers', not this GPU's.
+bool is_collective(const KinetoOp& op);
 
 // Union of the ops' intervals (s): the time the GPU had at least one op of the trace running.
 double busy_time(const std::vector<KinetoOp>& ops);
+// The same of (start, end) intervals (s).
+double busy_time(std::vector<std::pair<double, double>> intervals);
 // First op start to last op end (s).
 double span(const std::vector<KinetoOp>& ops);
 

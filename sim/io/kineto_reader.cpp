@@ -218,7 +218,7 @@ bool gpu_op(const json& event, RawOp& out, std::string& problem) {
   return true;
 }
 
-std::optional<KinetoCall::Kind> call_kind(const std::string& name) {
+KinetoCall::Kind call_kind(const std::string& name) {
   using K = KinetoCall::Kind;
   static const std::map<std::string, K> named = {
       {"cudaDeviceSynchronize", K::DeviceSync}, {"cuCtxSynchronize", K::DeviceSync},
@@ -265,7 +265,7 @@ bool runtime_call(const json& event, KinetoCall& out, double& ts_us, std::string
     problem = fmt::format("{} '{}': {}", c, n, check.problem);
     return false;
   }
-  out.kind = *kind;
+  out.kind = kind;
   out.duration = dur * kMicroseconds;
   out.correlation = static_cast<long long>(correlation);
   out.thread = static_cast<long long>(thread);

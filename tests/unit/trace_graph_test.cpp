@@ -48,6 +48,14 @@ struct TraceText {
     runtime("cudaMemcpyAsync", tid, call, call_dur, c);
     return c;
   }
+  // Thread 1 launches `first` on stream 7 over [10, 110) us, (records an event,) waits for it, and launches `second`
+  // on stream 20 from `second_start` for 40 us.
+  void waited_pair(const std::string& first, const std::string& second, double second_start, bool record = true) {
+    kernel(first, 7, 10, 100, 1, 0);
+    if (record) runtime("cudaEventRecord", 1, 6, 2);
+    runtime("cudaStreamWaitEvent", 1, 9, 2);
+    kernel(second, 20, second_start, 40, 1, 12);
+  }
   long long runtime(const std::string& name, int tid, double ts, double dur, long long correlation = -1) {
     if (correlation < 0) correlation = next_correlation++;
     events.push_back(fmt(R"({"ph": "X", "cat": "cuda_runtime", "name": "%s", "pid": 1, "tid": %d, "ts": %g,
@@ -151,10 +159,7 @@ TEST(TraceGraph, HostRunsAheadAndSynchronises) {
 TEST(TraceGraph, EventRecordAndWaitMakeACrossStreamEdge) {
   for (const bool record : {true, false}) {
     TraceText t;
-    t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
-    if (record) t.runtime("cudaEventRecord", 1, 6, 2);
-    t.runtime("cudaStreamWaitEvent", 1, 9, 2);
-    t.kernel("vectorized_elementwise_kernel", 20, 110, 40, 1, 12);
+    t.waited_pair("vectorized_elementwise_kernel", "vectorized_elementwise_kernel", 110, record);
     const fs::path path = write("t.json", t.text());
     const Scenario sc = load(scenario("A100-40GB", key(path)));
     const TraceGraph& g = graph_of(sc);
@@ -192,10 +197,7 @@ TEST(TraceGraph, CudaSyncRecordsGiveExplicitEdges) {
 // A wait whose op started before what it would wait for ended cannot have been that wait: the edge is dropped.
 TEST(TraceGraph, InconsistentEdgesAreDropped) {
   TraceText t;
-  t.kernel("vectorized_elementwise_kernel", 7, 10, 100, 1, 0);
-  t.runtime("cudaEventRecord", 1, 6, 2);
-  t.runtime("cudaStreamWaitEvent", 1, 9, 2);
-  t.kernel("vectorized_elementwise_kernel", 20, 50, 40, 1, 12);
+  t.waited_pair("vectorized_elementwise_kernel", "vectorized_elementwise_kernel", 50);
   const Scenario sc = load(scenario("A100-40GB", key(write("t.json", t.text()))));
   const TraceGraph& g = graph_of(sc);
   EXPECT_EQ(g.dropped_edges, 1u);
@@ -430,10 +432,7 @@ INSTANTIATE_TEST_SUITE_P(
 // thread with its calls, and a flow arrow from each launch to its kernel; a window keeps only its part of the run.
 TEST(TraceGraph, TimelineShowsKernelsHostCallsAndFlows) {
   TraceText t;
-  t.kernel("my_gemm_kernel", 7, 10, 100, 1, 0);
-  t.runtime("cudaEventRecord", 1, 6, 2);
-  t.runtime("cudaStreamWaitEvent", 1, 9, 2);
-  t.kernel("my_elementwise_kernel", 20, 110, 40, 1, 12);
+  t.waited_pair("my_gemm_kernel", "my_elementwise_kernel", 110);
   t.runtime("cudaDeviceSynchronize", 1, 20, 135);
   const Scenario sc = load(scenario("A100-40GB", key(write("t.json", t.text()), ", iterations: 3")));
   Timeline all;
