@@ -35,6 +35,10 @@ if [ -x "$here/build/tests/replay_bench" ]; then
   echo "== trace replay benchmark"
   "$here/build/tests/replay_bench"
 fi
+if [ -x "$here/build/tests/llm_bench" ]; then
+  echo "== LLM serving benchmark"
+  "$here/build/tests/llm_bench"
+fi
 if [ -x "$here/build/tests/cluster_bench" ]; then
   echo "== cluster simulator benchmark"
   "$here/build/tests/cluster_bench"

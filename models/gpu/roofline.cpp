@@ -3,12 +3,36 @@
 #include "models/gpu/roofline.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace vgpusim {
 
+namespace {
+constexpr OpClass kElementwise[] = {OpClass::Embedding, OpClass::Norm, OpClass::Rotary, OpClass::Activation,
+                                    OpClass::Residual};
+constexpr const char* kVidurFit =
+    "uncalibrated: 1 (the plain roofline); fitted per GPU by `vgpusim fit --vidur` on microsoft/vidur's profiled "
+    "PyTorch ops (A100-80GB and A40 in their shipped calibrations)";
+}  // namespace
+
+const char* op_class_name(OpClass c) {
+  switch (c) {
+    case OpClass::Generic: return "generic";
+    case OpClass::Gemm: return "gemm";
+    case OpClass::Embedding: return "embedding";
+    case OpClass::Norm: return "norm";
+    case OpClass::Rotary: return "rotary";
+    case OpClass::Activation: return "activation";
+    case OpClass::Residual: return "residual";
+  }
+  return "generic";
+}
+
 std::vector<ParamSpec> roofline_params() {
-  return {
+  std::vector<ParamSpec> out = {
       number_param("roofline", "compute_efficiency", units::Dim::Ratio, 0.79, 0.01, 1.0,
                    "fraction of the datasheet FLOP rate a full-GPU kernel reaches",
                    "H200 bf16 8192^3 cuBLAS GEMM measured at 769-798 TFLOP/s of 989 dense (GPU-FACTS.md, Nov "
@@ -42,14 +66,37 @@ std::vector<ParamSpec> roofline_params() {
                    "how much of the catalog L2 size a working set may fill and still be served from L2",
                    "uncalibrated: 100%; fitted per GPU from gpu-benches gpu-l2-cache (the data set where the "
                    "bandwidth falls half way from the L2 plateau to DRAM)"),
+      number_param("roofline", "gemm_efficiency", units::Dim::Ratio, 0, 0, 1.0,
+                   "fraction of the datasheet tensor rate a framework's GEMM kernels (op class gemm) reach over their "
+                   "whole waves of output tiles; 0 = compute_efficiency",
+                   "uncalibrated: 0 (compute_efficiency); fitted per GPU by `vgpusim fit --vidur` on microsoft/vidur's "
+                   "profiled projection and MLP GEMMs (A100-80GB and A40 in their shipped calibrations)"),
+      number_param("roofline", "gemm_memory_efficiency", units::Dim::Ratio, 0, 0, 1.0,
+                   "fraction of the datasheet memory bandwidth a GEMM that streams its weights (few tokens) reaches; "
+                   "0 = memory_efficiency",
+                   "uncalibrated: 0 (memory_efficiency); fitted with gemm_efficiency"),
   };
+  for (OpClass c : kElementwise) {
+    const std::string name = op_class_name(c);
+    const std::string a = std::string("aeiou").find(name[0]) != std::string::npos ? "an" : "a";
+    out.push_back(number_param("roofline", name + "_traffic", units::Dim::Ratio, 1.0, 0.1, 20.0,
+                               fmt::format("bytes {} {} kernel moves per byte its work declares (extra passes, "
+                                           "bandwidth it does not reach)",
+                                           a, name),
+                               kVidurFit));
+    out.push_back(number_param("roofline", name + "_overhead", units::Dim::Ratio, 1.0, 0.0, 10.0,
+                               fmt::format("time {} {} kernel takes beyond its bytes, in launch overheads", a, name),
+                               kVidurFit));
+  }
+  return out;
 }
 
 std::string roofline_description() {
   return "kernel solo time = launch_overhead + longer + (1 - overlap) x shorter of sum of FLOP / (peak x efficiency x "
          "SM fill) (fp32_efficiency for FP32 when set, else compute_efficiency) and bytes / (bandwidth x "
          "memory_efficiency); SM fill = min(1, blocks / SMs); a working set within "
-         "l2_capacity_fraction x L2 moves its bytes at l2_bandwidth where that is faster than DRAM";
+         "l2_capacity_fraction x L2 moves its bytes at l2_bandwidth where that is faster than DRAM; kernels of a known "
+         "op class take that class's fitted efficiencies (a GEMM's tiles run in whole waves over the SMs)";
 }
 
 namespace {
@@ -58,7 +105,8 @@ double fill_fraction(double blocks, const GpuSpec& gpu) {
   return std::min(1.0, blocks / gpu.compute_units);
 }
 // The efficiency of work limited by `b` (FP32 may have its own).
-double efficiency(const ParamValues& p, KernelBound b) {
+double efficiency(const ParamValues& p, KernelBound b, OpClass op = OpClass::Generic) {
+  if (op == OpClass::Gemm && b == KernelBound::FP16 && p.get("gemm_efficiency") > 0) return p.get("gemm_efficiency");
   if (b == KernelBound::FP32 && p.get("fp32_efficiency") > 0) return p.get("fp32_efficiency");
   return p.get("compute_efficiency");
 }
@@ -76,6 +124,11 @@ double peak(const GpuSpec& gpu, KernelBound b) {
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
+  if (k.op == OpClass::Gemm && k.blocks > gpu.compute_units && gpu.compute_units > 0) {
+    // Output tiles in whole waves: the last one holds the SMs as long as a full one.
+    const double waves = std::ceil(k.blocks / gpu.compute_units);
+    t.sm_fill = k.blocks / (waves * gpu.compute_units);
+  }
   t.overlap = p.get("overlap");
   if (k.fixed_time > 0) {  // on the SMs it occupies, for as long as it takes anywhere
     t.compute = k.fixed_time;
@@ -89,20 +142,27 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
     if (part.flops <= 0) continue;
     const double rate = peak(gpu, part.bound);
     if (rate <= 0) throw std::invalid_argument(gpu.name + " has no rate for this precision");
-    t.compute += part.flops / (rate * efficiency(p, part.bound) * t.sm_fill);
+    t.compute += part.flops / (rate * efficiency(p, part.bound, k.op) * t.sm_fill);
   }
   const double l2_bandwidth = p.get("l2_bandwidth");
   // Each of the kernels it stands for touches its share of the working set (fluid fidelity merges them).
   const double per_kernel = k.working_set / std::max(1.0, k.kernels);
   const bool in_l2 =
       per_kernel > 0 && l2_bandwidth > 0 && per_kernel <= p.get("l2_capacity_fraction") * gpu.l2_cache;
-  const double dram = gpu.memory_bandwidth * p.get("memory_efficiency");
+  const bool gemm_bw = k.op == OpClass::Gemm && p.get("gemm_memory_efficiency") > 0;
+  const double dram = gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency");
+  double bytes = k.bytes, overhead = p.get("launch_overhead");
+  if (k.op != OpClass::Generic && k.op != OpClass::Gemm) {
+    const std::string name = op_class_name(k.op);
+    bytes *= p.get(name + "_traffic");
+    overhead *= p.get(name + "_overhead");
+  }
   // Data that stay in L2 move at its bandwidth, but no slower than they would stream from DRAM.
-  if (k.bytes > 0 && in_l2 && l2_bandwidth > dram)
-    t.cache = k.bytes / l2_bandwidth;
-  else if (k.bytes > 0)
-    t.memory = k.bytes / dram;
-  t.overhead = p.get("launch_overhead") * std::max(1.0, k.kernels) * std::clamp(k.overhead_share, 0.0, 1.0);
+  if (bytes > 0 && in_l2 && l2_bandwidth > dram)
+    t.cache = bytes / l2_bandwidth;
+  else if (bytes > 0)
+    t.memory = bytes / dram;
+  t.overhead = overhead * std::max(1.0, k.kernels) * std::clamp(k.overhead_share, 0.0, 1.0);
   return t;
 }
 

@@ -1,6 +1,7 @@
 // Kernel performance model: a unit of GPU work and its solo time on a GPU, a roofline with declared efficiencies.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,13 @@
 #include "sim/core/params.hpp"
 
 namespace vgpusim {
+
+// What kind of kernel a unit of work is, when it is one the roofline has measured efficiencies for (per GPU, fitted
+// by `vgpusim fit --vidur` from a framework's own kernels: models/workload/llm_ops.hpp builds them). Generic work
+// takes the roofline's plain efficiencies.
+enum class OpClass : uint8_t { Generic, Gemm, Embedding, Norm, Rotary, Activation, Residual };
+// The class's name as parameters and docs say it ("gemm", "norm", ...).
+const char* op_class_name(OpClass c);
 
 // A unit of GPU work, independent of the GPU it runs on.
 struct KernelSpec {
@@ -24,6 +32,10 @@ struct KernelSpec {
   // s it takes on any GPU, launch overhead included, when its time is not the GPU's to decide (a collective's
   // kernel, which waits for the network and its peers: its recorded time); 0 = from the work above.
   double fixed_time = 0;
+  // Gemm: its blocks are output tiles that run in whole waves over the SMs (a last partial wave takes as long as a
+  // full one), at gemm_efficiency; the elementwise classes move <class>_traffic x bytes and take <class>_overhead x
+  // launch_overhead per kernel.
+  OpClass op = OpClass::Generic;
 
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;
@@ -49,7 +61,7 @@ struct KernelTimes {
   double memory = 0;    // s, bytes at the full DRAM bandwidth (bytes not served from L2)
   double cache = 0;     // s, bytes served from L2 (a working set that stays there)
   double overhead = 0;  // s, launch_overhead for each kernel it stands for
-  double sm_fill = 1;   // fraction of the SMs its blocks occupy
+  double sm_fill = 1;   // fraction of the SMs its blocks occupy (a Gemm's: averaged over its waves)
   double overlap = 1;   // share of the shorter side hidden under the longer one (1: the classic roofline's max)
   // What the SMs do (FLOPs and L2 traffic): the side that does not draw DRAM bandwidth.
   double sm_side() const { return compute > cache ? compute : cache; }

@@ -13,6 +13,19 @@ double standard_normal(Rng& rng) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+// A gamma draw of shape k and scale 1 (Marsaglia and Tsang 2000; shape below 1 by boosting: G(k) = G(k + 1) U^(1/k)).
+double standard_gamma(double k, Rng& rng) {
+  if (k < 1) return standard_gamma(k + 1, rng) * std::pow(1.0 - rng.uniform(), 1.0 / k);
+  const double d = k - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  for (int tries = 0; tries < 1000; ++tries) {
+    const double x = standard_normal(rng), v0 = 1 + c * x;
+    if (v0 <= 0) continue;
+    const double v = v0 * v0 * v0, u = 1.0 - rng.uniform();
+    if (std::log(u) < x * x / 2 + d - d * v + d * std::log(v)) return d * v;
+  }
+  return k;
+}
+
 }  // namespace
 
 double Distribution::mean() const {
@@ -23,6 +36,7 @@ double Distribution::mean() const {
     case Kind::Normal:
     case Kind::Lognormal:
     case Kind::Exponential:
+    case Kind::Gamma:
       return a;
   }
   return a;
@@ -49,6 +63,12 @@ double Distribution::sample(Rng& rng) const {
       const double mu = std::log(a) - sigma2 / 2;
       return std::exp(mu + std::sqrt(sigma2) * standard_normal(rng));
     }
+    case Kind::Gamma: {
+      if (!(a > 0)) return 0;
+      if (!(b > 0)) return a;
+      const double shape = (a / b) * (a / b);  // mean a = shape x scale, sd b = sqrt(shape) x scale
+      return standard_gamma(shape, rng) * a / shape;
+    }
   }
   return a;
 }
@@ -65,6 +85,8 @@ const char* distribution_name(Distribution::Kind kind) {
       return "lognormal";
     case Distribution::Kind::Exponential:
       return "exponential";
+    case Distribution::Kind::Gamma:
+      return "gamma";
   }
   return "constant";
 }

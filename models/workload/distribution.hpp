@@ -1,5 +1,5 @@
 // A nonnegative random quantity of a workload or tenant (host time, think time, a start offset): constant,
-// uniform, normal (truncated at 0), lognormal or exponential. Scenario files give one as a plain value (constant)
+// uniform, normal (truncated at 0), lognormal, exponential or gamma. Scenario files give one as a plain value (constant)
 // or as {distribution: NAME, ...} (sim/scenario/sections.cpp, section `distribution`).
 #pragma once
 
@@ -10,9 +10,9 @@
 namespace vgpusim {
 
 struct Distribution {
-  enum class Kind { Constant, Uniform, Normal, Lognormal, Exponential };
+  enum class Kind { Constant, Uniform, Normal, Lognormal, Exponential, Gamma };
   Kind kind = Kind::Constant;
-  // constant: a; uniform: [a, b); normal and lognormal: mean a, standard deviation b; exponential: mean a.
+  // constant: a; uniform: [a, b); normal, lognormal and gamma: mean a, standard deviation b; exponential: mean a.
   double a = 0, b = 0;
 
   static Distribution constant(double x) { return {Kind::Constant, x, 0}; }
@@ -25,7 +25,7 @@ struct Distribution {
   double sample(Rng& rng) const;
 };
 
-// The names scenario files use, in Kind order: constant, uniform, normal, lognormal, exponential.
+// The names scenario files use, in Kind order: constant, uniform, normal, lognormal, exponential, gamma.
 const char* distribution_name(Distribution::Kind kind);
 
 }  // namespace vgpusim

@@ -17,8 +17,9 @@
 namespace vgpusim {
 
 struct SloTarget {
-  double percentile;  // e.g. 99
-  double latency;     // s
+  double percentile;   // e.g. 99
+  double latency;      // s
+  std::string metric;  // "" = the unit's latency; else a per-request figure the workload samples (e.g. "ttft")
 };
 
 class Workload;
@@ -46,6 +47,13 @@ class WorkloadSpec {
   // What makes its results doubtful whatever the run (e.g. a trace replayed without its CPU side); each becomes a
   // warning of every tenant that runs it.
   virtual std::vector<std::string> warnings() const { return {}; }
+  // A spec that sizes its device memory from what its process sees (an LLM server's KV cache) returns a copy sized
+  // for `visible` bytes (a MIG instance's, a vGPU's usable framebuffer, an MPS client's limit, else the GPU's), or
+  // throws std::invalid_argument saying why it does not fit; nullptr: it does not size itself.
+  virtual std::shared_ptr<const WorkloadSpec> sized_for(double visible) const {
+    (void)visible;
+    return nullptr;
+  }
   // A fresh state machine that plays it (random draws from `seed`).
   virtual std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const = 0;
 };
@@ -144,6 +152,17 @@ class WorkloadPort {
   virtual void unit_parts(const std::vector<std::string>& names, const std::vector<double>& seconds) {
     (void)names;
     (void)seconds;
+  }
+  // A named per-request figure (s), e.g. an LLM server's time to first token: the results give its percentiles, and
+  // SLO targets may name it.
+  virtual void sample(const std::string& metric, double value) {
+    (void)metric;
+    (void)value;
+  }
+  // A named amount (output tokens, preemptions): the results give its total and its rate over the tenant's time.
+  virtual void count(const std::string& metric, double amount) {
+    (void)metric;
+    (void)amount;
   }
   // The workload has no more work.
   virtual void finished() = 0;

@@ -9,6 +9,7 @@
 #include "models/registry/models.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/instance_catalog.hpp"
+#include "sim/io/llm_catalog.hpp"
 #include "sim/io/reference_markdown.hpp"
 #include "sim/scenario/loader.hpp"
 
@@ -72,6 +73,27 @@ std::string gpus_listing(bool sources) {
       if (e.uncertain.count(field)) out += fmt::format("  {:<17} uncertain: {}\n", "", e.uncertain.at(field));
     }
   }
+  return out;
+}
+
+std::string llm_models_listing(bool sources) {
+  using units::Dim;
+  std::string out = fmt::format("{:<14} {:>6} {:>6} {:>5} {:>8} {:>12} {:>7} {:>5} {:>9} {:>10} {:>13}\n", "name",
+                                "layers", "hidden", "heads", "kv_heads", "intermediate", "vocab", "gated",
+                                "max_len", "weights", "KV per token");
+  for (const LlmModelEntry& e : builtin_llm_models()) {
+    const LlmShape& s = e.shape;
+    out += fmt::format("{:<14} {:>6} {:>6g} {:>5g} {:>8g} {:>12g} {:>7g} {:>5} {:>9g} {:>10} {:>13}\n", s.name,
+                       s.layers, s.hidden, s.heads, s.kv_heads, s.intermediate, s.vocab, s.gated_mlp ? "yes" : "no",
+                       e.max_position, units::format(s.weight_bytes(), Dim::Bytes),
+                       units::format(s.kv_bytes_per_token(1), Dim::Bytes));
+  }
+  out += "\nWeights in bf16/fp16, embedding and LM head untied; KV cache for keys and values of every layer. Catalog: "
+         "models/catalog/llm_models.yaml\n";
+  if (sources)
+    for (const LlmModelEntry& e : builtin_llm_models())
+      out += fmt::format("{}: {}{}\n", e.shape.name, e.source,
+                         e.vidur.empty() ? "" : fmt::format(" (Vidur profile: {})", e.vidur));
   return out;
 }
 

@@ -11,6 +11,9 @@ namespace vgpusim {
 
 std::string gpus_listing(bool sources);
 std::string instances_listing(bool sources);
+// The LLM catalog (models/catalog/llm_models.yaml): shape, weights and KV cache per token; with `sources`, where
+// each shape comes from.
+std::string llm_models_listing(bool sources);
 std::string models_listing();
 // The generated parameter blocks of docs/models/*.md: of one model, or of every model when `model` is "".
 // Throws InputError for an unknown model.

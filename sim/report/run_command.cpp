@@ -62,8 +62,8 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
     }
     for (const SloResult& slo : t.slo)
       if (!slo.met) {
-        std::cerr << fmt::format("warning: tenant {} missed its p{:g} SLO of {}: {:.2f}% of requests within it\n",
-                                 t.name, slo.percentile, units::format(slo.bound, units::Dim::Time),
+        std::cerr << fmt::format("warning: tenant {} missed its {}p{:g} SLO of {}: {:.2f}% of requests within it\n",
+                                 t.name, slo.metric.empty() ? "" : slo.metric + " ", slo.percentile, units::format(slo.bound, units::Dim::Time),
                                  100 * slo.attainment);
         missed = true;
       }

@@ -190,8 +190,9 @@ int sweep_command(const std::string& path, const SweepOptions& options) {
                                  f.message);
       for (const SloResult& slo : t.slo)
         if (!slo.met)
-          std::cerr << fmt::format("warning: {}: tenant {} missed its p{:g} SLO: {:.2f}% of requests within it\n",
-                                   combination_text(p.values), t.name, slo.percentile, 100 * slo.attainment);
+          std::cerr << fmt::format("warning: {}: tenant {} missed its {}p{:g} SLO: {:.2f}% of requests within it\n",
+                                   combination_text(p.values), t.name, slo.metric.empty() ? "" : slo.metric + " ",
+                                   slo.percentile, 100 * slo.attainment);
     }
   return 0;
 }

@@ -86,6 +86,19 @@ Performance performance(const TenantRecord& r, double run_end, bool is_inference
   }
   if (r.units > 0)
     for (const auto& [name, total] : r.unit_parts) p.unit_parts.emplace_back(name, total / static_cast<double>(r.units));
+  for (const auto& [name, values] : r.samples) {
+    SampleSummary s{name, static_cast<long long>(values.size())};
+    if (!values.empty()) {
+      std::vector<double> v = values;
+      std::sort(v.begin(), v.end());
+      s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+      s.p50 = percentile(v, 50);
+      s.p90 = percentile(v, 90);
+      s.p99 = percentile(v, 99);
+    }
+    p.samples.push_back(s);
+  }
+  for (const auto& [name, total] : r.counts) p.counts.push_back({name, total, window > 0 ? total / window : 0});
   return p;
 }
 
@@ -165,18 +178,21 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.failures = r.failures;
     tr.shared = performance(r, shared.end, latencies);
     tr.baseline = performance(b, baselines[i].end, latencies);
-    std::vector<double> sorted_times;
-    if (!t.workload->slo().empty()) {
-      sorted_times = r.unit_times;
-      std::sort(sorted_times.begin(), sorted_times.end());
-    }
     for (const SloTarget& s : t.workload->slo()) {
+      // The unit's latency, or the figure the target names (none recorded: no requests).
+      std::vector<double> sorted_times = r.unit_times;
+      if (!s.metric.empty()) {
+        const auto it = std::find_if(r.samples.begin(), r.samples.end(), [&](const auto& e) { return e.first == s.metric; });
+        sorted_times = it == r.samples.end() ? std::vector<double>{} : it->second;
+      }
+      std::sort(sorted_times.begin(), sorted_times.end());
       SloResult sr{s.percentile, s.latency, 0, false};
-      if (!sorted_times.empty()) sr.achieved = percentile(sorted_times, s.percentile);
-      if (!r.unit_times.empty()) {
+      sr.metric = s.metric;
+      if (!sorted_times.empty()) {
+        sr.achieved = percentile(sorted_times, s.percentile);
         const auto within =
-            std::count_if(r.unit_times.begin(), r.unit_times.end(), [&](double x) { return x <= s.latency; });
-        sr.attainment = static_cast<double>(within) / static_cast<double>(r.unit_times.size());
+            std::count_if(sorted_times.begin(), sorted_times.end(), [&](double x) { return x <= s.latency; });
+        sr.attainment = static_cast<double>(within) / static_cast<double>(sorted_times.size());
         sr.met = sr.attainment >= s.percentile / 100.0;
       }
       tr.slo.push_back(sr);
@@ -202,9 +218,9 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
         tr.warnings.push_back(w);
       } else if (spread > kMaxLatencySpread) {
         tr.warnings.push_back(fmt::format(
-            "the mean latency is not pinned down by this run: its 95% interval (batch means) is +-{:.0f}%; near "
-            "saturation a queue remembers longer than the run, so latency figures depend on the run's length: "
-            "run longer",
+            "the mean latency is not pinned down by this run: its 95% interval (batch means) is +-{:.0f}%; a queue "
+            "near saturation remembers longer than the run, and requests of very different sizes (an LLM's output "
+            "lengths) spread their latencies, so latency figures depend on the run's length: run longer",
             100 * spread));
       }
     }
@@ -311,6 +327,40 @@ Performance merged_performance(const std::vector<Results>& reps, size_t t, bool 
       if (k < parts.size()) v.push_back(parts[k].second);
     }
     p.unit_parts[k].second = mean_of(v);
+  }
+  // Named figures and amounts: means over the replications that have them, with intervals on p50, p99 and rates.
+  for (SampleSummary& s : p.samples) {
+    std::vector<double> mean, p50, p90, p99, count;
+    for (const Results& r : reps)
+      for (const SampleSummary& x : perf(r.tenants[t]).samples)
+        if (x.name == s.name && x.count > 0) {
+          mean.push_back(x.mean);
+          p50.push_back(x.p50);
+          p90.push_back(x.p90);
+          p99.push_back(x.p99);
+          count.push_back(static_cast<double>(x.count));
+        }
+    if (mean.empty()) continue;
+    s.count = std::llround(mean_of(count));
+    s.mean = mean_of(mean);
+    s.p50 = mean_of(p50);
+    s.p90 = mean_of(p90);
+    s.p99 = mean_of(p99);
+    s.p50_ci95 = replication_ci95_halfwidth(p50);
+    s.p99_ci95 = replication_ci95_halfwidth(p99);
+  }
+  for (CountSummary& c : p.counts) {
+    std::vector<double> total, rate;
+    for (const Results& r : reps) {
+      double x_total = 0, x_rate = 0;  // a replication without it counted none
+      for (const CountSummary& x : perf(r.tenants[t]).counts)
+        if (x.name == c.name) x_total = x.total, x_rate = x.rate;
+      total.push_back(x_total);
+      rate.push_back(x_rate);
+    }
+    c.total = mean_of(total);
+    c.rate = mean_of(rate);
+    c.rate_ci95 = replication_ci95_halfwidth(rate);
   }
   return p;
 }

@@ -35,6 +35,22 @@ struct SloResult {
   double attainment = 0;  // fraction of requests within the bound
   bool met = false;       // attainment >= percentile / 100
   double achieved = std::numeric_limits<double>::quiet_NaN();  // s: the latency at that percentile; NaN: no units
+  std::string metric = "";  // "" = the unit's latency; else a sampled figure, e.g. "ttft"
+};
+
+// A named per-request figure's distribution (e.g. an LLM server's ttft), s.
+struct SampleSummary {
+  std::string name;
+  long long count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+  double p50_ci95 = std::numeric_limits<double>::quiet_NaN();  // across replications
+  double p99_ci95 = std::numeric_limits<double>::quiet_NaN();
+};
+// A named amount: its total and its rate over the tenant's active window.
+struct CountSummary {
+  std::string name;
+  double total = 0, rate = 0;
+  double rate_ci95 = std::numeric_limits<double>::quiet_NaN();  // across replications
 };
 
 struct Performance {
@@ -48,6 +64,8 @@ struct Performance {
   // Where a unit's time went, s per unit by named part (a trace replay's critical path); empty when the workload
   // does not say.
   std::vector<std::pair<std::string, double>> unit_parts;
+  std::vector<SampleSummary> samples;  // the workload's named per-request figures
+  std::vector<CountSummary> counts;    // the workload's named amounts
 };
 
 struct TenantResult {

@@ -151,6 +151,18 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
       for (const std::string& n : names) parts.emplace_back(n, 0.0);
     for (size_t i = 0; i < names.size() && i < seconds.size() && i < parts.size(); ++i) parts[i].second += seconds[i];
   }
+  void sample(const std::string& metric, double value) override {
+    auto& s = record_.samples;
+    auto it = std::find_if(s.begin(), s.end(), [&](const auto& e) { return e.first == metric; });
+    if (it == s.end()) it = s.insert(s.end(), {metric, {}});
+    it->second.push_back(value);
+  }
+  void count(const std::string& metric, double amount) override {
+    auto& c = record_.counts;
+    auto it = std::find_if(c.begin(), c.end(), [&](const auto& e) { return e.first == metric; });
+    if (it == c.end()) it = c.insert(c.end(), {metric, 0.0});
+    it->second += amount;
+  }
   bool recording() const override { return observer_ != nullptr; }
   void host_call(uint32_t thread, const std::string& thread_name, double start, double end, const std::string& name,
                  uint64_t flow) override {

@@ -25,6 +25,8 @@ struct TenantRecord {
   long long units = 0;                                        // completed iterations / requests / frames / kernels
   std::vector<double> unit_times;                             // s per completed unit (latency for requests)
   std::vector<std::pair<std::string, double>> unit_parts;     // s per named part, summed over the units that said
+  std::vector<std::pair<std::string, std::vector<double>>> samples;  // named per-request figures (WorkloadPort::sample)
+  std::vector<std::pair<std::string, double>> counts;          // named amounts, summed (WorkloadPort::count)
   double gpu_work = 0;                                        // solo-seconds of GPU work done
   std::vector<Failure> failures;
 };

@@ -29,13 +29,14 @@ Distribution Loader::distribution(const MapReader& r, const std::string& key, Di
   const std::string path = r.child_path(key);
   MapReader d(file, node, path, section_named("distribution"));
   d.finish();
-  const std::string name = d.choice("distribution", {"constant", "uniform", "normal", "lognormal", "exponential"});
+  const std::string name = d.choice("distribution", {"constant", "uniform", "normal", "lognormal", "exponential", "gamma"});
   // Which keys each distribution takes; any other is an error.
   const std::map<std::string, std::vector<std::string>> takes = {{"constant", {"value"}},
                                                                  {"uniform", {"min", "max"}},
                                                                  {"normal", {"mean", "sd"}},
                                                                  {"lognormal", {"mean", "sd"}},
-                                                                 {"exponential", {"mean"}}};
+                                                                 {"exponential", {"mean"}},
+                                                                 {"gamma", {"mean", "sd"}}};
   const std::vector<std::string>& keys = takes.at(name);
   for (const char* k : {"value", "min", "max", "mean", "sd"})
     if (d.has(k) && std::find(keys.begin(), keys.end(), k) == keys.end())
@@ -53,8 +54,9 @@ Distribution Loader::distribution(const MapReader& r, const std::string& key, Di
   }
   if (name == "exponential") return {Distribution::Kind::Exponential, value("mean"), 0};
   const double mean = value("mean"), sd = value("sd");
-  if (name == "lognormal" && !(mean > 0) && sd > 0)
-    fail_at(file, d.get("mean"), d.child_path("mean"), "a lognormal with a spread needs a mean > 0");
+  if ((name == "lognormal" || name == "gamma") && !(mean > 0) && sd > 0)
+    fail_at(file, d.get("mean"), d.child_path("mean"), fmt::format("a {} with a spread needs a mean > 0", name));
+  if (name == "gamma") return {Distribution::Kind::Gamma, mean, sd};
   return {name == "normal" ? Distribution::Kind::Normal : Distribution::Kind::Lognormal, mean, sd};
 }
 
@@ -186,6 +188,39 @@ void Loader::tenants(const MapReader& top) {
     const std::string error = info->validate(model_setup(sc, k));
     if (!error.empty()) fail_at(file, target_nodes[k], "sharing." + sc.targets[k].id, error);
   }
+  // Workloads sized by the memory their process sees (an LLM server's KV cache), once every tenant is known and
+  // the sharing is valid.
+  std::vector<bool> memory_given;
+  for (size_t i = 0; i < list.size(); ++i) memory_given.push_back(list[i].IsMap() && list[i]["memory"].IsDefined());
+  for (const auto& [i, why] : size_workloads(sc, memory_given))
+    fail_at(file, list[i]["workload"], fmt::format("tenants[{}].workload", i), why);
+}
+
+std::vector<std::pair<size_t, std::string>> size_workloads(Scenario& sc, const std::vector<bool>& memory_given) {
+  std::vector<std::pair<size_t, std::string>> failed;
+  for (size_t k = 0; k < sc.targets.size(); ++k) {
+    const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
+    const std::vector<double> parts = info->memory_partitions ? info->memory_partitions(model_setup(sc, k))
+                                                              : std::vector<double>{};
+    size_t slot = 0;
+    for (size_t i = 0; i < sc.tenants.size(); ++i) {
+      TenantSpec& t = sc.tenants[i];
+      if (t.target != k) continue;
+      const double visible = slot < parts.size() ? parts[slot] : sc.targets[k].spec.memory;
+      ++slot;
+      // A tenant that gives `memory` sees that much.
+      const bool given = i < memory_given.size() && memory_given[i];
+      try {
+        WorkloadRef sized = t.workload->sized_for(given ? t.memory : visible);
+        if (!sized) continue;
+        t.workload = std::move(sized);
+        if (!given) t.memory = t.workload->device_memory();
+      } catch (const std::invalid_argument& e) {
+        failed.emplace_back(i, fmt::format("on {}: {}", sc.targets[k].id, e.what()));
+      }
+    }
+  }
+  return failed;
 }
 
 void Loader::faults(const MapReader& top) {

@@ -114,12 +114,12 @@ const std::vector<Section>& sections_after_workloads() {
                  "a mapping names a distribution. Draws are never negative (a negative normal draw is drawn again) "
                  "and come from the tenant's random stream. E.g. `host_time: {distribution: lognormal, mean: 20ms, "
                  "sd: 5ms}`.",
-                 {{"distribution", "constant | uniform | normal | lognormal | exponential", true, "", "its shape"},
+                 {{"distribution", "constant | uniform | normal | lognormal | exponential | gamma", true, "", "its shape"},
                   {"value", "as the key", false, "", "constant: the value"},
                   {"min", "as the key", false, "", "uniform: the lower end"},
                   {"max", "as the key", false, "", "uniform: the upper end (exclusive)"},
-                  {"mean", "as the key", false, "", "normal, lognormal, exponential: the mean"},
-                  {"sd", "as the key", false, "", "normal, lognormal: the standard deviation"}}});
+                  {"mean", "as the key", false, "", "normal, lognormal, exponential, gamma: the mean"},
+                  {"sd", "as the key", false, "", "normal, lognormal, gamma: the standard deviation"}}});
     s.push_back({"kernel",
                  "A unit of GPU work, given either as work (FLOPs by precision, bytes, blocks) or as a measured "
                  "duration on a reference GPU. Its solo time on a GPU comes from the roofline model.",

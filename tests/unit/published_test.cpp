@@ -19,6 +19,7 @@
 #include "sim/run/simulation.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/published_fit.hpp"
+#include "sim/studies/calibration/vidur_fit.hpp"
 #include "sim/studies/validation/published.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
@@ -363,6 +364,8 @@ TEST(BuiltinCalibration, ShippedFilesAreWhatFitWrites) {
   const std::string source_dir = VGPUSIM_SOURCE_DIR;
   const std::string benches = source_dir + "/scenarios/measurements/gpu-benches";
   const auto all = fit_gpu_benches(benches);
+  std::vector<VidurSkip> skipped;
+  const std::vector<VidurCase> vidur = read_vidur_cases(source_dir + "/scenarios/measurements/vidur", "", skipped);
   auto shipped_text = [&](const std::string& name) {
     std::ifstream in(source_dir + "/models/calibration/" + name);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -410,9 +413,14 @@ TEST(BuiltinCalibration, ShippedFilesAreWhatFitWrites) {
       ASSERT_EQ(file.facts.size(), c.facts.size()) << stale;
       for (size_t i = 0; i < c.facts.size(); ++i) EXPECT_EQ(file.facts[i].from, c.facts[i].from) << stale;
     } else {
+      std::vector<const VidurCase*> ops;  // the op classes, fitted on Vidur's ops of this GPU
+      for (const VidurCase& v : vidur)
+        if (v.gpu == c.gpu) ops.push_back(&v);
+      if (!ops.empty()) add_vidur_fit(c, ops);
       EXPECT_EQ(shipped_text(name), calibration_yaml(c))
           << "models/calibration/" << name
-          << " is stale: vgpusim fit --gpu-benches scenarios/measurements/gpu-benches -o models/calibration";
+          << " is stale: vgpusim fit --gpu-benches scenarios/measurements/gpu-benches --vidur "
+             "scenarios/measurements/vidur -o models/calibration";
     }
     check_builtin(c);
   }

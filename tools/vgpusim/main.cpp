@@ -16,6 +16,7 @@
 #include "sim/report/sweep_command.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/published_fit.hpp"
+#include "sim/studies/calibration/vidur_fit.hpp"
 #include "sim/studies/cluster/cluster_command.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "sim/studies/cluster/study_command.hpp"
@@ -138,7 +139,12 @@ int main(int argc, char** argv) {
                   "the gpu-benches folder (scenarios/measurements/gpu-benches). Alone: writes one calibration per "
                   "catalog GPU it covers into the -o folder (keeping files fitted from hwcal raw files); with a raw "
                   "file: adds that GPU's facts and the values the raw file does not fit");
-  fit->add_option("-o,--out", cal_out, "calibration file to write (YAML); with --gpu-benches a folder");
+  std::string vidur_dir;
+  fit->add_option("--vidur", vidur_dir,
+                  "the Vidur folder (scenarios/measurements/vidur): fits the roofline's op classes per GPU on its "
+                  "profiled ops; with --gpu-benches, on top of that fit (how the shipped calibrations are made); "
+                  "alone, into each GPU's calibration file in the -o folder (its other values kept)");
+  fit->add_option("-o,--out", cal_out, "calibration file to write (YAML); with --gpu-benches or --vidur a folder");
   fit->add_option("--gpu", gpu_override, "catalog GPU it was measured on (default: from the device name)");
 
   auto* validate = app.add_subcommand(
@@ -229,13 +235,13 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "list catalog GPUs, models, or scenario keys");
   std::string what, list_name;
   bool sources = false, markdown = false;
-  list->add_option("what", what, "gpus | instances | models | keys")
+  list->add_option("what", what, "gpus | instances | llm-models | models | keys")
       ->required()
-      ->check(CLI::IsMember({"gpus", "instances", "models", "keys"}));
+      ->check(CLI::IsMember({"gpus", "instances", "llm-models", "models", "keys"}));
   list->add_option("name", list_name,
                    "with `models --markdown`: only this model's parameter block; with `keys`: scenario (the default) "
                    "or cluster");
-  list->add_flag("--sources", sources, "with `gpus` or `instances`: print every value's source");
+  list->add_flag("--sources", sources, "with `gpus`, `instances` or `llm-models`: print every value's source");
   list->add_flag("--markdown", markdown,
                  "with `keys`: print docs/scenario-reference.md; with `models`: the parameter blocks of "
                  "docs/models/*.md");
@@ -291,7 +297,12 @@ int main(int argc, char** argv) {
       if (!gpu_benches_dir.empty() && raw_path.empty()) {
         if (!gpu_override.empty())
           throw InputError("fit: --gpu goes with a raw file, not with --gpu-benches alone (each table names its GPU)");
-        return fit_gpu_benches_command(gpu_benches_dir, cal_out);
+        return fit_gpu_benches_command(gpu_benches_dir, cal_out, vidur_dir);
+      }
+      if (!vidur_dir.empty()) {
+        if (!raw_path.empty() || !gpu_override.empty())
+          throw InputError("fit: --vidur goes alone (with -o) or with --gpu-benches, not with a raw file or --gpu");
+        return fit_vidur_command(vidur_dir, cal_out);
       }
       if (raw_path.empty()) throw InputError("fit: give a raw file, or --gpu-benches DIR");
       return fit_command(raw_path, cal_out, gpu_override, gpu_benches_dir);
@@ -312,6 +323,7 @@ int main(int argc, char** argv) {
     if (*synth) return synth_raw_command(synth_gpu, synth_out, synth_noise, synth_seed);
     if (what == "gpus") std::cout << gpus_listing(sources);
     if (what == "instances") std::cout << instances_listing(sources);
+    if (what == "llm-models") std::cout << llm_models_listing(sources);
     if (what == "models") std::cout << (markdown ? models_markdown(list_name) : models_listing());
     if (what == "keys") {
       if (!list_name.empty() && list_name != "scenario" && list_name != "cluster")

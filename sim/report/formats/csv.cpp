@@ -55,6 +55,17 @@ std::vector<MetricRow> tidy_metrics(const Results& r) {
     // A trace replay's critical path per iteration, shared and alone.
     for (const auto& [name, seconds] : t.shared.unit_parts) add("critical_path_" + name, seconds, nan, "s");
     for (const auto& [name, seconds] : t.baseline.unit_parts) add("baseline_critical_path_" + name, seconds, nan, "s");
+    // Named per-request figures (an LLM server's ttft, tpot) and amounts (output tokens).
+    for (const SampleSummary& s : t.shared.samples) {
+      add(s.name + "_mean", s.mean, nan, "s");
+      add(s.name + "_p50", s.p50, s.p50_ci95, "s");
+      add(s.name + "_p90", s.p90, nan, "s");
+      add(s.name + "_p99", s.p99, s.p99_ci95, "s");
+    }
+    for (const CountSummary& c : t.shared.counts) {
+      add(c.name, c.total, nan, "count");
+      add(c.name + "_rate", c.rate, c.rate_ci95, c.name + "/s");
+    }
   }
   for (const GpuResult& g : r.gpus) {
     rows.push_back({"", g.id, "", "utilization", g.utilization, nan, "ratio", ""});

@@ -63,7 +63,7 @@ std::string loss_text(const TenantResult& t) {
 }
 
 std::string slo_text(const SloResult& s) {
-  return fmt::format("p{:g} \u2264 {}: {} within", s.percentile, units::format(s.bound, units::Dim::Time),
+  return fmt::format("{}p{:g} \u2264 {}: {} within", s.metric.empty() ? "" : s.metric + " ", s.percentile, units::format(s.bound, units::Dim::Time),
                      percent(s.attainment, 2));
 }
 
@@ -247,7 +247,8 @@ std::string latency_chart(const Results& r) {
     for (const Performance* p : {&t.shared, &t.baseline})
       for (const auto& [latency, fraction] : p->latency_cdf)
         if (latency > 0) lo = std::min(lo, 1e3 * latency), hi = std::max(hi, 1e3 * latency);
-    for (const SloResult& s : t.slo) hi = std::max(hi, 1e3 * s.bound);
+    for (const SloResult& s : t.slo)
+      if (s.metric.empty()) hi = std::max(hi, 1e3 * s.bound);
   }
   if (inference.empty()) return "<p class=\"note\">No inference tenant: no latency distribution to show.</p>\n";
   if (!(hi > 0)) lo = 0.1, hi = 1;
@@ -278,7 +279,8 @@ std::string latency_chart(const Results& r) {
         out += svg::polyline(points, "series " + series_class(i) + (p == &inference[i]->shared ? "" : " baseline"));
     }
     for (const SloResult& s : inference[i]->slo)
-      out += svg::circle(x(std::clamp(1e3 * s.bound, x.lo, x.hi)), y(s.percentile / 100), 4, "slo " + series_class(i),
+      if (s.metric.empty())  // targets on other figures than the latency are not on this chart
+        out += svg::circle(x(std::clamp(1e3 * s.bound, x.lo, x.hi)), y(s.percentile / 100), 4, "slo " + series_class(i),
                          inference[i]->name + " SLO: " + slo_text(s) + (s.met ? ", met" : ", MISSED"));
     entries.emplace_back(inference[i]->name, series_class(i));
   }

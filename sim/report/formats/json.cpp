@@ -35,6 +35,20 @@ ordered_json perf_json(const Performance& p) {
     for (const auto& [name, seconds] : p.unit_parts) parts[name] = num(seconds);
     j["critical_path_s"] = parts;
   }
+  if (!p.samples.empty()) {
+    ordered_json m = ordered_json::object();
+    for (const SampleSummary& s : p.samples)
+      m[s.name] = {{"count", s.count},         {"mean", num(s.mean)},         {"p50", num(s.p50)},
+                   {"p90", num(s.p90)},         {"p99", num(s.p99)},           {"p50_ci95", num(s.p50_ci95)},
+                   {"p99_ci95", num(s.p99_ci95)}};
+    j["metrics_s"] = m;
+  }
+  if (!p.counts.empty()) {
+    ordered_json c = ordered_json::object();
+    for (const CountSummary& x : p.counts)
+      c[x.name] = {{"total", num(x.total)}, {"per_s", num(x.rate)}, {"per_s_ci95", num(x.rate_ci95)}};
+    j["counts"] = c;
+  }
   return j;
 }
 
@@ -75,7 +89,8 @@ std::string results_json(const Results& r) {
     tj["vgpu_loss_replications"] = per;
     ordered_json slo = ordered_json::array();
     for (const SloResult& s : t.slo)
-      slo.push_back({{"percentile", s.percentile}, {"bound_s", s.bound}, {"attainment", s.attainment}, {"met", s.met}});
+      slo.push_back({{"metric", s.metric.empty() ? "latency" : s.metric},
+                     {"percentile", s.percentile}, {"bound_s", s.bound}, {"attainment", s.attainment}, {"met", s.met}});
     tj["slo"] = slo;
     ordered_json failures = ordered_json::array();
     for (const Failure& f : t.failures)

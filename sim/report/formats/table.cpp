@@ -37,8 +37,8 @@ std::string results_table(const Results& r) {
   bool notes = false;
   for (const TenantResult& t : r.tenants) {
     for (const SloResult& s : t.slo) {
-      out += fmt::format("{}SLO {}: p{:g} <= {}: {:.2f}% of requests within, {}\n", notes ? "" : "\n", t.name,
-                         s.percentile, units::format(s.bound, units::Dim::Time), 100 * s.attainment,
+      out += fmt::format("{}SLO {}: {}p{:g} <= {}: {:.2f}% of requests within, {}\n", notes ? "" : "\n", t.name,
+                         s.metric.empty() ? "" : s.metric + " ", s.percentile, units::format(s.bound, units::Dim::Time), 100 * s.attainment,
                          s.met ? "met" : "MISSED");
       notes = true;
     }
@@ -46,6 +46,16 @@ std::string results_table(const Results& r) {
       out += fmt::format("{}FAILED {} at {} s: {}\n", notes ? "" : "\n", t.name, fixed(f.time, 6), f.message);
       notes = true;
     }
+  }
+  // Named per-request figures (ms) and amounts (per second), shared.
+  for (const TenantResult& t : r.tenants) {
+    if (t.shared.samples.empty() && t.shared.counts.empty()) continue;
+    out += fmt::format("{}{} {}:", notes ? "" : "\n", t.workload, t.name);
+    for (const SampleSummary& s : t.shared.samples)
+      out += fmt::format(" {} p50 {} p99 {} ms;", s.name, fixed(1e3 * s.p50, 3), fixed(1e3 * s.p99, 3));
+    for (const CountSummary& c : t.shared.counts) out += fmt::format(" {} {}/s;", c.name, fixed(c.rate, 3));
+    out.back() = '\n';
+    notes = true;
   }
   // Where an iteration's time goes (a trace replay's critical path), shared and alone.
   for (const TenantResult& t : r.tenants) {

@@ -79,7 +79,7 @@ WorkloadKindInfo inference_workload_kind() {
       const std::pair<const char*, double> keys[] = {
           {"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}};
       for (const auto& [key, pct] : keys)
-        if (s.has(key)) t->targets.push_back({pct, loader.positive(s, key, units::Dim::Time)});
+        if (s.has(key)) t->targets.push_back({pct, loader.positive(s, key, units::Dim::Time), ""});
     }
     return t;
   };

@@ -9,6 +9,7 @@
 // - roofline.l2_capacity_fraction: gpu-l2-cache, the data set (over the catalog L2 size) where the bandwidth falls
 //   half way from its plateau (data sets up to L2/4) to DRAM (data sets of four times L2 and more).
 #include "sim/studies/calibration/published_fit.hpp"
+#include "sim/studies/calibration/vidur_fit.hpp"
 
 #include <fmt/format.h>
 
@@ -267,8 +268,10 @@ std::string calibration_file_name(const std::string& gpu) {
   return name + ".yaml";
 }
 
-int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir) {
+int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir, const std::string& vidur_dir) {
   const std::vector<Calibration> all = fit_gpu_benches(dir);
+  std::vector<VidurSkip> skipped;
+  const std::vector<VidurCase> vidur = vidur_dir.empty() ? std::vector<VidurCase>{} : read_vidur_cases(vidur_dir, "", skipped);
   if (all.empty()) throw InputError(fmt::format("{}: no gpu-stream table of a catalog GPU", dir));
   for (const Calibration& c : all) {
     const std::string name = calibration_file_name(c.gpu);
@@ -283,7 +286,16 @@ int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir) 
         continue;
       }
     }
-    const std::string text = calibration_yaml(c);
+    Calibration kept = c;
+    std::vector<const VidurCase*> ops;
+    for (const VidurCase& v : vidur)
+      if (v.gpu == c.gpu) ops.push_back(&v);
+    if (!ops.empty())
+      add_vidur_fit(kept, ops);
+    else if (!out_dir.empty() && fs::is_regular_file(existing))  // op classes fitted before (Vidur's ops) stay
+      for (const FittedValue& v : read_calibration_file(existing.string()).values)
+        if (v.from.starts_with(kVidurSource)) kept.values.push_back(v);
+    const std::string text = calibration_yaml(kept);
     if (!out_dir.empty()) write_atomically(out_dir, name, text);
     std::cout << "# " << c.gpu << (out_dir.empty() ? "" : " -> " + out_dir + "/" + name) << "\n" << text;
   }

@@ -56,7 +56,8 @@ void add_published(Calibration& c, const Calibration& published);
 // `vgpusim fit --gpu-benches DIR -o OUT_DIR`: writes OUT_DIR/<gpu>.yaml (lower case) for each and prints them. A
 // file already in OUT_DIR that was fitted from an hwcal raw file is kept (said on stderr, with the command that
 // refits it): a measurement on the GPU itself outranks the published microbenchmark.
-int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir);
+// With `vidur_dir`, the roofline's op classes are fitted on top for each GPU with profiled ops there (vidur_fit.hpp).
+int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir, const std::string& vidur_dir = "");
 
 // The calibration file's name for a catalog GPU: its name in lower case plus ".yaml".
 std::string calibration_file_name(const std::string& gpu);

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <stdexcept>
+
 #include "sim/io/instance_catalog.hpp"
 #include "sim/scenario/loader_state.hpp"
 
@@ -132,6 +134,16 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
     w.replicas = static_cast<int>(r.integer("replicas", 1, 1000));
     w.memory = loader.nonnegative(r, "memory", Dim::Bytes);
     w.workload = loader.workload(r.get("workload"), r.child_path("workload"), reference);
+    // A workload that sizes itself by the memory it sees (an LLM server) sees the `memory` the plan gives it.
+    if (w.workload->kind() == "llm" && !r.has("memory"))
+      fail_at(file, workloads[i], path,
+              "an llm workload in a plan needs `memory`: what each replica's server takes of a GPU (weights, "
+              "activations and KV cache)");
+    if (r.has("memory")) try {
+        if (WorkloadRef sized = w.workload->sized_for(w.memory)) w.workload = std::move(sized);
+      } catch (const std::invalid_argument& e) {
+        fail_at(file, r.get("memory"), r.child_path("memory"), e.what());
+      }
     if (r.has("slo")) {
       MapReader s(file, r.get("slo"), r.child_path("slo"), section_named("plan.workloads[].slo"));
       s.finish();
