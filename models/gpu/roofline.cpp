@@ -124,11 +124,11 @@ double peak(const GpuSpec& gpu, KernelBound b) {
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
-  if (k.op == OpClass::Gemm && k.blocks > gpu.compute_units && gpu.compute_units > 0) {
-    // Output tiles in whole waves: the last one holds the SMs as long as a full one.
-    const double waves = std::ceil(k.blocks / gpu.compute_units);
-    t.sm_fill = k.blocks / (waves * gpu.compute_units);
-  }
+  // The SMs' share the compute runs at: a GEMM's output tiles go in whole waves, the last one as long as a full one
+  // (its SM demand stays the first wave's: it fills the GPU).
+  double compute_fill = t.sm_fill;
+  if (k.op == OpClass::Gemm && k.blocks > gpu.compute_units && gpu.compute_units > 0)
+    compute_fill = k.blocks / (std::ceil(k.blocks / gpu.compute_units) * gpu.compute_units);
   t.overlap = p.get("overlap");
   if (k.fixed_time > 0) {  // on the SMs it occupies, for as long as it takes anywhere
     t.compute = k.fixed_time;
@@ -142,7 +142,7 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
     if (part.flops <= 0) continue;
     const double rate = peak(gpu, part.bound);
     if (rate <= 0) throw std::invalid_argument(gpu.name + " has no rate for this precision");
-    t.compute += part.flops / (rate * efficiency(p, part.bound, k.op) * t.sm_fill);
+    t.compute += part.flops / (rate * efficiency(p, part.bound, k.op) * compute_fill);
   }
   const double l2_bandwidth = p.get("l2_bandwidth");
   // Each of the kernels it stands for touches its share of the working set (fluid fidelity merges them).
@@ -153,9 +153,18 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   const double dram = gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency");
   double bytes = k.bytes, overhead = p.get("launch_overhead");
   if (k.op != OpClass::Generic && k.op != OpClass::Gemm) {
-    const std::string name = op_class_name(k.op);
-    bytes *= p.get(name + "_traffic");
-    overhead *= p.get(name + "_overhead");
+    // The parameters' names, built once (a trace of LLM iterations launches millions of these kernels).
+    static const auto names = [] {
+      std::vector<std::pair<std::string, std::string>> n;
+      for (int c = 0; c <= static_cast<int>(OpClass::Residual); ++c) {
+        const std::string base = op_class_name(static_cast<OpClass>(c));
+        n.emplace_back(base + "_traffic", base + "_overhead");
+      }
+      return n;
+    }();
+    const auto& [traffic, class_overhead] = names[static_cast<size_t>(k.op)];
+    bytes *= p.get(traffic);
+    overhead *= p.get(class_overhead);
   }
   // Data that stay in L2 move at its bandwidth, but no slower than they would stream from DRAM.
   if (bytes > 0 && in_l2 && l2_bandwidth > dram)

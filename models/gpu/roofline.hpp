@@ -61,7 +61,7 @@ struct KernelTimes {
   double memory = 0;    // s, bytes at the full DRAM bandwidth (bytes not served from L2)
   double cache = 0;     // s, bytes served from L2 (a working set that stays there)
   double overhead = 0;  // s, launch_overhead for each kernel it stands for
-  double sm_fill = 1;   // fraction of the SMs its blocks occupy (a Gemm's: averaged over its waves)
+  double sm_fill = 1;   // fraction of the SMs its blocks occupy (a Gemm's: its first wave's)
   double overlap = 1;   // share of the shorter side hidden under the longer one (1: the classic roofline's max)
   // What the SMs do (FLOPs and L2 traffic): the side that does not draw DRAM bandwidth.
   double sm_side() const { return compute > cache ? compute : cache; }

@@ -53,9 +53,8 @@ std::shared_ptr<const WorkloadSpec> LlmWorkload::sized_for(double visible) const
   return out;
 }
 
-std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, double prefill_tokens, double attended,
-                                      double decodes, double context, double sampled) {
-  const double n = prefill_tokens + decodes;
+std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, const LlmBatch& b) {
+  const double n = b.prefill_tokens + b.decodes;
   const int tp = std::max(1, e.tensor_parallel);
   const double layers = s.layers;
   std::vector<KernelSpec> out;
@@ -71,8 +70,8 @@ std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, dou
   add(llm_op_kernel(LlmOp::InputNorm, s, n, tp), 1);
   add(llm_op_kernel(LlmOp::QkvProj, s, n, tp), 1);
   add(llm_op_kernel(LlmOp::Rotary, s, n, tp), 1);
-  if (prefill_tokens > 0) add(attention_prefill_kernel(s, prefill_tokens, attended, tp), 1);
-  if (decodes > 0) add(attention_decode_kernel(s, decodes, context, tp), 1);
+  if (b.prefill_tokens > 0) add(attention_prefill_kernel(s, b.prefill_tokens, b.attended, b.cached, tp), 1);
+  if (b.decodes > 0) add(attention_decode_kernel(s, b.decodes, b.context, tp), 1);
   add(llm_op_kernel(LlmOp::OutProj, s, n, tp), 1);
   KernelSpec allreduce;
   if (tp > 1) {
@@ -89,10 +88,9 @@ std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, dou
   add(llm_op_kernel(LlmOp::MlpDown, s, n, tp), 1);
   if (tp > 1) add(allreduce, 1);
   add(llm_op_kernel(LlmOp::Add, s, n, tp), 2);
-  if (sampled > 0) {
-    KernelSpec norm = llm_op_kernel(LlmOp::InputNorm, s, sampled, tp);  // the final norm
-    out.push_back(norm);
-    out.push_back(lm_head_kernel(s, sampled, tp));
+  if (b.sampled > 0) {
+    out.push_back(llm_op_kernel(LlmOp::InputNorm, s, b.sampled, tp));  // the final norm
+    out.push_back(lm_head_kernel(s, b.sampled, tp));
   }
   return out;
 }
@@ -108,6 +106,10 @@ class LlmServer final : public Workload {
   }
 
   void start(WorkloadPort& port) override {
+    // Every count from 0, so that a quiet run reports none rather than leaving them out.
+    for (const char* name : {"output_tokens", "iterations", "preemptions", "rejected", "kv_cache_busy_s"})
+      port.count(name, 0);
+    if (!s_.targets.empty()) port.count("good_requests", 0);
     if (s_.clients > 0)
       for (long long c = 0; c < s_.clients; ++c) client_thinks(port, c);
     else
@@ -232,6 +234,7 @@ class LlmServer final : public Workload {
     q.computed = 0;
     q.chunk = 0;
     waiting_.push_front(q);
+    preempted_ = true;
     port.count("preemptions", 1);
   }
 
@@ -241,6 +244,7 @@ class LlmServer final : public Workload {
     if (busy_) return;
     double budget = s_.engine.max_batched_tokens;
     batch_tokens_ = 0;
+    preempted_ = false;
     const bool chunked = s_.engine.chunked_prefill;
     // Without chunked prefill, waiting prompts that can be admitted run alone (prefill first, as vLLM's default
     // scheduler without it does); else the running sequences go first, then new ones take what budget is left.
@@ -264,7 +268,8 @@ class LlmServer final : public Workload {
         batch_tokens_ += q.chunk;
         ++it;
       }
-      if (chunked) admit_chunks(budget);
+      // As vLLM: no new sequence in an iteration that had to preempt (it would take the blocks just freed).
+      if (chunked && !preempted_) admit_chunks(budget);
     }
     if (batch_tokens_ <= 0) {
       finish_if_done(port);
@@ -273,7 +278,7 @@ class LlmServer final : public Workload {
     busy_ = true;
     port.count("iterations", 1);
     // The batch's work.
-    double prefill = 0, attended = 0, decodes = 0, context = 0, sampled = 0, seqs = 0;
+    double prefill = 0, attended = 0, cached = 0, decodes = 0, context = 0, sampled = 0, seqs = 0;
     for (const Seq& q : running_) {
       if (q.chunk <= 0) continue;
       ++seqs;
@@ -282,11 +287,12 @@ class LlmServer final : public Workload {
         context += q.length;
       } else {
         prefill += q.chunk;
+        cached += q.computed;
         attended += q.chunk * (q.computed + (q.chunk + 1) / 2);
       }
       if (q.computed + q.chunk >= q.length) ++sampled;
     }
-    kernels_ = llm_iteration(s_.model, s_.engine, prefill, attended, decodes, context, sampled);
+    kernels_ = llm_iteration(s_.model, s_.engine, {prefill, attended, cached, decodes, context, sampled});
     next_kernel_ = 0;
     iteration_start_ = port.now();
     const double cpu = s_.engine.cpu_base + s_.engine.cpu_per_sequence * seqs;
@@ -405,6 +411,7 @@ class LlmServer final : public Workload {
   bool arrival_pending_ = false;
   bool busy_ = false;
   bool done_ = false;
+  bool preempted_ = false;  // the iteration being built preempted a sequence
 };
 
 }  // namespace

@@ -72,10 +72,16 @@ struct LlmWorkload final : WorkloadSpec {
   double activation_bytes() const;
 };
 
-// The GPU work of one iteration on one shard: `prefill_tokens` new prompt tokens attending `attended` (query, key)
-// pairs, `decodes` sequences generating with `context` cached tokens in all, `sampled` sequences taking logits.
-// Kernels in launch order, each an op merged over the layers.
-std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, double prefill_tokens, double attended,
-                                      double decodes, double context, double sampled);
+// What one iteration's batch holds.
+struct LlmBatch {
+  double prefill_tokens = 0;  // new prompt tokens (chunks)
+  double attended = 0;        // (query, key) pairs their attention covers
+  double cached = 0;          // tokens the prefilling sequences already hold in the KV cache (read by attention)
+  double decodes = 0;         // sequences generating one token each
+  double context = 0;         // tokens those sequences hold in all
+  double sampled = 0;         // sequences that take logits (a token is sampled for them)
+};
+// The GPU work of one iteration on one shard: kernels in launch order, each an op merged over the layers.
+std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, const LlmBatch& batch);
 
 }  // namespace vgpusim

@@ -113,13 +113,14 @@ KernelSpec llm_op_kernel(LlmOp op, const LlmShape& s, double n, int tp_degree) {
   return {};
 }
 
-KernelSpec attention_prefill_kernel(const LlmShape& s, double tokens, double attended, int tp) {
+KernelSpec attention_prefill_kernel(const LlmShape& s, double tokens, double attended, double cached, int tp) {
   KernelSpec k;
   const double t = std::max(1, tp), hd = s.head_dim(), e = s.dtype_bytes;
   // QK^T and PV: 2 x 2 FLOPs per (query, key) pair and head dimension, over the pairs attended.
   k.flops_fp16 = 4 * attended * hd * s.heads / t;
-  // Queries read and outputs written; keys and values of the new tokens written to the cache and read back.
-  k.bytes = e * tokens * hd * (2 * s.heads + 4 * s.kv_heads) / t;
+  // Queries read and outputs written; keys and values of the new tokens written to the cache and read back; those
+  // of the tokens cached before read.
+  k.bytes = e * hd * (tokens * (2 * s.heads + 4 * s.kv_heads) + cached * 2 * s.kv_heads) / t;
   return k;
 }
 

@@ -51,10 +51,11 @@ KernelSpec gemm_kernel(double tokens, double in, double out, double dtype_bytes)
 KernelSpec llm_op_kernel(LlmOp op, const LlmShape& s, double tokens, int tp);
 
 // Attention of one iteration on one shard (op class generic: the roofline with its plain efficiencies; not
-// validated). Prefill: `tokens` new tokens of sequences whose keys span `context` tokens in all (causal: each new
-// token attends to the keys before it; the sum over the batch of new x (earlier + new / 2)). Decode: one token per
-// sequence reading its whole KV cache; `context` is the sum of the sequences' lengths.
-KernelSpec attention_prefill_kernel(const LlmShape& s, double tokens, double attended, int tp);
+// validated). Prefill: `tokens` new tokens attending `attended` (query, key) pairs (causal: each new token attends
+// to the keys before it; the sum over the batch of new x (earlier + new / 2)), reading the keys and values of the
+// `cached` tokens their sequences held before. Decode: one token per sequence reading its whole KV cache; `context`
+// is the sum of the sequences' lengths.
+KernelSpec attention_prefill_kernel(const LlmShape& s, double tokens, double attended, double cached, int tp);
 KernelSpec attention_decode_kernel(const LlmShape& s, double sequences, double context, int tp);
 // The LM head (final norm folded in): logits for `rows` tokens (one per sequence that samples).
 KernelSpec lm_head_kernel(const LlmShape& s, double rows, int tp);

@@ -188,7 +188,11 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
       std::sort(sorted_times.begin(), sorted_times.end());
       SloResult sr{s.percentile, s.latency, 0, false};
       sr.metric = s.metric;
-      if (!sorted_times.empty()) {
+      if (sorted_times.empty() && !s.metric.empty() && r.units > 0) {
+        // Requests finished but none has this figure (a tpot target, every answer one token long): nothing missed it.
+        sr.attainment = 1;
+        sr.met = true;
+      } else if (!sorted_times.empty()) {
         sr.achieved = percentile(sorted_times, s.percentile);
         const auto within =
             std::count_if(sorted_times.begin(), sorted_times.end(), [&](double x) { return x <= s.latency; });
@@ -328,7 +332,16 @@ Performance merged_performance(const std::vector<Results>& reps, size_t t, bool 
     }
     p.unit_parts[k].second = mean_of(v);
   }
-  // Named figures and amounts: means over the replications that have them, with intervals on p50, p99 and rates.
+  // Named figures and amounts (those of any replication): means over the replications that have them, with
+  // intervals on p50, p99 and rates.
+  for (const Results& r : reps) {
+    for (const SampleSummary& x : perf(r.tenants[t]).samples)
+      if (std::none_of(p.samples.begin(), p.samples.end(), [&](const SampleSummary& s) { return s.name == x.name; }))
+        p.samples.push_back(x);
+    for (const CountSummary& x : perf(r.tenants[t]).counts)
+      if (std::none_of(p.counts.begin(), p.counts.end(), [&](const CountSummary& c) { return c.name == x.name; }))
+        p.counts.push_back(x);
+  }
   for (SampleSummary& s : p.samples) {
     std::vector<double> mean, p50, p90, p99, count;
     for (const Results& r : reps)

@@ -192,8 +192,10 @@ void Loader::tenants(const MapReader& top) {
   // the sharing is valid.
   std::vector<bool> memory_given;
   for (size_t i = 0; i < list.size(); ++i) memory_given.push_back(list[i].IsMap() && list[i]["memory"].IsDefined());
-  for (const auto& [i, why] : size_workloads(sc, memory_given))
-    fail_at(file, list[i]["workload"], fmt::format("tenants[{}].workload", i), why);
+  for (const auto& [i, why] : size_workloads(sc, memory_given)) {
+    const char* key = memory_given[i] ? "memory" : "workload";
+    fail_at(file, list[i][key], fmt::format("tenants[{}].{}", i, key), why);
+  }
 }
 
 std::vector<std::pair<size_t, std::string>> size_workloads(Scenario& sc, const std::vector<bool>& memory_given) {
@@ -208,16 +210,25 @@ std::vector<std::pair<size_t, std::string>> size_workloads(Scenario& sc, const s
       if (t.target != k) continue;
       const double visible = slot < parts.size() ? parts[slot] : sc.targets[k].spec.memory;
       ++slot;
-      // A tenant that gives `memory` sees that much.
+      // A tenant that gives `memory` sees that much, within what its process sees.
       const bool given = i < memory_given.size() && memory_given[i];
+      WorkloadRef sized;
+      std::string error;
       try {
-        WorkloadRef sized = t.workload->sized_for(given ? t.memory : visible);
-        if (!sized) continue;
-        t.workload = std::move(sized);
-        if (!given) t.memory = t.workload->device_memory();
+        sized = t.workload->sized_for(given ? t.memory : visible);
       } catch (const std::invalid_argument& e) {
-        failed.emplace_back(i, fmt::format("on {}: {}", sc.targets[k].id, e.what()));
+        error = e.what();
       }
+      if (!sized && error.empty()) continue;  // it does not size itself
+      if (given && t.memory > visible)
+        error = fmt::format("{} is more than the {} the tenant sees", units::format(t.memory, units::Dim::Bytes),
+                            units::format(visible, units::Dim::Bytes));
+      if (!error.empty()) {
+        failed.emplace_back(i, fmt::format("on {}: {}", sc.targets[k].id, error));
+        continue;
+      }
+      t.workload = std::move(sized);
+      if (!given) t.memory = t.workload->device_memory();
     }
   }
   return failed;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -40,11 +41,10 @@ const LlmWorkload& llm_of(const Scenario& sc, size_t t = 0) {
 }
 
 // Solo time of one iteration's kernels on the tenant's GPU.
-double iteration_time(const Scenario& sc, double prefill, double attended, double decodes, double context,
-                      double sampled) {
+double iteration_time(const Scenario& sc, const LlmBatch& b) {
   const LlmWorkload& w = llm_of(sc);
   double t = 0;
-  for (const KernelSpec& k : llm_iteration(w.model, w.engine, prefill, attended, decodes, context, sampled))
+  for (const KernelSpec& k : llm_iteration(w.model, w.engine, b))
     t += solo_time(k, sc.gpus[0].spec, sc.gpus[0].performance);
   return t;
 }
@@ -83,7 +83,7 @@ TEST(LlmOps, GemmTilesRunInWholeWaves) {
   const KernelSpec tail = gemm_kernel(64, 8192, 133 * 64, 2);
   EXPECT_NEAR(kernel_times(tail, h100, p).compute, kernel_times(gemm_kernel(64, 8192, 264 * 64, 2), h100, p).compute,
               1e-15);
-  EXPECT_NEAR(kernel_times(tail, h100, p).sm_fill, 133.0 / 264, 1e-12);
+  EXPECT_DOUBLE_EQ(kernel_times(tail, h100, p).sm_fill, 1.0);  // its first wave fills the GPU
   // A generic kernel with the same work has no waves: 133 blocks fill the GPU.
   KernelSpec generic = tail;
   generic.op = OpClass::Generic;
@@ -131,7 +131,7 @@ TEST(LlmOps, TensorParallelIterationsAllReduceTwicePerLayer) {
   const LlmShape s = find_llm_model("Llama-2-70B")->shape;
   LlmEngine e;
   e.tensor_parallel = 4;
-  const auto kernels = llm_iteration(s, e, 0, 0, 8, 8 * 1000, 8);
+  const auto kernels = llm_iteration(s, e, {0, 0, 0, 8, 8 * 1000, 8});
   double allreduce_time = 0, allreduce_kernels = 0;
   for (const KernelSpec& k : kernels)
     if (k.fixed_time > 0) allreduce_time += k.fixed_time, allreduce_kernels += k.kernels;
@@ -140,7 +140,7 @@ TEST(LlmOps, TensorParallelIterationsAllReduceTwicePerLayer) {
   const double bytes = 8 * 8192 * 2.0;
   EXPECT_NEAR(allreduce_time, 160 * (1.5 * bytes / e.link_bandwidth + 6 * e.link_latency), 1e-12);
   e.tensor_parallel = 1;
-  for (const KernelSpec& k : llm_iteration(s, e, 0, 0, 8, 8000, 8)) EXPECT_EQ(k.fixed_time, 0);
+  for (const KernelSpec& k : llm_iteration(s, e, {0, 0, 0, 8, 8000, 8})) EXPECT_EQ(k.fixed_time, 0);
 }
 
 TEST(LlmServer, OneRequestTakesItsPrefillAndDecodeIterations) {
@@ -150,8 +150,9 @@ TEST(LlmServer, OneRequestTakesItsPrefillAndDecodeIterations) {
   const RunRecord r = simulate(sc);
   ASSERT_EQ(r.tenants[0].units, 1);
   const double cpu = 1.5e-3;
-  const double prefill = cpu + iteration_time(sc, 100, 100 * (0 + 101.0 / 2), 0, 0, 1);
-  const double decode1 = cpu + iteration_time(sc, 0, 0, 1, 101, 1), decode2 = cpu + iteration_time(sc, 0, 0, 1, 102, 1);
+  const double prefill = cpu + iteration_time(sc, {100, 100 * (0 + 101.0 / 2), 0, 0, 0, 1});
+  const double decode1 = cpu + iteration_time(sc, {0, 0, 0, 1, 101, 1});
+  const double decode2 = cpu + iteration_time(sc, {0, 0, 0, 1, 102, 1});
   ASSERT_EQ(samples(r, "ttft").size(), 1u);
   EXPECT_NEAR(samples(r, "ttft")[0], prefill, 1e-9);
   EXPECT_NEAR(samples(r, "tpot")[0], (decode1 + decode2) / 2, 1e-9);
@@ -166,12 +167,13 @@ TEST(LlmServer, ChunkedPrefillSplitsALongPromptAndUnchunkedDoesNot) {
   const Scenario chunked = load(scenario(w + "}"));
   const RunRecord a = simulate(chunked);
   // Three iterations (2048 + 2048 + 904 tokens) before the first token, each with its 10 ms of CPU.
-  const double expected = 30e-3 + iteration_time(chunked, 2048, 2048 * 1024.5, 0, 0, 0) +
-                          iteration_time(chunked, 2048, 2048 * (2048 + 1024.5), 0, 0, 0) +
-                          iteration_time(chunked, 904, 904 * (4096 + 452.5), 0, 0, 1);
+  // The later chunks read the keys and values the earlier ones cached.
+  const double expected = 30e-3 + iteration_time(chunked, {2048, 2048 * 1024.5, 0, 0, 0, 0}) +
+                          iteration_time(chunked, {2048, 2048 * (2048 + 1024.5), 2048, 0, 0, 0}) +
+                          iteration_time(chunked, {904, 904 * (4096 + 452.5), 4096, 0, 0, 1});
   EXPECT_NEAR(samples(a, "ttft")[0], expected, 1e-9);
   const RunRecord b = simulate(load(scenario(w + ", chunked_prefill: false}")));
-  EXPECT_NEAR(samples(b, "ttft")[0], 10e-3 + iteration_time(chunked, 5000, 5000 * 2500.5, 0, 0, 1), 1e-9);
+  EXPECT_NEAR(samples(b, "ttft")[0], 10e-3 + iteration_time(chunked, {5000, 5000 * 2500.5, 0, 0, 0, 1}), 1e-9);
   EXPECT_LT(samples(b, "ttft")[0], samples(a, "ttft")[0]);
 }
 
@@ -190,6 +192,11 @@ TEST(LlmServer, KvCacheFromWhatTheProcessSees) {
   EXPECT_DOUBLE_EQ(llm_of(mig).allocated, 0.9 * 39.5 * std::pow(1024.0, 3));
   const Scenario mps = load(scenario(w, "{mode: mps}", "H100-SXM", "    share: {memory_limit: 20GiB}\n"));
   EXPECT_DOUBLE_EQ(llm_of(mps).allocated, 0.9 * 20 * std::pow(1024.0, 3));
+  // A vGPU's usable framebuffer: its type's 40 GiB less the hypervisor's reservation (size / 16 + 16 MiB + 128 MiB
+  // / 2 vGPUs of the type).
+  const Scenario vgpu = load(scenario(w, "{mode: vgpu, profile: H100-40C}"));
+  const double usable = 40 * std::pow(1024.0, 3) * 15 / 16 - 16 * std::pow(1024.0, 2) - 64 * std::pow(1024.0, 2);
+  EXPECT_NEAR(llm_of(vgpu).allocated, 0.9 * usable, 1.0);
   const Scenario own = load(scenario(w, "{mode: timeslice}", "H100-SXM", "    memory: 30GiB\n"));
   EXPECT_DOUBLE_EQ(llm_of(own).allocated, 0.9 * 30 * std::pow(1024.0, 3));
   EXPECT_DOUBLE_EQ(own.tenants[0].memory, 30 * std::pow(1024.0, 3));  // what the tenant said it takes
@@ -206,6 +213,9 @@ TEST(LlmServer, TooLittleKvCachePreemptsAndStillServesEveryRequest) {
   EXPECT_EQ(count(tight, "output_tokens"), 40 * 500);
   const RunRecord roomy = simulate(load(scenario(w)));
   EXPECT_EQ(count(roomy, "preemptions"), 0);
+  // Reported as 0, not left out.
+  EXPECT_TRUE(std::any_of(roomy.tenants[0].counts.begin(), roomy.tenants[0].counts.end(),
+                          [](const auto& c) { return c.first == "preemptions"; }));
   // KV cache busy time: a share of the run, larger when the cache is small.
   const double busy_tight = count(tight, "kv_cache_busy_s") / (tight.tenants[0].finish - tight.tenants[0].start);
   const double busy_roomy = count(roomy, "kv_cache_busy_s") / (roomy.tenants[0].finish - roomy.tenants[0].start);
@@ -292,13 +302,24 @@ TEST(LlmServer, SlosOnTtftAndTpotAreJudgedAndReported) {
     if (c.name == "good_requests") good = c.total;
     if (c.name == "output_tokens") tokens = c.total;
   }
-  EXPECT_EQ(good, -1);  // never counted
+  EXPECT_EQ(good, 0);  // reported, as none
   EXPECT_DOUBLE_EQ(tokens, 100 * 50);
   // Two replications: p50 and p99 of the named figures carry intervals.
   for (const SampleSummary& s : t.shared.samples) {
     EXPECT_TRUE(std::isfinite(s.p50_ci95)) << s.name;
     EXPECT_GT(s.count, 80) << s.name;
   }
+}
+
+TEST(LlmServer, ATargetOnAFigureNoRequestHasIsMet) {
+  // One-token answers have no tpot: the target is met (nothing missed it), the ttft one is judged.
+  const Results r = testing_support::run_text(
+      scenario("{model: Llama-2-7B, rate: 2/s, requests: 20, prompt_tokens: 100, output_tokens: 1, "
+               "slo: {ttft_p99: 10s, tpot_p99: 1us}}"));
+  ASSERT_EQ(r.tenants[0].slo.size(), 2u);
+  EXPECT_TRUE(r.tenants[0].slo[1].met);
+  EXPECT_DOUBLE_EQ(r.tenants[0].slo[1].attainment, 1);
+  EXPECT_TRUE(std::isnan(r.tenants[0].slo[1].achieved));
 }
 
 TEST(LlmServer, BadInputIsRefusedWithItsPosition) {
@@ -328,6 +349,12 @@ TEST(LlmServer, BadInputIsRefusedWithItsPosition) {
                      "(320 KiB per token)"),
             std::string::npos)
       << big;
+  // Memory the tenant gives beyond what it sees: refused at `memory`.
+  std::string mig = scenario("{model: Llama-3-8B, rate: 1/s, max_model_len: 4096}",
+                             "{mode: mig, partitions: [{id: a, profile: 3g.40gb}]}", "H100-SXM", "    memory: 60GiB\n");
+  mig.replace(mig.find("on: g0"), 6, "on: g0/a");
+  EXPECT_EQ(error_of(mig, "l.yaml"),
+            "l.yaml:11:13: tenants[0].memory: on g0/a: 60 GiB is more than the 39.5 GiB the tenant sees");
   // A trace with a negative token count, then one out of order.
   const std::string neg = write_trace("vgpusim_llm_neg.csv", "arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,"
                                                              "2\n1,-5,2\n");

@@ -63,8 +63,10 @@ std::vector<MetricRow> tidy_metrics(const Results& r) {
       add(s.name + "_p99", s.p99, s.p99_ci95, "s");
     }
     for (const CountSummary& c : t.shared.counts) {
-      add(c.name, c.total, nan, "count");
-      add(c.name + "_rate", c.rate, c.rate_ci95, c.name + "/s");
+      // A count of seconds (kv_cache_busy_s) has a rate that is a share of the time.
+      const bool seconds = c.name.ends_with("_s");
+      add(c.name, c.total, nan, seconds ? "s" : "count");
+      add(c.name + "_rate", c.rate, c.rate_ci95, seconds ? "ratio" : c.name + "/s");
     }
   }
   for (const GpuResult& g : r.gpus) {

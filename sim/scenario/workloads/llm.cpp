@@ -99,6 +99,10 @@ WorkloadRef read_llm(Loader& loader, const MapReader& r, const ScenarioGpu&) {
     std::vector<LlmRequest> mine;
     for (size_t i = static_cast<size_t>(first); i < requests.size(); i += static_cast<size_t>(stride))
       mine.push_back(requests[i]);
+    if (mine.empty())
+      fail_at(file, r.get("trace"), r.child_path("trace"),
+              fmt::format("no request left: the trace has {} and this replica takes every {}-th from the {}-th",
+                          requests.size(), stride, first + 1));
     w->trace = std::make_shared<const std::vector<LlmRequest>>(std::move(mine));
     if (r.has("trace_speed")) w->trace_speed = loader.positive(r, "trace_speed", units::Dim::Ratio);
     for (const char* k : {"prompt_tokens", "output_tokens", "cv", "think"})

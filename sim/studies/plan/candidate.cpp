@@ -195,7 +195,11 @@ PlacedReplica judge(const PlanWorkload& w, const TenantResult& t, const PlanSpot
   double margin = std::numeric_limits<double>::infinity();
   for (const SloResult& s : t.slo) {
     // No request finished: no latency at all, a miss by the whole bound.
-    margin = std::min(margin, std::isfinite(s.achieved) && s.bound > 0 ? (s.bound - s.achieved) / s.bound : -1.0);
+    // (A met target without a figure, e.g. tpot when every answer is one token long, sets no margin.)
+    if (std::isfinite(s.achieved) && s.bound > 0)
+      margin = std::min(margin, (s.bound - s.achieved) / s.bound);
+    else if (!s.met)
+      margin = -1.0;
     // Requests that arrive while the replica is away are not served within any bound.
     const double attained = s.attainment * (1 - down), needed = s.percentile / 100;
     p.met = p.met && (spot ? attained >= needed : s.met);
