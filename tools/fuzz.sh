@@ -22,7 +22,7 @@ seed() {  # seed TARGET FILES...: copies the files into the target's corpus (eac
   mkdir -p "$work/corpus/$t"
   for f in "$@"; do head -c 65536 "$f" > "$work/corpus/$t/$(basename "$f")"; done
 }
-seed scenario "$here"/scenarios/*.yaml "$here"/scenarios/seeds/*.yaml
+seed scenario "$here"/scenarios/*.yaml "$here"/scenarios/seeds/*.yaml "$here"/tests/fuzz/seeds/scenario/*
 seed kineto "$here"/tests/fuzz/seeds/kineto/* "$here"/scenarios/traces/kineto/a100_alexnet_train.json.gz
 head -n 40 "$here/scenarios/traces/alibaba-openb/openb_node_list_gpu_node.csv" > "$work/nodes.csv"
 head -n 40 "$here/scenarios/traces/alibaba-openb/openb_pod_list_default.csv" > "$work/pods.csv"
