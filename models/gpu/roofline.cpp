@@ -179,7 +179,9 @@ double kernel_work_time(double duration, double kernels, const ParamValues& p) {
   return std::max(0.0, duration - p.get("launch_overhead") * std::max(1.0, kernels));
 }
 
-double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) { return kernel_times(k, gpu, p).solo(); }
+double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
+  return kernel_times(k, gpu, p).solo();
+}
 
 KernelSpec kernel_from_duration(double duration_with_overhead, const GpuSpec& reference, KernelBound bound,
                                 double blocks, const ParamValues& p, double kernels) {

@@ -100,7 +100,8 @@ namespace {
 // The server: waiting and running sequences, KV blocks, and one iteration at a time (CPU time, then its kernels).
 class LlmServer final : public Workload {
  public:
-  LlmServer(const LlmWorkload& s, uint64_t seed) : s_(s), rng_(seed), free_blocks_(static_cast<double>(s.kv_blocks)), left_(s.requests) {
+  LlmServer(const LlmWorkload& s, uint64_t seed)
+      : s_(s), rng_(seed), free_blocks_(static_cast<double>(s.kv_blocks)), left_(s.requests) {
     if (s_.trace && (left_ < 0 || left_ > static_cast<long long>(s_.trace->size())))
       left_ = static_cast<long long>(s_.trace->size());
   }
@@ -169,7 +170,8 @@ class LlmServer final : public Workload {
     arrival_pending_ = true;
     double at;
     if (s_.trace) {
-      at = port.now() + std::max(0.0, (*s_.trace)[next_trace_].arrival / s_.trace_speed - port.now() + start_time(port));
+      const double due = start_time(port) + (*s_.trace)[next_trace_].arrival / s_.trace_speed;
+      at = std::max(port.now(), due);
     } else {
       const double mean = 1.0 / s_.rate;
       const Distribution gap = s_.cv == 1 ? Distribution{Distribution::Kind::Exponential, mean, 0}

@@ -182,7 +182,8 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
       // The unit's latency, or the figure the target names (none recorded: no requests).
       std::vector<double> sorted_times = r.unit_times;
       if (!s.metric.empty()) {
-        const auto it = std::find_if(r.samples.begin(), r.samples.end(), [&](const auto& e) { return e.first == s.metric; });
+        const auto it =
+            std::find_if(r.samples.begin(), r.samples.end(), [&](const auto& e) { return e.first == s.metric; });
         sorted_times = it == r.samples.end() ? std::vector<double>{} : it->second;
       }
       std::sort(sorted_times.begin(), sorted_times.end());

@@ -4,15 +4,14 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <queue>
 #include <random>
 #include <vector>
 
 #include "models/sharing/sharing_mode.hpp"
+#include "tests/bench/bench_util.hpp"
 #include "sim/core/engine.hpp"
 
 namespace {
@@ -21,9 +20,7 @@ constexpr int kActors = 1000, kExecs = 1000, kHosts = 8;
 constexpr double kSpeed = 1e9;           // flop/s per host
 constexpr double kReferenceEnd = 125274.797023;  // s, from SIMGRID-3.32.md
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using vgpusim::bench::now_s;
 
 // Actor i runs on host i % 8; its exec sizes come from mt19937_64 seeded with i.
 struct ActorSizes {
@@ -88,23 +85,7 @@ EngineRun run_simgrid(int argc, char** argv) {
 }
 
 // The same number of events through a bare heap (hold model: each pop schedules one later event).
-double bare_queue_events_per_s(uint64_t events) {
-  const double t0 = now_s();
-  std::priority_queue<std::pair<double, uint64_t>, std::vector<std::pair<double, uint64_t>>, std::greater<>> q;
-  std::mt19937_64 gen(1);
-  std::uniform_real_distribution<double> dist(0.5, 1.5);
-  for (uint64_t i = 0; i < kHosts; ++i) q.push({dist(gen), i});
-  double sink = 0;
-  for (uint64_t n = 0; n < events; ++n) {
-    const auto [t, id] = q.top();
-    q.pop();
-    sink += static_cast<double>(id);
-    q.push({t + dist(gen), id});
-  }
-  const double wall = now_s() - t0;
-  if (sink < 0) std::printf("%g", sink);  // keeps the loop from being optimized away
-  return static_cast<double>(events) / wall;
-}
+double bare_queue_events_per_s(uint64_t events) { return vgpusim::bench::bare_heap_events_per_s(events, kHosts); }
 
 }  // namespace
 

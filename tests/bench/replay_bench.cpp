@@ -1,37 +1,17 @@
 // Replay benchmark: the A100 production Kineto trace (8568 kernels) as 8 tenants time-sliced on one H100, exact
 // fidelity. Target: under 1 s of simulation; prints events/s and the ratio to a bare heap loop of the same count.
 // Run: build/tests/replay_bench [TRACE] (default: scenarios/traces/kineto/a100_rank3_control.json.gz).
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <queue>
-#include <random>
 #include <string>
 
 #include "sim/io/gpu_catalog.hpp"
+#include "tests/bench/bench_util.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
 
-namespace {
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-double bare_heap_events_per_s(uint64_t events) {
-  const double t0 = now_s();
-  std::priority_queue<std::pair<double, uint64_t>, std::vector<std::pair<double, uint64_t>>, std::greater<>> q;
-  std::mt19937_64 gen(1);
-  std::uniform_real_distribution<double> dist(0.5, 1.5);
-  for (uint64_t i = 0; i < 4; ++i) q.push({dist(gen), i});
-  double sink = 0;
-  for (uint64_t n = 0; n < events; ++n) {
-    const auto [t, id] = q.top();
-    q.pop();
-    sink += static_cast<double>(id);
-    q.push({t + dist(gen), id});
-  }
-  if (sink < 0) std::printf("%g", sink);
-  return static_cast<double>(events) / (now_s() - t0);
-}
-}  // namespace
+using vgpusim::bench::bare_heap_events_per_s;
+using vgpusim::bench::now_s;
 
 int main(int argc, char** argv) {
   const std::string trace = argc > 1 ? argv[1] : std::string(VGPUSIM_KINETO_TRACES) + "/a100_rank3_control.json.gz";

@@ -63,8 +63,8 @@ std::string loss_text(const TenantResult& t) {
 }
 
 std::string slo_text(const SloResult& s) {
-  return fmt::format("{}p{:g} \u2264 {}: {} within", s.metric.empty() ? "" : s.metric + " ", s.percentile, units::format(s.bound, units::Dim::Time),
-                     percent(s.attainment, 2));
+  return fmt::format("{}p{:g} \u2264 {}: {} within", s.metric.empty() ? "" : s.metric + " ", s.percentile,
+                     units::format(s.bound, units::Dim::Time), percent(s.attainment, 2));
 }
 
 // A chart's legend at the right of its plot area: a coloured line and a name per entry.

@@ -38,8 +38,8 @@ std::string results_table(const Results& r) {
   for (const TenantResult& t : r.tenants) {
     for (const SloResult& s : t.slo) {
       out += fmt::format("{}SLO {}: {}p{:g} <= {}: {:.2f}% of requests within, {}\n", notes ? "" : "\n", t.name,
-                         s.metric.empty() ? "" : s.metric + " ", s.percentile, units::format(s.bound, units::Dim::Time), 100 * s.attainment,
-                         s.met ? "met" : "MISSED");
+                         s.metric.empty() ? "" : s.metric + " ", s.percentile, units::format(s.bound, units::Dim::Time),
+                         100 * s.attainment, s.met ? "met" : "MISSED");
       notes = true;
     }
     for (const Failure& f : t.failures) {

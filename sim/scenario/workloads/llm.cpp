@@ -80,7 +80,8 @@ WorkloadRef read_llm(Loader& loader, const MapReader& r, const ScenarioGpu&) {
 
   // Requests.
   const int sources = (r.has("trace") ? 1 : 0) + (r.has("rate") ? 1 : 0) + (r.has("clients") ? 1 : 0);
-  if (sources != 1) fail_at(file, r.node(), r.path(), "give one of `trace`, `rate` (open loop) or `clients` (closed loop)");
+  if (sources != 1)
+    fail_at(file, r.node(), r.path(), "give one of `trace`, `rate` (open loop) or `clients` (closed loop)");
   if (r.has("trace")) {
     std::filesystem::path path = r.string("trace");
     if (path.is_relative()) path = std::filesystem::path(file).parent_path() / path;
@@ -147,10 +148,11 @@ WorkloadKindInfo llm_workload_kind() {
   std::vector<KeySpec> slo;
   for (const char* key : kSloKeys) {
     const std::string k = key;
-    const std::string what = k.starts_with("ttft") ? "time to first token"
+    const std::string what = k.starts_with("ttft")   ? "time to first token"
                              : k.starts_with("tpot") ? "time per output token (a request's mean after its first)"
                                                      : "end-to-end latency";
-    slo.push_back({k, "time", false, "", fmt::format("bound for the {} percentile of the {}", k.substr(k.rfind('p') + 1), what)});
+    slo.push_back(
+        {k, "time", false, "", fmt::format("bound for the {} percentile of the {}", k.substr(k.rfind('p') + 1), what)});
   }
   kind.sections = {
       {"workload.llm",
@@ -161,7 +163,8 @@ WorkloadKindInfo llm_workload_kind() {
        "(a MIG instance's, a vGPU's usable framebuffer, an MPS client's limit, else the GPU's): weights and "
        "activations first, the rest is KV cache. A request's latency runs from its arrival to its last token; "
        "results add ttft, tpot, output tokens/s, preemptions and KV-cache use.",
-       {{"model", "name or mapping", true, "", "a catalog model (`vgpusim list llm-models`) or its shape (section model)"},
+       {{"model", "name or mapping", true, "",
+         "a catalog model (`vgpusim list llm-models`) or its shape (section model)"},
         {"tensor_parallel", "integer", false, "1",
          "GPUs the model is split over; the tenant plays one shard, the others assumed to run alike in step"},
         {"max_seqs", "integer", false, "256", "most sequences in a batch (vLLM max_num_seqs)"},
@@ -169,8 +172,9 @@ WorkloadKindInfo llm_workload_kind() {
         {"chunked_prefill", "boolean", false, "true",
          "prompts split into chunks that share iterations with decodes; false: waiting prompts run whole, alone"},
         {"block_size", "integer", false, "16", "tokens per KV-cache block"},
-        {"memory_fraction", "ratio", false, "90%", "share of the memory it sees that the server takes (vLLM "
-                                                   "gpu_memory_utilization)"},
+        {"memory_fraction", "ratio", false, "90%",
+         "share of the memory it sees that the server takes (vLLM "
+         "gpu_memory_utilization)"},
         {"max_model_len", "integer", false, "", "longest prompt and output together; longer prompts are refused",
          "the model's max_position"},
         {"cpu_per_iteration", "time", false, "2.02 ms",

@@ -271,7 +271,8 @@ std::string calibration_file_name(const std::string& gpu) {
 int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir, const std::string& vidur_dir) {
   const std::vector<Calibration> all = fit_gpu_benches(dir);
   std::vector<VidurSkip> skipped;
-  const std::vector<VidurCase> vidur = vidur_dir.empty() ? std::vector<VidurCase>{} : read_vidur_cases(vidur_dir, "", skipped);
+  const std::vector<VidurCase> vidur =
+      vidur_dir.empty() ? std::vector<VidurCase>{} : read_vidur_cases(vidur_dir, "", skipped);
   if (all.empty()) throw InputError(fmt::format("{}: no gpu-stream table of a catalog GPU", dir));
   for (const Calibration& c : all) {
     const std::string name = calibration_file_name(c.gpu);

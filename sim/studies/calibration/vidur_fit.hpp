@@ -27,7 +27,8 @@ struct VidurSkip {
 
 // Every op of every *_mlp_median_ms.csv in `dir`, on the GPU its prefix names (or `gpu` when given). Files of a GPU
 // outside the catalog and ops without a time are listed in `skipped`. Throws InputError when there is no file.
-std::vector<VidurCase> read_vidur_cases(const std::string& dir, const std::string& gpu, std::vector<VidurSkip>& skipped);
+std::vector<VidurCase> read_vidur_cases(const std::string& dir, const std::string& gpu,
+                                        std::vector<VidurSkip>& skipped);
 
 // The op-class parameters fitted on `cases` (one GPU's), starting from `base` (the GPU's other parameters);
 // `source` starts each value's `from`.
