@@ -53,44 +53,50 @@ std::shared_ptr<const WorkloadSpec> LlmWorkload::sized_for(double visible) const
   return out;
 }
 
-std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, const LlmBatch& b) {
+std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, const LlmBatch& b,
+                                      std::vector<const char*>* names) {
   const double n = b.prefill_tokens + b.decodes;
   const int tp = std::max(1, e.tensor_parallel);
   const double layers = s.layers;
   std::vector<KernelSpec> out;
   if (n <= 0) return out;
+  auto once = [&](const char* name, const KernelSpec& k) {
+    out.push_back(k);
+    if (names) names->push_back(name);
+  };
   // `per_layer` kernels of one op per layer, merged over the layers.
-  auto add = [&](KernelSpec k, double per_layer) {
+  auto add = [&](const char* name, KernelSpec k, double per_layer) {
     const double count = per_layer * layers;
     k = k.scaled(count);
     k.kernels = count;
-    out.push_back(k);
+    once(name, k);
   };
-  out.push_back(llm_op_kernel(LlmOp::Embedding, s, n, tp));
-  add(llm_op_kernel(LlmOp::InputNorm, s, n, tp), 1);
-  add(llm_op_kernel(LlmOp::QkvProj, s, n, tp), 1);
-  add(llm_op_kernel(LlmOp::Rotary, s, n, tp), 1);
-  if (b.prefill_tokens > 0) add(attention_prefill_kernel(s, b.prefill_tokens, b.attended, b.cached, tp), 1);
-  if (b.decodes > 0) add(attention_decode_kernel(s, b.decodes, b.context, tp), 1);
-  add(llm_op_kernel(LlmOp::OutProj, s, n, tp), 1);
+  auto op = [&](LlmOp o) { return llm_op_kernel(o, s, n, tp); };
+  once("emb", op(LlmOp::Embedding));
+  add("input_layernorm", op(LlmOp::InputNorm), 1);
+  add("attn_pre_proj", op(LlmOp::QkvProj), 1);
+  add("attn_rope", op(LlmOp::Rotary), 1);
+  if (b.prefill_tokens > 0)
+    add("attn_prefill", attention_prefill_kernel(s, b.prefill_tokens, b.attended, b.cached, tp), 1);
+  if (b.decodes > 0) add("attn_decode", attention_decode_kernel(s, b.decodes, b.context, tp), 1);
+  add("attn_post_proj", op(LlmOp::OutProj), 1);
   KernelSpec allreduce;
   if (tp > 1) {
     // Ring all-reduce of the layer's output activations, after attention and after the MLP.
     const double bytes = n * s.hidden * s.dtype_bytes;
-    allreduce.fixed_time =
-        2.0 * (tp - 1) / tp * bytes / e.link_bandwidth + 2.0 * (tp - 1) * e.link_latency;
+    allreduce.fixed_time = 2.0 * (tp - 1) / tp * bytes / e.link_bandwidth + 2.0 * (tp - 1) * e.link_latency;
     allreduce.blocks = 1;  // NCCL's ring holds a few SMs, not the GPU
-    add(allreduce, 1);
+    add("all_reduce", allreduce, 1);
   }
-  add(llm_op_kernel(LlmOp::PostNorm, s, n, tp), 1);
-  add(llm_op_kernel(LlmOp::MlpUp, s, n, tp), 1);
-  add(llm_op_kernel(LlmOp::MlpAct, s, n, tp), 1);
-  add(llm_op_kernel(LlmOp::MlpDown, s, n, tp), 1);
-  if (tp > 1) add(allreduce, 1);
-  add(llm_op_kernel(LlmOp::Add, s, n, tp), 2);
+  add("post_attention_layernorm", op(LlmOp::PostNorm), 1);
+  add("mlp_up_proj", op(LlmOp::MlpUp), 1);
+  add("mlp_act", op(LlmOp::MlpAct), 1);
+  add("mlp_down_proj", op(LlmOp::MlpDown), 1);
+  if (tp > 1) add("all_reduce", allreduce, 1);
+  add("add", op(LlmOp::Add), 2);
   if (b.sampled > 0) {
-    out.push_back(llm_op_kernel(LlmOp::InputNorm, s, b.sampled, tp));  // the final norm
-    out.push_back(lm_head_kernel(s, b.sampled, tp));
+    once("final_norm", llm_op_kernel(LlmOp::InputNorm, s, b.sampled, tp));
+    once("lm_head", lm_head_kernel(s, b.sampled, tp));
   }
   return out;
 }
@@ -132,6 +138,13 @@ class LlmServer final : public Workload {
       arrive(port, static_cast<long long>(tag - kTimerClientBase));
     }
     if (!busy_) iterate(port);
+  }
+
+  KernelNote note(uint64_t tag) const override {
+    KernelNote n;
+    if (tag < names_.size()) n.name = names_[tag];
+    n.args = batch_text_;
+    return n;
   }
 
   void on_kernel_done(WorkloadPort& port, uint64_t /*tag*/) override {
@@ -294,7 +307,13 @@ class LlmServer final : public Workload {
       }
       if (q.computed + q.chunk >= q.length) ++sampled;
     }
-    kernels_ = llm_iteration(s_.model, s_.engine, {prefill, attended, cached, decodes, context, sampled});
+    names_.clear();
+    kernels_ = llm_iteration(s_.model, s_.engine, {prefill, attended, cached, decodes, context, sampled},
+                             port.recording() ? &names_ : nullptr);
+    batch_text_ = port.recording() ? fmt::format("\"prefill_tokens\": {}, \"decodes\": {}, \"iteration\": {}",
+                                                 prefill, decodes, iteration_number_)
+                                   : std::string();
+    ++iteration_number_;
     next_kernel_ = 0;
     iteration_start_ = port.now();
     const double cpu = s_.engine.cpu_base + s_.engine.cpu_per_sequence * seqs;
@@ -406,6 +425,9 @@ class LlmServer final : public Workload {
   std::deque<Seq> waiting_;
   SeqList running_;
   std::vector<KernelSpec> kernels_;
+  std::vector<const char*> names_;  // the kernels' op names, while a timeline is recorded
+  std::string batch_text_;          // the iteration's batch, for the timeline
+  long long iteration_number_ = 0;
   size_t next_kernel_ = 0;
   double batch_tokens_ = 0;
   double iteration_start_ = 0;

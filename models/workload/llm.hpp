@@ -81,7 +81,9 @@ struct LlmBatch {
   double context = 0;         // tokens those sequences hold in all
   double sampled = 0;         // sequences that take logits (a token is sampled for them)
 };
-// The GPU work of one iteration on one shard: kernels in launch order, each an op merged over the layers.
-std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, const LlmBatch& batch);
+// The GPU work of one iteration on one shard: kernels in launch order, each an op merged over the layers; `names`,
+// when given, gets each kernel's op name (Vidur's names, and attn_prefill, attn_decode, all_reduce, lm_head).
+std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, const LlmBatch& batch,
+                                      std::vector<const char*>* names = nullptr);
 
 }  // namespace vgpusim

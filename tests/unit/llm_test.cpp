@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "models/gpu/roofline.hpp"
@@ -16,6 +17,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/llm_catalog.hpp"
+#include "sim/report/timeline.hpp"
 #include "sim/run/metrics.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/scenario/loader.hpp"
@@ -159,6 +161,21 @@ TEST(LlmServer, OneRequestTakesItsPrefillAndDecodeIterations) {
   EXPECT_NEAR(r.tenants[0].unit_times[0], prefill + decode1 + decode2, 1e-9);
   EXPECT_EQ(count(r, "output_tokens"), 3);
   EXPECT_EQ(count(r, "preemptions"), 0);
+}
+
+TEST(LlmServer, TheTimelineNamesEachOpAndItsBatch) {
+  const Scenario sc = load(scenario("{model: Llama-2-7B, rate: 1/s, requests: 1, prompt_tokens: 100, output_tokens: 2}"));
+  Timeline timeline;
+  simulate(sc, nullptr, &timeline);
+  std::map<std::string, int> ops;
+  const nlohmann::json j = nlohmann::json::parse(timeline.to_json());
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X" && e.contains("args") && e["args"].contains("iteration")) ++ops[e["name"].get<std::string>()];
+  // Two iterations (the prefill, one decode), every op once each; attention of each kind once.
+  for (const char* op : {"emb", "attn_pre_proj", "mlp_up_proj", "add", "lm_head"}) EXPECT_EQ(ops[op], 2) << op;
+  EXPECT_EQ(ops["attn_prefill"], 1);
+  EXPECT_EQ(ops["attn_decode"], 1);
+  EXPECT_EQ(ops.count("all_reduce"), 0u);
 }
 
 TEST(LlmServer, ChunkedPrefillSplitsALongPromptAndUnchunkedDoesNot) {

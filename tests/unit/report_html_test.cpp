@@ -209,6 +209,26 @@ TEST(ReportSvg, EscapesAndShortensText) {
   EXPECT_DOUBLE_EQ(log(10), 100);
 }
 
+// An LLM server's per-request figures and counts get a table, shared and alone; other runs do not.
+TEST(ReportHtml, LlmServersShowTheirPerRequestFigures) {
+  EXPECT_EQ(results_html(hand_built()).find("<section id=\"request-figures\">"), std::string::npos);
+  Results r = hand_built();
+  r.tenants[0].workload = "llm";
+  r.tenants[0].shared.samples = {{"ttft", 100, 0.05, 0.040, 0.080, 0.250}, {"tpot", 100, 0.02, 0.015, 0.018, 0.030}};
+  r.tenants[0].baseline.samples = {{"ttft", 100, 0.03, 0.020, 0.040, 0.100}};
+  r.tenants[0].shared.counts = {{"output_tokens", 6000, 600}};
+  const std::string html = results_html(r);
+  const size_t at = html.find("<section id=\"request-figures\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(section.find("<th>ttft p50 / p99</th>"), std::string::npos) << section;
+  EXPECT_NE(section.find("<td>40.000 / 250.000</td>"), std::string::npos) << section;  // shared ttft
+  EXPECT_NE(section.find("<td>20.000 / 100.000</td>"), std::string::npos) << section;  // alone ttft
+  EXPECT_NE(section.find("<td>600.000</td>"), std::string::npos) << section;           // tokens/s shared
+  EXPECT_EQ(count(section, "<td class=\"l\">shared</td>"), 1u);  // one tenant, shared and alone
+  EXPECT_EQ(count(section, "<td class=\"l\">alone</td>"), 1u);
+}
+
 // A trace replay's critical path gets a table, shared and alone, with the parts and their sum; other runs do not.
 TEST(ReportHtml, TraceReplaysShowTheirCriticalPath) {
   EXPECT_EQ(results_html(hand_built()).find("<section id=\"critical-path\">"), std::string::npos);

@@ -238,6 +238,46 @@ std::string critical_paths(const Results& r) {
   return out + "</table>\n</section>\n";
 }
 
+// Workloads with per-request figures and counts (an LLM server's ttft, tpot, tokens/s): one row per tenant and run,
+// shared and alone. Empty when no tenant has any.
+std::string request_figures(const Results& r) {
+  std::vector<std::string> samples, counts;  // names, in the order the tenants give them
+  for (const TenantResult& t : r.tenants) {
+    for (const SampleSummary& s : t.shared.samples)
+      if (std::find(samples.begin(), samples.end(), s.name) == samples.end()) samples.push_back(s.name);
+    for (const CountSummary& c : t.shared.counts)
+      if (std::find(counts.begin(), counts.end(), c.name) == counts.end()) counts.push_back(c.name);
+  }
+  if (samples.empty() && counts.empty()) return "";
+  std::string out =
+      "<section id=\"request-figures\">\n<h2>Per-request figures</h2>\n<p class=\"note\">Workloads that time more "
+      "than a request's latency (an LLM server: time to first token <code>ttft</code> and per output token "
+      "<code>tpot</code>, docs/models/llm.md): p50 / p99 in ms; then what they count, per second of the tenant's "
+      "run (<code>kv_cache_busy_s</code>: the mean share of the KV cache in use).</p>\n<table class=\"tenants\">\n"
+      "<tr><th class=\"l\">tenant</th><th class=\"l\">run</th>";
+  for (const std::string& n : samples) out += "<th>" + escape(n) + " p50 / p99</th>";
+  for (const std::string& n : counts) out += "<th>" + escape(n) + " /s</th>";
+  out += "</tr>\n";
+  for (const TenantResult& t : r.tenants) {
+    if (t.shared.samples.empty() && t.shared.counts.empty()) continue;
+    for (const auto& [label, p] : {std::pair{"shared", &t.shared}, std::pair{"alone", &t.baseline}}) {
+      out += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>", escape(t.name), label);
+      for (const std::string& n : samples) {
+        const auto s = std::find_if(p->samples.begin(), p->samples.end(),
+                                    [&](const SampleSummary& x) { return x.name == n && x.count > 0; });
+        out += s == p->samples.end() ? "<td>" + std::string(kMissing) + "</td>"
+                                     : "<td>" + ms(s->p50) + " / " + ms(s->p99) + "</td>";
+      }
+      for (const std::string& n : counts) {
+        const auto c = std::find_if(p->counts.begin(), p->counts.end(), [&](const CountSummary& x) { return x.name == n; });
+        out += "<td>" + (c == p->counts.end() ? std::string(kMissing) : number(c->rate, 3)) + "</td>";
+      }
+      out += "</tr>\n";
+    }
+  }
+  return out + "</table>\n</section>\n";
+}
+
 std::string latency_chart(const Results& r) {
   std::vector<const TenantResult*> inference;
   double lo = INFINITY, hi = 0;
@@ -388,6 +428,7 @@ std::string results_html(const Results& r) {
   out += loss_chart(r) + "</section>\n";
   out += "<section id=\"tenants\">\n<h2>Tenants</h2>\n" + tenant_table(r) + "</section>\n";
   out += critical_paths(r);
+  out += request_figures(r);
   out += "<section id=\"latency\">\n<h2>Latency distributions</h2>\n" + latency_chart(r) + "</section>\n";
   out += "<section id=\"utilization\">\n<h2>Utilization over time</h2>\n";
   out +=
