@@ -369,6 +369,40 @@ workloads:
   EXPECT_GT(eighth.placement[0].p99, best.placement[0].p99);
 }
 
+// Passthrough gives its one replica the whole GPU: a replica that needs more memory than the GPU has is infeasible
+// there (it used to be simulated and fail), and an LLM replica in a plan gives its memory.
+TEST(Plan, PassthroughChecksTheGpusMemoryAndLlmReplicasGiveTheirs) {
+  const std::string text = R"(version: 1
+kind: plan
+name: passthrough memory
+duration: 20s
+instances: [g4dn.xlarge, g5.xlarge]
+max_instances: 1
+sharing:
+  - {mode: passthrough}
+workloads:
+  - name: chat
+    memory: 20GiB
+    workload: {llm: {model: Llama-3-8B, max_model_len: 4096, rate: 0.5/s, prompt_tokens: 300, output_tokens: 50}}
+)";
+  const PlanOutcome o = summarize_plan(evaluate_plan(load_plan_text(text, "p.yaml", builtin_instance_lookup()), 0, 1, 1));
+  ASSERT_EQ(o.candidates.size(), 2u);
+  EXPECT_FALSE(o.candidates[0].feasible);  // a T4 has 15 GiB
+  EXPECT_NE(o.candidates[0].note.find("not enough GPU memory for chat replica 1"), std::string::npos)
+      << o.candidates[0].note;
+  EXPECT_TRUE(o.candidates[1].feasible);  // an A10G has 22 GiB
+  std::string without = text;
+  without.replace(without.find("    memory: 20GiB\n"), 18, "");
+  std::string error = "(no error)";
+  try {
+    load_plan_text(without, "p.yaml", builtin_instance_lookup());
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, "p.yaml:10:5: workloads[0]: an llm workload in a plan needs `memory`: what each replica's server "
+                   "takes of a GPU (weights, activations and KV cache)");
+}
+
 TEST(Plan, MigNamesAWorkloadNoProfileHoldsAndCsvQuotes) {
   const std::string text = "version: 1\nkind: plan\nname: big\ninstances: [a2-highgpu-1g]\nmax_instances: 1\n"
                            "sharing:\n  - {mode: mig}\nworkloads:\n  - {name: \"huge, \\\"really\\\"\", memory: 60GiB, "

@@ -166,6 +166,8 @@ std::string fewest_tenants(const PlanSpec& plan, const CandidateSetup& s, const 
       some_room = some_room || room;
       if (room && slot && (best < 0 || tenants[k] < tenants[static_cast<size_t>(best)])) best = static_cast<long>(k);
     }
+    // A GPU that holds one tenant and would hold this one alone: the slots, not the memory, ran out.
+    if (s.max_tenants() == 1 && (w.memory <= s.memory() || !s.memory_checked())) some_room = true;
     if (best < 0)
       return some_room ? fmt::format("{} allows {} tenant(s) per GPU; no GPU left for {} replica {}",
                                      s.it->fraction < 1 ? "a GPU slice" : s.info->name, s.max_tenants(), w.name,

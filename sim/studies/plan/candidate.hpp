@@ -33,7 +33,9 @@ struct CandidateSetup {
   // Tenants one GPU may hold, and the memory each GPU offers them.
   int max_tenants() const { return it->fraction < 1 ? 1 : info->max_contexts; }
   double memory() const { return gpu->spec.memory * it->fraction; }
-  bool memory_checked() const { return it->fraction < 1 || !info->memory_isolation; }
+  // Isolated modes size their partitions themselves (MIG profiles, vGPU types), except one that gives its one
+  // tenant the whole GPU (passthrough): its memory is the GPU's.
+  bool memory_checked() const { return it->fraction < 1 || !info->memory_isolation || info->max_contexts == 1; }
 };
 
 // Resolves the candidate; returns "" or why it cannot exist.
