@@ -223,12 +223,6 @@ LinkSpec link_preset(const std::string& kind) {
   return link_preset(kind, defaults);
 }
 
-double ring_allreduce_analytic(int gpus, double bytes, double bandwidth, double latency) {
-  if (gpus <= 1) return 0;
-  const double n = gpus;
-  return 2 * (n - 1) / n * bytes / bandwidth + 2 * (n - 1) * latency;
-}
-
 double ring_allreduce_analytic(const ClusterTopology& topo, int gpus, double bytes) {
   check_question(topo, gpus, bytes);
   const bool crosses_nodes = gpus > topo.gpus_per_node;

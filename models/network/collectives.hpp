@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/gpu/ring_allreduce.hpp"
 #include "sim/core/params.hpp"
 
 namespace vgpusim {
@@ -37,9 +38,7 @@ std::vector<std::string> link_kinds();
 LinkSpec link_preset(const std::string& kind, const ParamValues& p);
 LinkSpec link_preset(const std::string& kind);  // with the declared defaults
 
-// Analytic ring all-reduce (s) over `gpus` GPUs, `bytes` per GPU, on links of `bandwidth` (bytes/s per direction)
-// and `latency` (s per step): 2(N-1)/N x bytes/bandwidth + 2(N-1) x latency.
-double ring_allreduce_analytic(int gpus, double bytes, double bandwidth, double latency);
+// ring_allreduce_analytic(gpus, bytes, bandwidth, latency): models/gpu/ring_allreduce.hpp.
 // The analytic formula on a topology: the slowest link on the ring sets the bandwidth term; each of the 2(N-1)
 // steps pays the slowest hop's latency (the ring steps in lockstep).
 double ring_allreduce_analytic(const ClusterTopology& topo, int gpus, double bytes);

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <limits>
 #include <list>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "models/gpu/ring_allreduce.hpp"
 #include "sim/core/units.hpp"
 
 namespace vgpusim {
@@ -84,7 +84,7 @@ std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, con
   if (tp > 1) {
     // Ring all-reduce of the layer's output activations, after attention and after the MLP.
     const double bytes = n * s.hidden * s.dtype_bytes;
-    allreduce.fixed_time = 2.0 * (tp - 1) / tp * bytes / e.link_bandwidth + 2.0 * (tp - 1) * e.link_latency;
+    allreduce.fixed_time = ring_allreduce_analytic(tp, bytes, e.link_bandwidth, e.link_latency);
     allreduce.blocks = 1;  // NCCL's ring holds a few SMs, not the GPU
     add("all_reduce", allreduce, 1);
   }
