@@ -55,6 +55,19 @@ std::vector<ParamSpec> roofline_params() {
                    "te42kyfo/gpu-benches gpu-small-kernels, H200: intercept of time per launch against volume over "
                    "the L2-resident rows, 2.48 us (A100-80GB 2.73, A40 2.00, L40 1.67 us: their shipped "
                    "calibrations)"),
+      number_param("roofline", "graph_launch_overhead", units::Dim::Time, 1.30e-6, 0.0, 1e-3,
+                   "time each kernel node of an instantiated CUDA graph takes beyond its roofline time (the graph's "
+                   "kernels back to back; `launch: graph`)",
+                   "te42kyfo/gpu-benches gpu-small-kernels, H200 launched as one CUDA graph: time per launch beyond "
+                   "the roofline's time, least squares of relative errors over the rows up to L2/4, 1.30 us "
+                   "(A100-80GB 1.58, A40 1.14, L40 1.06 us: their shipped calibrations)"),
+      number_param("roofline", "grid_sync_overhead", units::Dim::Time, 1.35e-6, 0.0, 1e-3,
+                   "time each iteration of a persistent kernel takes at its grid-wide barrier beyond its roofline time "
+                   "(`launch: persistent`: one kernel whose iterations replace launches)",
+                   "te42kyfo/gpu-benches gpu-small-kernels, H200 persistent kernel with a cooperative-groups grid "
+                   "sync per iteration: time per iteration beyond the roofline's time, least squares of relative "
+                   "errors over the rows up to L2/4, 1.35 us (A100-80GB 1.36, L40 1.12 us: their shipped "
+                   "calibrations; the A40 has no such table)"),
       number_param("roofline", "l2_bandwidth", units::Dim::Bandwidth, 0, 0, 1e15,
                    "bandwidth at which a kernel whose working set stays in L2 moves its bytes (used where it beats the "
                    "DRAM bandwidth); 0 = no L2 level: every byte streams from DRAM",
@@ -121,6 +134,24 @@ double peak(const GpuSpec& gpu, KernelBound b) {
 }
 }  // namespace
 
+const char* launch_kind_name(LaunchKind k) {
+  switch (k) {
+    case LaunchKind::Stream: return "stream";
+    case LaunchKind::Graph: return "graph";
+    case LaunchKind::Persistent: return "persistent";
+  }
+  return "stream";
+}
+
+double launch_overhead(const ParamValues& p, LaunchKind launch) {
+  switch (launch) {
+    case LaunchKind::Stream: break;
+    case LaunchKind::Graph: return p.get("graph_launch_overhead");
+    case LaunchKind::Persistent: return p.get("grid_sync_overhead");
+  }
+  return p.get("launch_overhead");
+}
+
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
@@ -151,7 +182,7 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
       per_kernel > 0 && l2_bandwidth > 0 && per_kernel <= p.get("l2_capacity_fraction") * gpu.l2_cache;
   const bool gemm_bw = k.op == OpClass::Gemm && p.get("gemm_memory_efficiency") > 0;
   const double dram = gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency");
-  double bytes = k.bytes, overhead = p.get("launch_overhead");
+  double bytes = k.bytes, overhead = launch_overhead(p, k.launch);
   if (k.op != OpClass::Generic && k.op != OpClass::Gemm) {
     // The parameters' names, built once (a trace of LLM iterations launches millions of these kernels).
     static const auto names = [] {
@@ -175,8 +206,8 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   return t;
 }
 
-double kernel_work_time(double duration, double kernels, const ParamValues& p) {
-  return std::max(0.0, duration - p.get("launch_overhead") * std::max(1.0, kernels));
+double kernel_work_time(double duration, double kernels, const ParamValues& p, LaunchKind launch) {
+  return std::max(0.0, duration - launch_overhead(p, launch) * std::max(1.0, kernels));
 }
 
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {
@@ -184,15 +215,16 @@ double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) 
 }
 
 KernelSpec kernel_from_duration(double duration_with_overhead, const GpuSpec& reference, KernelBound bound,
-                                double blocks, const ParamValues& p, double kernels) {
+                                double blocks, const ParamValues& p, double kernels, LaunchKind launch) {
   KernelSpec k;
   k.blocks = blocks;
   k.kernels = std::max(1.0, kernels);
+  k.launch = launch;
   // A duration shorter than its kernels' launch overhead is all overhead: they take only that much of it, so the
   // duration comes back on the reference GPU.
-  const double overhead = p.get("launch_overhead") * k.kernels;
+  const double overhead = launch_overhead(p, launch) * k.kernels;
   if (overhead > 0) k.overhead_share = std::clamp(duration_with_overhead / overhead, 0.0, 1.0);
-  const double duration = kernel_work_time(duration_with_overhead, k.kernels, p);
+  const double duration = kernel_work_time(duration_with_overhead, k.kernels, p, launch);
   const double fill = fill_fraction(blocks, reference);
   switch (bound) {
     case KernelBound::Memory: k.bytes = duration * reference.memory_bandwidth * p.get("memory_efficiency"); break;

@@ -17,6 +17,13 @@ enum class OpClass : uint8_t { Generic, Gemm, Embedding, Norm, Rotary, Activatio
 // The class's name as parameters and docs say it ("gemm", "norm", ...).
 const char* op_class_name(OpClass c);
 
+// How a kernel's runs follow one another, which sets what each pays beyond its roofline time: launched on a stream
+// one after another (launch_overhead), as kernel nodes of an instantiated CUDA graph (graph_launch_overhead), or as
+// iterations of one persistent kernel separated by a grid-wide barrier (grid_sync_overhead).
+enum class LaunchKind : uint8_t { Stream, Graph, Persistent };
+// Its name as scenarios say it ("stream", "graph", "persistent").
+const char* launch_kind_name(LaunchKind k);
+
 // A unit of GPU work, independent of the GPU it runs on.
 struct KernelSpec {
   double flops_fp64 = 0;  // FLOP on the FP64 pipes
@@ -36,6 +43,7 @@ struct KernelSpec {
   // full one), at gemm_efficiency; the elementwise classes move <class>_traffic x bytes and take <class>_overhead x
   // launch_overhead per kernel.
   OpClass op = OpClass::Generic;
+  LaunchKind launch = LaunchKind::Stream;  // what each of its kernels pays beyond its roofline time
 
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;
@@ -81,8 +89,10 @@ double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
 // The work that takes `duration` on `reference` when limited by `bound`, as `kernels` kernels (inverse of
 // solo_time: their launch overhead is taken out first; a duration shorter than that holds no work).
 KernelSpec kernel_from_duration(double duration, const GpuSpec& reference, KernelBound bound, double blocks,
-                                const ParamValues& p, double kernels = 1);
+                                const ParamValues& p, double kernels = 1, LaunchKind launch = LaunchKind::Stream);
 // What of `duration` (s) is work rather than the launch overhead of `kernels` kernels.
-double kernel_work_time(double duration, double kernels, const ParamValues& p);
+double kernel_work_time(double duration, double kernels, const ParamValues& p, LaunchKind launch = LaunchKind::Stream);
+// What each kernel launched as `launch` pays beyond its roofline time (s); `p` holds roofline_params().
+double launch_overhead(const ParamValues& p, LaunchKind launch);
 
 }  // namespace vgpusim

@@ -51,7 +51,7 @@ const std::vector<Section>& sections_before_workloads() {
                         "`none`: the models' defaults",
                         "the calibration shipped for the GPU model (models/calibration/), if any"});
     for (const ParamSpec& p : roofline_params())
-      gpu.keys.push_back({p.name, "fraction", false, "",
+      gpu.keys.push_back({p.name, std::string(units::dim_noun(p.dim)), false, "",
                           p.help + " (`" + p.qualified() + "`; source: " + p.source + ")", p.default_text()});  // read as its ParamSpec declares it
     s.push_back(gpu);
     s.push_back({"sharing.<gpu>",
@@ -136,6 +136,11 @@ const std::vector<Section>& sections_after_workloads() {
                    "again); within the GPU's L2 its bytes move at the L2 bandwidth (roofline.l2_bandwidth), split "
                    "among the unit's kernels like `bytes`",
                    "none: the bytes stream from DRAM"},
+                  {"launch", "stream | graph | persistent", false, "stream",
+                   "how its kernels follow one another, which sets what each pays beyond its roofline time: launched "
+                   "on a stream (roofline.launch_overhead), as nodes of a CUDA graph (graph_launch_overhead) or as "
+                   "iterations of one persistent kernel with a grid-wide barrier (grid_sync_overhead); with "
+                   "`duration`, the overhead the measurement holds"},
                   {"duration", "time", false, "", "measured solo time on `on` (instead of flops and bytes)"},
                   {"on", "catalog name", false, "", "the GPU `duration` was measured on", "the tenant's GPU"},
                   {"bound", "memory | fp16 | fp32 | fp64", false, "memory",

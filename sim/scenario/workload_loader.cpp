@@ -23,6 +23,11 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
   r.finish();
   const bool by_work = r.has("flops") || r.has("fp16") || r.has("fp32") || r.has("fp64") || r.has("bytes");
   const double blocks = r.has("blocks") ? static_cast<double>(r.integer("blocks", 1, 1LL << 40)) : 0.0;
+  LaunchKind launch = LaunchKind::Stream;
+  if (r.has("launch")) {
+    const std::string l = r.choice("launch", {"stream", "graph", "persistent"});
+    launch = l == "graph" ? LaunchKind::Graph : l == "persistent" ? LaunchKind::Persistent : LaunchKind::Stream;
+  }
   if (r.has("duration")) {
     if (by_work)
       fail_at(file, node, path, "give either `duration` (with `on` and `bound`) or work (flops, bytes), not both");
@@ -47,12 +52,13 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
                               : b == "fp16" ? KernelBound::FP16
                               : b == "fp32" ? KernelBound::FP32
                                             : KernelBound::FP64;
-    return kernel_from_duration(d, *ref, bound, blocks, perf, kernels);
+    return kernel_from_duration(d, *ref, bound, blocks, perf, kernels, launch);
   }
   for (const char* key : {"on", "bound"})
     if (r.has(key)) fail_at(file, r.get(key), r.child_path(key), fmt::format("`{}` goes with `duration`", key));
   KernelSpec k;
   k.blocks = blocks;
+  k.launch = launch;
   k.flops_fp16 = r.quantity("fp16", Dim::Flops);
   k.flops_fp32 = r.quantity("fp32", Dim::Flops);
   k.flops_fp64 = r.quantity("fp64", Dim::Flops);

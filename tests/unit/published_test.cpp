@@ -118,6 +118,35 @@ TEST(PublishedFit, L2BandwidthComesFromSmallKernelsAndItsCapacityFromTheL2Table)
   EXPECT_FALSE(a40.count("roofline.l2_capacity_fraction"));
 }
 
+TEST(PublishedFit, LaunchVariantsGetTheirOwnOverheads) {
+  // Rows made by the model itself with a known overhead come back with it: a = 1.2 us beyond a DRAM stream.
+  const GpuSpec& a100 = builtin_catalog().find("A100-80GB")->spec;
+  ParamValues roof = ParamValues::defaults(roofline_params());
+  std::vector<SmallKernelRow> rows;
+  for (double v : {64e3, 128e3, 256e3, 512e3, 1e6, 2e6}) {
+    KernelSpec k;
+    k.bytes = v;
+    k.working_set = v;
+    k.launch = LaunchKind::Graph;
+    ParamValues p = roof;
+    p.set("graph_launch_overhead", 1.2e-6);
+    SmallKernelRow r;
+    r.volume = v;
+    r.bandwidth = {v / solo_time(k, a100, p)};
+    rows.push_back(r);
+  }
+  EXPECT_NEAR(small_kernel_overhead(rows, a100, roof, [](size_t) { return true; }), 1.2e-6, 1e-12);
+  EXPECT_TRUE(std::isnan(small_kernel_overhead(rows, a100, roof, [](size_t i) { return i < 2; })));
+  // The shipped calibrations: a CUDA graph's kernel nodes and a persistent kernel's grid sync cost less than a
+  // launch on a stream, on every GPU whose tables have them (the A40 has no gsync table).
+  for (const char* gpu : {"A100-80GB", "A40", "H200", "L40"}) {
+    const ParamOverrides o = builtin_calibration(gpu)->overrides();
+    ASSERT_TRUE(o.count("roofline.graph_launch_overhead")) << gpu;
+    EXPECT_LT(o.at("roofline.graph_launch_overhead"), o.at("roofline.launch_overhead")) << gpu;
+    EXPECT_EQ(o.count("roofline.grid_sync_overhead"), std::string(gpu) == "A40" ? 0u : 1u) << gpu;
+  }
+}
+
 TEST(PublishedImport, VidurOpsAndGavelHeader) {
   const fs::path d = temp_dir("vidur");
   const std::string path = write(

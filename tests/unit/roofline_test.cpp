@@ -72,6 +72,29 @@ TEST(Roofline, EachKernelTakesTheLaunchOverheadAndDurationsIncludeIt) {
   EXPECT_NEAR(solo_time(k, h100(), none), one - overhead(), 1e-15);
 }
 
+TEST(Roofline, EachLaunchKindPaysItsOwnOverhead) {
+  ParamValues p = perf();
+  p.set("launch_overhead", 3e-6);
+  p.set("graph_launch_overhead", 1e-6);
+  p.set("grid_sync_overhead", 0.5e-6);
+  KernelSpec k;
+  k.bytes = 1e6;
+  k.kernels = 10;
+  const double stream = solo_time(k, h100(), p);
+  k.launch = LaunchKind::Graph;
+  EXPECT_NEAR(solo_time(k, h100(), p), stream - 10 * 2e-6, 1e-15);
+  k.launch = LaunchKind::Persistent;
+  EXPECT_NEAR(solo_time(k, h100(), p), stream - 10 * 2.5e-6, 1e-15);
+  EXPECT_STREQ(launch_kind_name(LaunchKind::Persistent), "persistent");
+  // A duration measured with graph launches holds the graph's overhead: it comes back as such, and its work is the
+  // duration less that overhead (more work than if the stream's larger overhead were taken out).
+  const KernelSpec g = kernel_from_duration(20e-6, h100(), KernelBound::Memory, 0, p, 2, LaunchKind::Graph);
+  EXPECT_EQ(g.launch, LaunchKind::Graph);
+  EXPECT_NEAR(solo_time(g, h100(), p), 20e-6, 1e-15);
+  const KernelSpec s = kernel_from_duration(20e-6, h100(), KernelBound::Memory, 0, p, 2);
+  EXPECT_NEAR(g.bytes / s.bytes, (20e-6 - 2e-6) / (20e-6 - 6e-6), 1e-9);
+}
+
 TEST(Roofline, AWorkingSetThatStaysInL2MovesItsBytesAtTheL2Bandwidth) {
   ParamValues p = perf();
   p.set("l2_bandwidth", 10e12);

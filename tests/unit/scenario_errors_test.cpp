@@ -124,6 +124,9 @@ INSTANTIATE_TEST_SUITE_P(
              "step: {duration: 2ms, working_set: 10MB}",
              "s.yaml:13:53: tenants[0].workload.training.step.working_set: `working_set` goes with work (bytes): a "
              "measured duration already holds what L2 did"},
+        Case{"bad_launch", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {bytes: 1GB, launch: graphs}",
+             "s.yaml:13:45: tenants[0].workload.training.step.launch: expected one of stream, graph, persistent, "
+             "found 'graphs'; did you mean 'graph'?"},
         Case{"working_set_zero", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {bytes: 1GB, working_set: 0B}",
              "s.yaml:13:50: tenants[0].workload.training.step.working_set: expected a positive size"},
         Case{"bad_precision", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {flops: 1TFLOP, precision: fp8}",

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "sim/core/rng.hpp"
+#include "models/gpu/roofline.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/run/metrics.hpp"
 #include "sim/scenario/loader.hpp"
@@ -177,6 +179,25 @@ tenants:
   const Results defaults = run("", "1ms");
   EXPECT_EQ(defaults.replications, 3);
   EXPECT_EQ(defaults.tenants[0].vgpu_loss_replications.size(), 3u);
+}
+
+// `launch: graph` and `launch: persistent` kernels pay the GPU's own overheads for them (issue 13, per-kernel
+// latency): a 64 kB step launched each way on an H200, alone.
+TEST(Workloads, LaunchKindSetsEachKernelsOverhead) {
+  const auto rate = [](const std::string& launch) {
+    const std::string text = "version: 1\nname: launch\nduration: 50ms\nreplications: 1\n"
+                             "gpus: [{id: g0, model: H200}]\nsharing: {g0: {mode: passthrough, overhead: 0}}\n"
+                             "tenants:\n  - {name: a, on: g0, workload: {training: {step: {bytes: 64kB" +
+                             launch + "}}}}\n";
+    return run_scenario(load_scenario_text(text, "launch.yaml", builtin_catalog())).tenants[0].shared.throughput;
+  };
+  const ParamValues h200 = with_overrides(roofline_params(), builtin_overrides("H200"));
+  const double bytes = 64e3 / (4.8e12 * h200.get("memory_efficiency"));
+  const double stream = rate(""), graph = rate(", launch: graph"), persistent = rate(", launch: persistent");
+  EXPECT_NEAR(stream, 1 / (h200.get("launch_overhead") + bytes), 0.01 * stream);
+  EXPECT_NEAR(graph, 1 / (h200.get("graph_launch_overhead") + bytes), 0.01 * graph);
+  EXPECT_NEAR(persistent, 1 / (h200.get("grid_sync_overhead") + bytes), 0.01 * persistent);
+  EXPECT_GT(graph, 1.5 * stream);
 }
 
 // Inference as services run it: closed-loop clients and host time per request (issue 13).

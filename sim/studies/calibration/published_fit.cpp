@@ -6,6 +6,10 @@
 //   fits in a quarter of L2; min_kernel_time: the smallest measured time per launch; l2_knee: the volume with the
 //   highest bandwidth, when the curve falls after it.
 // - roofline.l2_bandwidth: 1 / the slope b of the same fit (the scale kernel reads and writes data that stay in L2).
+// - roofline.graph_launch_overhead and grid_sync_overhead: the same tables' CUDA-graph (`_graph`) and persistent
+//   kernel with a cooperative grid sync (`_gsync`) variants, rows up to L2/4: the time per launch (per iteration)
+//   beyond the roofline's time with every other value of the GPU's calibration, least squares of relative errors. The variant with an
+//   atomic-flag barrier (`_pt`, "persistent threads") is fitted by nothing: validation holds it out.
 // - roofline.l2_capacity_fraction: gpu-l2-cache, the data set (over the catalog L2 size) where the bandwidth falls
 //   half way from its plateau (data sets up to L2/4) to DRAM (data sets of four times L2 and more).
 #include "sim/studies/calibration/published_fit.hpp"
@@ -20,6 +24,7 @@
 #include <iostream>
 #include <span>
 
+#include "models/gpu/roofline.hpp"
 #include "models/sharing/contention.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/io/files.hpp"
@@ -160,6 +165,36 @@ void small_kernel_facts(const fs::path& file, const std::string& source, const G
                                    from, peak_bw / 1e9, last_bw / 1e9)});
 }
 
+// The roofline values a calibration holds so far, over the defaults.
+ParamValues roofline_of(const Calibration& c) {
+  ParamOverrides o;
+  for (const FittedValue& v : c.values) o[v.name] = v.value;
+  return with_overrides(roofline_params(), o);
+}
+
+// graph_launch_overhead and grid_sync_overhead from the variants' tables beside the plain one.
+void launch_variants(const fs::path& plain, const std::string& source, const GpuSpec& gpu, Calibration& c) {
+  const ParamValues roof = roofline_of(c);
+  const struct {
+    const char* suffix;
+    const char* param;
+    const char* what;
+  } variants[] = {{"_graph", "roofline.graph_launch_overhead", "kernel node of one CUDA graph"},
+                  {"_gsync", "roofline.grid_sync_overhead", "iteration of a persistent kernel (cooperative grid sync)"}};
+  for (const auto& v : variants) {
+    const fs::path file = plain.parent_path() / (plain.stem().string() + v.suffix + ".txt");
+    if (!fs::exists(file)) continue;
+    const std::vector<SmallKernelRow> rows = read_small_kernels(file.string());
+    const double a = small_kernel_overhead(rows, gpu, roof, [](size_t) { return true; });
+    int n = 0;
+    for (const SmallKernelRow& r : rows) n += r.volume <= gpu.l2_cache / 4 && median_bandwidth(r) > 0;
+    if (!(a > 0)) continue;
+    c.values.push_back({v.param, units::Dim::Time, a, 0, 0, n,
+                        fmt::format("{} {}: time per {} beyond the roofline's time, least squares of relative errors over {} rows up to L2/4",
+                                    source, file.filename().string(), v.what, n)});
+  }
+}
+
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -198,6 +233,28 @@ void l2_values(const fs::path& file, const std::string& source, const GpuSpec& g
 
 }  // namespace
 
+double small_kernel_overhead(const std::vector<SmallKernelRow>& rows, const GpuSpec& gpu, const ParamValues& roof,
+                             const std::function<bool(size_t)>& keep) {
+  ParamValues p = roof;
+  for (const char* name : {"launch_overhead", "graph_launch_overhead", "grid_sync_overhead"}) p.set(name, 0);
+  // Least squares of relative errors: a = sum((t - m) / t^2) / sum(1 / t^2).
+  double num = 0, den = 0;
+  int n = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const SmallKernelRow& r = rows[i];
+    const double bw = median_bandwidth(r);
+    if (!(bw > 0) || r.volume > gpu.l2_cache / 4 || !keep(i)) continue;
+    KernelSpec k;
+    k.bytes = r.volume;
+    k.working_set = r.volume;
+    const double t = r.volume / bw;
+    num += (t - solo_time(k, gpu, p)) / (t * t);
+    den += 1 / (t * t);
+    ++n;
+  }
+  return n >= 3 ? num / den : std::nan("");
+}
+
 std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
   const fs::path d(dir);
   if (!fs::is_directory(d / "gpu-stream"))
@@ -226,6 +283,7 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
     const fs::path l2 = d / "gpu-l2-cache" / (stem + ".txt");
     if (fs::exists(l2)) l2_values(l2, source + " gpu-l2-cache", entry->spec, c);
     if (fit.residual > kMaxStreamResidual) {
+      if (fs::exists(small)) launch_variants(small, source + " gpu-small-kernels", entry->spec, c);
       // The knee does not describe this curve (H200's bandwidth still rises at the largest occupancy measured):
       // its values would replace better ones, so only the facts are kept.
       std::cerr << fmt::format("{}: gpu-stream fit left out (RMS relative error {:.1f}% > {:.0f}%)\n", gpu,
@@ -239,6 +297,7 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
                         static_cast<int>(points.size()), from});
     c.values.push_back({"contention.bw_saturation_fraction", units::Dim::Ratio, fit.saturation, 0, fit.residual,
                         static_cast<int>(points.size()), from + " (share of thread slots = occupancy)"});
+    if (fs::exists(small)) launch_variants(small, source + " gpu-small-kernels", entry->spec, c);
     out.push_back(std::move(c));
   }
   return out;

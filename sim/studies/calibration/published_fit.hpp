@@ -1,12 +1,16 @@
 // Calibration from published microbenchmarks (gpu-benches, scenarios/measurements/gpu-benches): per catalog GPU,
 // the roofline's memory efficiency and the contention model's bandwidth saturation from gpu-stream, and the
-// launch overhead, minimum kernel time and L2 knee from gpu-small-kernels (facts no model parameter holds yet).
+// launch overheads (stream launches, CUDA graphs, persistent kernels' grid barriers), L2 bandwidth, minimum kernel
+// time and L2 knee from gpu-small-kernels.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "models/gpu/gpu_spec.hpp"
+#include "sim/core/params.hpp"
 #include "sim/io/calibration_file.hpp"
 #include "sim/io/published.hpp"
 
@@ -37,6 +41,13 @@ std::vector<std::string> gpu_benches_tables(const std::string& dir);
 
 // The measured bandwidth of a gpu-small-kernels row: the median of its columns (bytes/s).
 double median_bandwidth(const SmallKernelRow& row);
+
+// What each launch of a gpu-small-kernels variant takes beyond the roofline's time for its kernel (a scale kernel
+// over `volume` bytes whose buffers stay where the previous launch left them) on `gpu` with the roofline values
+// `roof`: the mean of (time per launch - roofline time without launch overhead) over the rows whose volume fits in
+// a quarter of L2 and that `keep(i)` accepts (i: the row's index). NaN with fewer than 3 such rows.
+double small_kernel_overhead(const std::vector<SmallKernelRow>& rows, const GpuSpec& gpu, const ParamValues& roof,
+                             const std::function<bool(size_t)>& keep);
 
 // The gpu-benches source line (commit) of the folder, from its SOURCE.txt; "" when absent.
 std::string gpu_benches_commit(const std::string& dir);

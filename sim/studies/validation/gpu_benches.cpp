@@ -99,18 +99,23 @@ ValidationRun small_kernels_run(const fs::path& dir) {
   run.dataset = "gpu-benches-small-kernels";
   run.quantity = "time per launch (s)";
   run.method =
-      "gpu-small-kernels queues 10000 launches of a streaming scale kernel (16 bytes per element) of rising size; the "
-      "published columns are GB/s of data volume per launch time, and the measured time per launch is the volume "
-      "over the median of the columns. Variants: plain launches, CUDA graphs (`graph`), a grid-synchronized "
-      "persistent kernel (`gsync`) and PyTorch (`pt`). The model predicts a kernel's time with the roofline: "
-      "launch_overhead + volume / bandwidth, the kernel's working set being its volume (the same buffers every "
-      "launch). Within `l2_capacity_fraction` of L2 the bandwidth is `l2_bandwidth`, above it the catalog DRAM "
-      "bandwidth x memory_efficiency, all from the GPU's shipped calibration: memory_efficiency fitted on "
-      "gpu-stream and l2_capacity_fraction on gpu-l2-cache (other benchmarks), launch_overhead and l2_bandwidth "
-      "together on the plain launches' rows up to L2/4 (so that split is not held out; the other launch methods "
-      "are). A GPU without an L2 calibration (A40) streams every size "
-      "from DRAM. Baselines: the plain roofline at the catalog bandwidth (efficiency 1) and the roofline with its "
-      "default values (the H200 launch overhead for every GPU, no L2 level).";
+      "gpu-small-kernels repeats a streaming scale kernel (16 bytes per element) of rising size 2,000-30,000 times; "
+      "the published columns are GB/s of data volume per repetition, and the measured time per repetition is the "
+      "volume over the median of the columns (one per block size). Variants: plain launches on a stream, the same "
+      "launches captured in one CUDA graph (`graph`), and one persistent kernel whose iterations are separated by a "
+      "grid-wide barrier, either cooperative groups' grid sync (`gsync`) or atomic flags (`pt`, persistent "
+      "threads). The model predicts a repetition's time with the roofline: the overhead of the repetition's launch "
+      "kind (`launch_overhead`, `graph_launch_overhead` or `grid_sync_overhead`) + volume / bandwidth, the kernel's "
+      "working set being its volume (the same buffers every time). Within `l2_capacity_fraction` of L2 the bandwidth "
+      "is `l2_bandwidth`, above it the catalog DRAM bandwidth x memory_efficiency, all from the GPU's shipped "
+      "calibration: memory_efficiency fitted on gpu-stream and l2_capacity_fraction on gpu-l2-cache (other "
+      "benchmarks), launch_overhead and l2_bandwidth together on the plain launches' rows up to L2/4 (so that split "
+      "is not held out). `graph` and `gsync`: their overhead is fitted here on the even rows up to L2/4 (the mean of "
+      "time less the roofline's time; the shipped calibrations use all those rows) and checked on the odd rows. "
+      "`pt` is held out: it takes the GPU's shipped grid_sync_overhead (fitted on its gsync rows; the A40 has none "
+      "and takes the default, the H200's). A GPU without an L2 calibration (A40) streams every size from DRAM. "
+      "Baselines: the plain roofline at the catalog bandwidth (efficiency 1, no overhead) and the roofline with its "
+      "default values (the H200's overheads for every GPU, no L2 level).";
   const ParamValues defaults = ParamValues::defaults(roofline_params());
   for (const fs::path file : gpu_benches_tables((dir / "gpu-small-kernels").string())) {
     std::string stem = file.stem().string();
@@ -129,8 +134,23 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       for (size_t i = 0; i < rows.size(); ++i) run.skipped.push_back({gpu.empty() ? stem : gpu, "GPU not in the catalog"});
       continue;
     }
-    const ParamValues roof = with_overrides(roofline_params(), builtin_overrides(gpu));
-    for (const SmallKernelRow& r : rows) {
+    ParamValues roof = with_overrides(roofline_params(), builtin_overrides(gpu));
+    const LaunchKind launch = variant == "graph"                       ? LaunchKind::Graph
+                              : variant == "gsync" || variant == "pt" ? LaunchKind::Persistent
+                                                                      : LaunchKind::Stream;
+    // graph and gsync: their overhead from the even rows, checked on the odd ones.
+    const bool split_rows = variant == "graph" || variant == "gsync";
+    std::string split = "plain (launch_overhead and l2_bandwidth fitted on its rows up to L2/4)";
+    if (split_rows) {
+      const char* param = launch == LaunchKind::Graph ? "graph_launch_overhead" : "grid_sync_overhead";
+      const double a = small_kernel_overhead(rows, entry->spec, roof, [](size_t i) { return i % 2 == 0; });
+      if (a > 0) roof.set(param, a);
+      split = fmt::format("{}, odd rows ({} fitted on the even rows up to L2/4)", variant, param);
+    } else if (variant == "pt") {
+      split = "pt (held out: grid_sync_overhead of the gsync variant)";
+    }
+    for (size_t i = split_rows ? 1 : 0; i < rows.size(); i += split_rows ? 2 : 1) {
+      const SmallKernelRow& r = rows[i];
       const double median = median_bandwidth(r);
       if (!(median > 0)) {
         run.skipped.push_back({gpu, "no bandwidth in the row"});
@@ -139,11 +159,10 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       KernelSpec k;
       k.bytes = r.volume;
       k.working_set = r.volume;  // the same buffers every launch
+      k.launch = launch;
       ValidationCase c;
       c.gpu = gpu;
-      // The plain launches' rows up to L2/4 are those the GPU's launch_overhead and l2_bandwidth were fitted on.
-      c.split = variant == "plain" ? "plain (launch_overhead and l2_bandwidth fitted on its rows up to L2/4)"
-                                   : variant + " (no fit)";
+      c.split = split;
       c.id = fmt::format("{} {} {:.0f} kB", stem, variant, r.volume / 1024);
       c.measured = r.volume / median;
       c.predicted = solo_time(k, entry->spec, roof);
