@@ -44,7 +44,8 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       "MIGPerf measured one workload at a time on one MIG instance of each profile, with DCGM's graphics-engine "
       "activity. Each workload's full-GPU row (7g) becomes a `measured` workload: throughput, gpu_util = the DCGM "
       "activity (GR_ENGINE_ACTIVE), mem_util not measured and taken as 0 (compute-bound kernels), kernels filling "
-      "every SM. It is replayed alone on each smaller profile's partition (SMs, bandwidth and L2 from the MIG "
+      "every SM; its unit of work is one batch (one step, which launches the kernels: one launch overhead each), "
+      "so its rate is the throughput over the batch size. It is replayed alone on each smaller profile's partition (SMs, bandwidth and L2 from the MIG "
       "tables): host time is unchanged, kernel time follows the roofline on the partition. No parameter is "
       "fitted (split \"no fit\"). Rows whose throughput disagrees with batch x 1000 / latency by more than 15% "
       "(the NLP training column), and rows without a throughput, are skipped. Baseline: throughput in proportion "
@@ -112,8 +113,10 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       run.skipped.push_back({r.gpu, "profile not in the MIG table"});
       continue;
     }
+    // The unit of work is one batch (a forward or training step, which launches the kernels), not one sample.
+    const double batch = std::max(1.0, static_cast<double>(base.batch));
     SoloTelemetry t;
-    t.throughput = base.throughput;
+    t.throughput = base.throughput / batch;
     t.gpu_util = std::min(1.0, base.gract);
     t.mem_util = 0;
     if (!telemetry_problems(t).empty()) {
@@ -130,7 +133,7 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     c.split = "no fit";
     c.id = fmt::format("{} on {}", workload_id(r), r.profile);
     c.measured = r.throughput;
-    c.predicted = 1.0 / (w.host_time + solo_time(w.unit, slice_spec, roof));
+    c.predicted = batch / (w.host_time + solo_time(w.unit, slice_spec, roof));
     c.baseline["proportional to SMs"] = base.throughput * slice->sms / whole->sms;
     run.cases.push_back(c);
   }
