@@ -15,7 +15,12 @@ class Mps final : public SharingModel {
       : caps_(std::move(caps)), allocation_(allocation), params_(std::move(params)) {}
   void decide(double /*now*/, std::span<const ContextLoad> contexts, ShareDecision& out) override {
     spatial_rates(contexts, caps_, allocation_, params_, rates_);
-    for (size_t i = 0; i < contexts.size(); ++i) out.rate[i] = rates_[i];
+    const double extra = params_.get("launch_overhead");
+    for (size_t i = 0; i < contexts.size(); ++i) {
+      // Each kernel goes through the MPS server: it takes launch_overhead longer (a kernel of unknown length, none).
+      const double t = contexts[i].kernel_time;
+      out.rate[i] = extra > 0 && t > 0 ? rates_[i] * t / (t + extra) : rates_[i];
+    }
   }
 
  private:
@@ -47,6 +52,14 @@ SharingModeInfo mps_sharing_mode() {
                    "sum of the solo times within 1.5%), split in proportion to kernel length (compute 3 ms and "
                    "memory 0.74 ms kernels: 1.22x and 1.98x); proportional predicted 1.47x and 1.00x"),
   };
+  info.params.push_back(number_param(
+      "mps", "launch_overhead", units::Dim::Time, 0.47e-6, 0.0, 1e-3,
+      "time each kernel of an MPS client takes beyond what it takes in a plain process (its launch goes through the "
+      "MPS server)",
+      "hwcal on an H200 (hwcal/data/h200/2026-11-30, run 191104Z, the shipped H200 calibration): a lone uncapped "
+      "MPS client's kernel sequences against the same sequences in a plain process, per launch, median of 12: "
+      "0.47 us (interquartile range 0.39-0.85 us; 0.0-0.2% of those 0.5-3 ms kernels); the held-out run 191247Z "
+      "gives 0.60 us"));
   for (const ParamSpec& p : contention_params()) info.params.push_back(p);
   info.params.push_back(per_tenant(number_param(
       "mps", "active_threads", units::Dim::Ratio, 1.0, 0.01, 1.0,

@@ -87,6 +87,9 @@ CorunPrediction predict_corun(const CorunExperiment& e, const GpuSpec& gpu, cons
   const SharingModeInfo* info = find_sharing_mode(s.mode);
   const std::vector<ParamSpec> mode_params = info->mode_params();
   s.model.params = with_overrides(mode_params, params);
+  // Streams of one process and green contexts are played by the MPS model, but their launches do not go through an
+  // MPS server.
+  if (e.form != "mps" && s.model.params.has("launch_overhead")) s.model.params.set("launch_overhead", 0.0);
   for (double cap : {cap_a, cap_b}) {
     ParamValues t = ParamValues::defaults(info->tenant_params());
     if (t.has("active_threads")) t.set("active_threads", std::min(1.0, std::max(0.01, cap)));
