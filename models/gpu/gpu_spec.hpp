@@ -22,6 +22,8 @@ struct GpuSpec {
   double host_link = 0;         // bytes/s per direction
   double tdp = 0;               // W
   bool mig = false;
+  // Resident threads per SM (NVIDIA, by compute capability); 0 = unknown: kernels' occupancy is not modelled.
+  double threads_per_sm = 0;
 };
 
 }  // namespace vgpusim

@@ -68,6 +68,14 @@ std::vector<ParamSpec> roofline_params() {
                    "sync per iteration: time per iteration beyond the roofline's time, least squares of relative "
                    "errors over the rows up to L2/4, 1.35 us (A100-80GB 1.36, L40 1.12 us: their shipped "
                    "calibrations; the A40 has no such table)"),
+      number_param("roofline", "occupancy_saturation", units::Dim::Ratio, 0, 0, 1.0,
+                   "share of the GPU's resident-thread slots (SMs x threads per SM) a kernel's blocks must hold to "
+                   "reach its full DRAM bandwidth; below it the bandwidth falls in proportion (bytes in flight); 0 = "
+                   "not modelled. Applies to kernels that declare `threads` on GPUs whose threads per SM are known",
+                   "uncalibrated: 0 (off); fitted per GPU on te42kyfo/gpu-benches gpu-stream, scale and triad against "
+                   "occupancy with memory_efficiency (the fit that gives contention.bw_saturation_fraction, which "
+                   "reads an MPS partition of k% of the SMs as k% of the slots): A100-40GB 30.0%, A100-80GB 38.0%, "
+                   "A40 17.8%, L40 10.5%, V100 22.8% in their shipped calibrations"),
       number_param("roofline", "l2_bandwidth", units::Dim::Bandwidth, 0, 0, 1e15,
                    "bandwidth at which a kernel whose working set stays in L2 moves its bytes (used where it beats the "
                    "DRAM bandwidth); 0 = no L2 level: every byte streams from DRAM",
@@ -105,9 +113,11 @@ std::vector<ParamSpec> roofline_params() {
 }
 
 std::string roofline_description() {
-  return "kernel solo time = launch_overhead + longer + (1 - overlap) x shorter of sum of FLOP / (peak x efficiency x "
+  return "kernel solo time = the overhead of its launch kind (launch_overhead on a stream, graph_launch_overhead in a "
+         "CUDA graph, grid_sync_overhead per persistent-kernel iteration) + longer + (1 - overlap) x shorter of sum of FLOP / (peak x efficiency x "
          "SM fill) (fp32_efficiency for FP32 when set, else compute_efficiency) and bytes / (bandwidth x "
-         "memory_efficiency); SM fill = min(1, blocks / SMs); a working set within "
+         "memory_efficiency x min(1, occupancy / occupancy_saturation)); SM fill = min(1, blocks / SMs), blocks in "
+         "whole waves when their size (`threads`) is known; a working set within "
          "l2_capacity_fraction x L2 moves its bytes at l2_bandwidth where that is faster than DRAM; kernels of a known "
          "op class take that class's fitted efficiencies (a GEMM's tiles run in whole waves over the SMs)";
 }
@@ -160,6 +170,17 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   double compute_fill = t.sm_fill;
   if (k.op == OpClass::Gemm && k.blocks > gpu.compute_units && gpu.compute_units > 0)
     compute_fill = k.blocks / (std::ceil(k.blocks / gpu.compute_units) * gpu.compute_units);
+  // A declared block size: an SM holds floor(threads per SM / threads) blocks, a wave is that on every SM, and the
+  // blocks run in whole waves (the last one as long as a full one); the blocks of its first wave hold `occupancy`
+  // of the thread slots. Unknown blocks: one full wave.
+  if (k.threads > 0 && gpu.threads_per_sm > 0 && gpu.compute_units > 0 && k.op != OpClass::Gemm) {
+    const double per_sm = std::max(1.0, std::floor(gpu.threads_per_sm / k.threads));
+    const double wave = gpu.compute_units * per_sm;
+    const double blocks = k.blocks > 0 ? k.blocks : wave;
+    t.occupancy = std::min(1.0, std::min(blocks, wave) * std::min(k.threads, gpu.threads_per_sm) /
+                                    (gpu.compute_units * gpu.threads_per_sm));
+    if (blocks > wave) compute_fill = blocks / (std::ceil(blocks / wave) * wave);
+  }
   t.overlap = p.get("overlap");
   if (k.fixed_time > 0) {  // on the SMs it occupies, for as long as it takes anywhere
     t.compute = k.fixed_time;
@@ -181,7 +202,12 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   const bool in_l2 =
       per_kernel > 0 && l2_bandwidth > 0 && per_kernel <= p.get("l2_capacity_fraction") * gpu.l2_cache;
   const bool gemm_bw = k.op == OpClass::Gemm && p.get("gemm_memory_efficiency") > 0;
-  const double dram = gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency");
+  // Bytes in flight set the bandwidth: a kernel holding less than occupancy_saturation of the slots reaches that
+  // share of it.
+  const double saturation = p.get("occupancy_saturation");
+  const double reach = saturation > 0 ? std::min(1.0, t.occupancy / saturation) : 1.0;
+  const double dram =
+      gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency") * reach;
   double bytes = k.bytes, overhead = launch_overhead(p, k.launch);
   if (k.op != OpClass::Generic && k.op != OpClass::Gemm) {
     // The parameters' names, built once (a trace of LLM iterations launches millions of these kernels).

@@ -32,7 +32,7 @@ struct KernelSpec {
   double bytes = 0;       // bytes moved to and from device memory
   double blocks = 0;      // thread blocks it launches; 0 = enough to fill every SM
   double kernels = 1;     // kernels it stands for, one after another (fluid fidelity merges a unit's kernels)
-  double overhead_share = 1;  // of launch_overhead each of its kernels takes (a kernel measured shorter: less)
+  double overhead_share = 1;  // of its launch kind's overhead each of its kernels takes (measured shorter: less)
   // Distinct bytes its kernels touch that the kernel before them left in L2 (a kernel run again on the same
   // buffers); 0 = unknown: its bytes stream from DRAM. Split among kernels like its bytes.
   double working_set = 0;
@@ -41,9 +41,12 @@ struct KernelSpec {
   double fixed_time = 0;
   // Gemm: its blocks are output tiles that run in whole waves over the SMs (a last partial wave takes as long as a
   // full one), at gemm_efficiency; the elementwise classes move <class>_traffic x bytes and take <class>_overhead x
-  // launch_overhead per kernel.
+  // their launch kind's overhead per kernel (the factors were fitted on stream launches).
   OpClass op = OpClass::Generic;
   LaunchKind launch = LaunchKind::Stream;  // what each of its kernels pays beyond its roofline time
+  // Threads per block; 0 = unknown. With the GPU's resident threads per SM it sets how many blocks an SM holds
+  // (its blocks then run in whole waves) and the occupancy that limits its DRAM bandwidth (occupancy_saturation).
+  double threads = 0;
 
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;
@@ -68,9 +71,10 @@ struct KernelTimes {
   double compute = 0;   // s, FLOPs at the SM fill the kernel's blocks allow
   double memory = 0;    // s, bytes at the full DRAM bandwidth (bytes not served from L2)
   double cache = 0;     // s, bytes served from L2 (a working set that stays there)
-  double overhead = 0;  // s, launch_overhead for each kernel it stands for
+  double overhead = 0;  // s, its launch kind's overhead for each kernel it stands for
   double sm_fill = 1;   // fraction of the SMs its blocks occupy (a Gemm's: its first wave's)
   double overlap = 1;   // share of the shorter side hidden under the longer one (1: the classic roofline's max)
+  double occupancy = 1;  // share of the GPU's resident-thread slots its blocks hold (1 when its block size is unknown)
   // What the SMs do (FLOPs and L2 traffic): the side that does not draw DRAM bandwidth.
   double sm_side() const { return compute > cache ? compute : cache; }
   double solo() const {

@@ -28,6 +28,7 @@ struct ContextLoad {
   // can tell: launches - (active - holds) of them have finished.
   long long launches = 0;
   double launched_blocks = 0;
+  double stream_launched = 1;  // mean over the in-flight kernels of ActivityDemand::stream_launched
 };
 
 // What an activity asks of the device, for the models that share SMs and bandwidth (see ContextLoad).
@@ -37,6 +38,9 @@ struct ActivityDemand {
   double sm_fill = 1;
   double kernel_time = 0;  // solo seconds of one of the kernels it stands for; 0 = unknown
   double blocks = 0;       // thread blocks of all the kernels it stands for (grid size x kernels); 0 = unknown
+  // 1: its kernels are launched one by one on a stream (through the driver, or an MPS server); 0: they are nodes of
+  // a CUDA graph or iterations of a persistent kernel.
+  double stream_launched = 1;
 };
 
 // What a model answers: each context's progress rate as a fraction of the GPU's solo speed (1 = as fast as alone

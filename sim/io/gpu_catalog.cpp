@@ -53,7 +53,9 @@ const Section& catalog_gpu() {
     Section sec{"gpus[]", "one device", {}};
     sec.keys = {{"name", "string", true, "", ""},         {"vendor", "string", true, "", ""},
                 {"kind", "gpu|cpu", true, "", ""},        {"architecture", "string", true, "", ""},
-                {"notes", "string", false, "", ""},       {"mig", "sourced bool", true, "", ""}};
+                {"notes", "string", false, "", ""},       {"mig", "sourced bool", true, "", ""},
+                {"threads_per_sm", "sourced value", false, "",
+                 "resident threads per SM (NVIDIA); without it kernels' occupancy is not modelled"}};
     for (const GpuField& f : gpu_fields()) sec.keys.push_back({f.name, "sourced value", true, "", f.help});
     return sec;
   }();
@@ -107,6 +109,10 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
       if (!(e.spec.*f.member > 0)) fail_at(file, v.get("value"), v.child_path("value"), "expected a positive value");
     }
     e.spec.mig = read_sourced("mig").boolean("value");
+    if (g.has("threads_per_sm")) {
+      MapReader v = read_sourced("threads_per_sm");
+      e.spec.threads_per_sm = static_cast<double>(v.integer("value", 32, 65536));
+    }
     cat.gpus.push_back(std::move(e));
   }
   return cat;

@@ -215,8 +215,7 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
       c.b = *b;
       c.slowdown_a = *slowdown_a;
       c.slowdown_b = *slowdown_b;
-      for (auto [key, field] : {std::pair{"solo_full_a_s", &c.solo_full_a}, std::pair{"solo_full_b_s", &c.solo_full_b},
-                                std::pair{"solo_a_s", &c.solo_a}, std::pair{"solo_b_s", &c.solo_b}}) {
+      for (auto [key, field] : {std::pair{"solo_full_a_s", &c.solo_full_a}, std::pair{"solo_full_b_s", &c.solo_full_b}}) {
         const json solo = summary.value(key, json());
         if (solo.is_object() && solo.contains("median") && solo["median"].is_number() &&
             std::isfinite(solo["median"].get<double>()) && solo["median"].get<double>() > 0)

@@ -49,9 +49,6 @@ struct CorunExperiment {
   CorunKernel a, b;
   double slowdown_a = 0, slowdown_b = 0;  // measured: median co-run / median solo (device time)
   double solo_full_a = 0, solo_full_b = 0;  // s, median device time of each kernel sequence alone on the whole GPU; 0 = absent
-  // s, median device time of each kernel sequence alone in this form (a lone MPS client, a lone process, its green
-  // context); 0 = absent
-  double solo_a = 0, solo_b = 0;
 };
 
 struct RawFile {

@@ -131,6 +131,11 @@ const std::vector<Section>& sections_after_workloads() {
                   {"fp64", "FLOP", false, "0 FLOP", "FP64 work"},
                   {"bytes", "size", false, "0 B", "bytes moved to and from device memory"},
                   {"blocks", "integer", false, "", "thread blocks; fewer than SMs leave SMs idle", "fills every SM"},
+                  {"threads", "integer 1-1024", false, "",
+                   "threads per block: with the GPU's resident threads per SM (catalog) its blocks run in whole waves "
+                   "and its occupancy (blocks x threads over the GPU's thread slots) limits its DRAM bandwidth below "
+                   "roofline.occupancy_saturation; not with `duration`",
+                   "unknown: neither modelled"},
                   {"working_set", "size", false, "",
                    "distinct bytes the kernels touch that the kernel before them left in L2 (the same buffers "
                    "again); within the GPU's L2 its bytes move at the L2 bandwidth (roofline.l2_bandwidth), split "

@@ -34,6 +34,9 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
     if (r.has("working_set"))
       fail_at(file, r.get("working_set"), r.child_path("working_set"),
               "`working_set` goes with work (bytes): a measured duration already holds what L2 did");
+    if (r.has("threads"))
+      fail_at(file, r.get("threads"), r.child_path("threads"),
+              "`threads` goes with work (flops, bytes): a measured duration already holds its occupancy");
     const double d = r.quantity("duration", Dim::Time);
     if (!(d > 0)) fail_at(file, r.get("duration"), r.child_path("duration"), "expected a positive time");
     const GpuSpec* ref = &tenant_gpu.spec;
@@ -59,6 +62,7 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
   KernelSpec k;
   k.blocks = blocks;
   k.launch = launch;
+  if (r.has("threads")) k.threads = static_cast<double>(r.integer("threads", 1, 1024));
   k.flops_fp16 = r.quantity("fp16", Dim::Flops);
   k.flops_fp32 = r.quantity("fp32", Dim::Flops);
   k.flops_fp64 = r.quantity("fp64", Dim::Flops);

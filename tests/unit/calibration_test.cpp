@@ -183,36 +183,6 @@ TEST(Calibration, Fp32EfficiencyAndOverlapComeFromTheFmaAndTheMixedKernelsSoloTi
   EXPECT_NEAR(solo_time(k, h200, p), e.solo_full_a, 1e-12);
 }
 
-TEST(Calibration, MpsLaunchOverheadIsALoneClientsTimeOverAPlainProcessPerLaunch) {
-  const GpuSpec& h200 = builtin_catalog().find("H200")->spec;
-  RawFile raw;
-  const auto pair = [](const std::string& form, const std::string& partition, double solo_a, double solo_b) {
-    CorunExperiment e;
-    e.name = "corun." + form + (partition.empty() ? "" : "." + partition) + ".compute+memory";
-    e.form = form;
-    e.partition = partition;
-    e.a = {"compute", 1e12, 0, 4096, 20};
-    e.b = {"memory", 0, 1e11, 8192, 80};
-    e.solo_a = solo_a;
-    e.solo_b = solo_b;
-    return e;
-  };
-  // Compute: 20 launches 10 us longer in all (0.5 us each); memory: 80 launches 64 us longer (0.8 us each). A capped
-  // MPS pair does not count.
-  raw.coruns = {pair("processes", "", 0.060, 0.050), pair("mps", "uncapped", 0.060010, 0.050064),
-                pair("mps", "50+50", 0.2, 0.2)};
-  const std::vector<FittedValue> v = fit_direct(raw, h200);
-  const auto it = std::find_if(v.begin(), v.end(), [](const FittedValue& f) { return f.name == "mps.launch_overhead"; });
-  ASSERT_NE(it, v.end());
-  EXPECT_NEAR(it->value, 0.65e-6, 1e-12);
-  EXPECT_EQ(it->points, 2);
-  // The real H200 runs: about half a microsecond, in the shipped calibration.
-  const ParamOverrides o = builtin_overrides("H200");
-  ASSERT_TRUE(o.count("mps.launch_overhead"));
-  EXPECT_GT(o.at("mps.launch_overhead"), 0.3e-6);
-  EXPECT_LT(o.at("mps.launch_overhead"), 0.7e-6);
-}
-
 TEST(Calibration, FileRoundTrips) {
   const Calibration c = fit_calibration(parse_raw(synthetic_raw("H200", SyntheticTruth{}, 0.003, 9), "s.json"), "H200");
   const std::string path = testing::TempDir() + "/cal.yaml";

@@ -14,7 +14,10 @@ TEST(Catalog, HasEveryRequiredDeviceWithSources) {
                            "M60", "MI25", "MI300X", "llvmpipe"}) {
     const CatalogEntry* e = c.find(name);
     ASSERT_NE(e, nullptr) << name;
-    EXPECT_EQ(e->source.size(), gpu_fields().size() + 1) << name;  // every numeric field plus `mig`
+    // Every numeric field plus `mig`, and resident threads per SM on NVIDIA GPUs (by compute capability).
+    const bool nvidia = e->spec.vendor == "NVIDIA";
+    EXPECT_EQ(e->source.size(), gpu_fields().size() + 1 + (nvidia ? 1 : 0)) << name;
+    EXPECT_EQ(e->spec.threads_per_sm > 0, nvidia) << name;
     for (const auto& [field, key] : e->source) EXPECT_TRUE(c.sources.count(key)) << name << "." << field;
   }
   EXPECT_EQ(c.find("llvmpipe")->spec.kind, "cpu");
@@ -27,6 +30,9 @@ TEST(Catalog, DatasheetValuesLandInSI) {
   EXPECT_DOUBLE_EQ(h100.fp16_tensor, 989e12);
   EXPECT_TRUE(h100.mig);
   EXPECT_FALSE(builtin_catalog().find("T4")->spec.mig);
+  EXPECT_EQ(h100.threads_per_sm, 2048);
+  EXPECT_EQ(builtin_catalog().find("T4")->spec.threads_per_sm, 1024);  // compute capability 7.5
+  EXPECT_EQ(builtin_catalog().find("A40")->spec.threads_per_sm, 1536);  // 8.6
 }
 
 TEST(Catalog, AddedGpusCarryTheirDatasheetFigures) {

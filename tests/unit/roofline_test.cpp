@@ -95,6 +95,46 @@ TEST(Roofline, EachLaunchKindPaysItsOwnOverhead) {
   EXPECT_NEAR(g.bytes / s.bytes, (20e-6 - 2e-6) / (20e-6 - 6e-6), 1e-9);
 }
 
+// A declared block size (issue 13: occupancy from block size, bandwidth against occupancy, wave quantization): the
+// H100 holds 2048 threads per SM (compute capability 9.0).
+TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
+  ParamValues p = perf();
+  p.set("launch_overhead", 0);
+  p.set("occupancy_saturation", 0.4);
+  const GpuSpec& gpu = h100();
+  ASSERT_EQ(gpu.threads_per_sm, 2048);
+  KernelSpec k;
+  k.bytes = 3.35e12 * 0.9;  // one second at full bandwidth
+  k.threads = 256;          // 8 blocks per SM, a wave of 1056 blocks
+  k.blocks = 1056 / 4;      // a quarter of the thread slots: 0.25 / 0.4 of the bandwidth
+  EXPECT_NEAR(kernel_times(k, gpu, p).occupancy, 0.25, 1e-12);
+  EXPECT_NEAR(solo_time(k, gpu, p), 0.4 / 0.25, 1e-9);
+  k.blocks = 1056;  // every slot: full bandwidth
+  EXPECT_NEAR(solo_time(k, gpu, p), 1.0, 1e-9);
+  k.blocks = 0;  // unknown count: one full wave
+  EXPECT_NEAR(solo_time(k, gpu, p), 1.0, 1e-9);
+  k.threads = 768;  // 2 blocks per SM hold 1536 of 2048 threads: 75%, at or above saturation
+  EXPECT_NEAR(kernel_times(k, gpu, p).occupancy, 0.75, 1e-12);
+  EXPECT_NEAR(solo_time(k, gpu, p), 1.0, 1e-9);
+  // Without a saturation (the default) or without a block size, the occupancy does not limit the bandwidth.
+  k.threads = 256;
+  k.blocks = 1056 / 4;
+  EXPECT_NEAR(solo_time(k, gpu, perf()) - perf().get("launch_overhead"), 1.0, 1e-9);
+  k.threads = 0;
+  EXPECT_NEAR(solo_time(k, gpu, p), 1.0, 1e-9);
+  // Compute: blocks run in whole waves; 1.5 waves take as long as 2.
+  KernelSpec c;
+  c.flops_fp16 = 989e12 * 0.79;  // one second on the whole GPU
+  c.threads = 256;
+  c.blocks = 1056 * 1.5;
+  EXPECT_NEAR(solo_time(c, gpu, p), 2 / 1.5, 1e-9);
+  c.blocks = 1056 * 2;
+  EXPECT_NEAR(solo_time(c, gpu, p), 1.0, 1e-9);
+  c.threads = 0;  // unknown block size: no waves
+  c.blocks = 1056 * 1.5;
+  EXPECT_NEAR(solo_time(c, gpu, p), 1.0, 1e-9);
+}
+
 TEST(Roofline, AWorkingSetThatStaysInL2MovesItsBytesAtTheL2Bandwidth) {
   ParamValues p = perf();
   p.set("l2_bandwidth", 10e12);

@@ -124,6 +124,11 @@ INSTANTIATE_TEST_SUITE_P(
              "step: {duration: 2ms, working_set: 10MB}",
              "s.yaml:13:53: tenants[0].workload.training.step.working_set: `working_set` goes with work (bytes): a "
              "measured duration already holds what L2 did"},
+        Case{"threads_with_duration", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {duration: 2ms, threads: 256}",
+             "s.yaml:13:49: tenants[0].workload.training.step.threads: `threads` goes with work (flops, bytes): a "
+             "measured duration already holds its occupancy"},
+        Case{"threads_too_many", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {bytes: 1GB, threads: 2048}",
+             "s.yaml:13:46: tenants[0].workload.training.step.threads: expected an integer from 1 to 1024, found 2048"},
         Case{"bad_launch", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {bytes: 1GB, launch: graphs}",
              "s.yaml:13:45: tenants[0].workload.training.step.launch: expected one of stream, graph, persistent, "
              "found 'graphs'; did you mean 'graph'?"},

@@ -200,6 +200,25 @@ TEST(Workloads, LaunchKindSetsEachKernelsOverhead) {
   EXPECT_GT(graph, 1.5 * stream);
 }
 
+// `threads` reaches the roofline: on an A100-80GB (2048 threads per SM, occupancy_saturation fitted on gpu-stream)
+// a memory-bound step on 54 blocks of 256 threads holds 6.25% of the thread slots and streams at that share of the
+// saturation.
+TEST(Workloads, DeclaredBlockSizeLimitsBandwidthByOccupancy) {
+  const auto rate = [](const std::string& extra) {
+    const std::string text = "version: 1\nname: occ\nduration: 500ms\nreplications: 1\n"
+                             "gpus: [{id: g0, model: A100-80GB}]\nsharing: {g0: {mode: passthrough, overhead: 0}}\n"
+                             "tenants:\n  - {name: a, on: g0, workload: {training: {step: {bytes: 1GB, blocks: 54" +
+                             extra + "}}}}\n";
+    return run_scenario(load_scenario_text(text, "occ.yaml", builtin_catalog())).tenants[0].shared.throughput;
+  };
+  const ParamValues a100 = with_overrides(roofline_params(), builtin_overrides("A100-80GB"));
+  const double sat = a100.get("occupancy_saturation"), o = a100.get("launch_overhead");
+  ASSERT_GT(sat, 0.0625);
+  const double full = 1e9 / (2.039e12 * a100.get("memory_efficiency"));
+  EXPECT_NEAR(rate(""), 1 / (full + o), 0.01 * rate(""));
+  EXPECT_NEAR(rate(", threads: 256"), 1 / (full * sat / 0.0625 + o), 0.01 * rate(", threads: 256"));
+}
+
 // Inference as services run it: closed-loop clients and host time per request (issue 13).
 TEST(Workloads, ClosedLoopClientsObeyLittlesLawAndSaturateAtTheServiceRate) {
   // 1 GB per request on an H100: ~0.33 ms of GPU time each (plus the launch overhead).

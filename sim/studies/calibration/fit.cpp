@@ -5,7 +5,6 @@
 #include "sim/studies/calibration/fit.hpp"
 
 #include <algorithm>
-#include <tuple>
 #include <cmath>
 #include <numeric>
 
@@ -150,28 +149,6 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
     out.push_back({"contention.bw_saturation_fraction", units::Dim::Ratio, sat, sd,
                    std::sqrt(sse(sat, all) / static_cast<double>(pts.size())), static_cast<int>(pts.size()),
                    "bandwidth_sm_scaling.triad: bw(s) = peak min(1, s / (sat SMs)), least squares"});
-  }
-  // MPS: a lone client's kernel sequences against the same sequences in a plain process (both alone on the whole
-  // GPU), per launch: what the MPS path adds to each kernel.
-  std::vector<double> mps_extra;
-  for (const CorunExperiment& m : raw.coruns) {
-    if (m.form != "mps" || m.partition != "uncapped") continue;
-    const std::string pair = m.name.substr(m.name.rfind('.') + 1);
-    for (const CorunExperiment& p : raw.coruns) {
-      if (p.form != "processes" || p.name.substr(p.name.rfind('.') + 1) != pair) continue;
-      for (const auto& [mps, plain, k] : {std::tuple{m.solo_a, p.solo_a, &m.a}, std::tuple{m.solo_b, p.solo_b, &m.b}})
-        if (mps > 0 && plain > 0 && k->launches > 0) mps_extra.push_back((mps - plain) / k->launches);
-    }
-  }
-  if (mps_extra.size() >= 2) {
-    std::sort(mps_extra.begin(), mps_extra.end());
-    const size_t n = mps_extra.size();
-    const double median = n % 2 ? mps_extra[n / 2] : (mps_extra[n / 2 - 1] + mps_extra[n / 2]) / 2;
-    // Its uncertainty: half the interquartile range (one sequence of 12 on the H200 was 8.7 us per launch out).
-    out.push_back({"mps.launch_overhead", units::Dim::Time, std::max(0.0, median),
-                   (mps_extra[(3 * n) / 4] - mps_extra[n / 4]) / 2, 0, static_cast<int>(n),
-                   "corun.mps.uncapped against corun.processes: a lone MPS client's solo time less a plain "
-                   "process's, the same kernel sequences, per launch; median over the pairs' sequences"});
   }
   if (raw.slice)
     out.push_back({"timeslice.slice", units::Dim::Time, raw.slice->median, median_se(*raw.slice), 0, raw.slice->n,

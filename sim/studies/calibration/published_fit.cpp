@@ -1,5 +1,6 @@
 // Calibration from gpu-benches. What is fitted to what:
-// - roofline.memory_efficiency and contention.bw_saturation_fraction: gpu-stream's scale and triad columns (a
+// - roofline.memory_efficiency, contention.bw_saturation_fraction and roofline.occupancy_saturation (the same
+//   number: the share of thread slots at which DRAM saturates): gpu-stream's scale and triad columns (a
 //   copy and the kernel hwcal's bandwidth experiments use), all rows, least squares of relative errors with the
 //   efficiency no lower than the highest bandwidth measured.
 // - roofline.launch_overhead: the intercept a of T = a + V / b over the gpu-small-kernels rows (plain launches) whose volume
@@ -297,6 +298,8 @@ std::vector<Calibration> fit_gpu_benches(const std::string& dir) {
                         static_cast<int>(points.size()), from});
     c.values.push_back({"contention.bw_saturation_fraction", units::Dim::Ratio, fit.saturation, 0, fit.residual,
                         static_cast<int>(points.size()), from + " (share of thread slots = occupancy)"});
+    c.values.push_back({"roofline.occupancy_saturation", units::Dim::Ratio, fit.saturation, 0, fit.residual,
+                        static_cast<int>(points.size()), from + " (the occupancy at which the bandwidth saturates)"});
     if (fs::exists(small)) launch_variants(small, source + " gpu-small-kernels", entry->spec, c);
     out.push_back(std::move(c));
   }

@@ -44,8 +44,9 @@ double median_bandwidth(const SmallKernelRow& row);
 
 // What each launch of a gpu-small-kernels variant takes beyond the roofline's time for its kernel (a scale kernel
 // over `volume` bytes whose buffers stay where the previous launch left them) on `gpu` with the roofline values
-// `roof`: the mean of (time per launch - roofline time without launch overhead) over the rows whose volume fits in
-// a quarter of L2 and that `keep(i)` accepts (i: the row's index). NaN with fewer than 3 such rows.
+// `roof`: the constant a that minimizes the squared relative errors of a + roofline time (without launch overhead)
+// against the time per launch, over the rows whose volume fits in a quarter of L2 and that `keep(i)` accepts (i: the
+// row's index). NaN with fewer than 3 such rows.
 double small_kernel_overhead(const std::vector<SmallKernelRow>& rows, const GpuSpec& gpu, const ParamValues& roof,
                              const std::function<bool(size_t)>& keep);
 

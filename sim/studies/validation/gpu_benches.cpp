@@ -20,6 +20,20 @@ namespace fs = std::filesystem;
 namespace vgpusim {
 namespace {
 
+// The roofline's bandwidth for a streaming kernel (256-thread blocks) holding `occupancy` of the GPU's thread
+// slots, with the fitted efficiency and saturation: what a scenario's kernel with `threads` gets.
+double roofline_stream_bandwidth(const GpuSpec& gpu, const StreamFit& fit, double occupancy) {
+  ParamValues p = ParamValues::defaults(roofline_params());
+  p.set("launch_overhead", 0);
+  p.set("memory_efficiency", fit.efficiency);
+  p.set("occupancy_saturation", fit.saturation);
+  KernelSpec k;
+  k.bytes = 1e9;
+  k.threads = 256;
+  k.blocks = occupancy * gpu.compute_units * gpu.threads_per_sm / k.threads;
+  return k.bytes / solo_time(k, gpu, p);
+}
+
 ValidationRun stream_run(const fs::path& dir) {
   ValidationRun run;
   run.dataset = "gpu-benches-stream";
@@ -28,9 +42,11 @@ ValidationRun stream_run(const fs::path& dir) {
   const ParamValues defaults_cont = ParamValues::defaults(contention_params());
   run.method =
       "gpu-stream runs streaming kernels (init, read, scale, triad, 3- and 5-point stencils) on every SM at rising "
-      "occupancy. The model: bandwidth = catalog bandwidth x `roofline.memory_efficiency` x the contention model's "
-      "reach min(1, share / `contention.bw_saturation_fraction`), with the share of the GPU's thread slots a kernel "
-      "holds taken as its occupancy (Little's law: bytes in flight, not SMs, set the bandwidth). Split \"shipped "
+      "occupancy. The model: the roofline's time for a streaming kernel whose blocks hold that occupancy of the "
+      "GPU's thread slots (`threads` per block, threads per SM from the catalog): bandwidth = catalog bandwidth x "
+      "`roofline.memory_efficiency` x min(1, occupancy / `roofline.occupancy_saturation`) (Little's law: bytes in "
+      "flight, not SMs, set the bandwidth; the same fit gives `contention.bw_saturation_fraction`, the contention "
+      "model's reach for an SM partition). Split \"shipped "
       "method\": the two parameters fitted as the shipped calibrations are (scale and triad together, the efficiency "
       "no lower than the highest bandwidth measured), on the even rows, and checked on the odd rows of scale and "
       "triad; the shipped files themselves are fitted on all rows. Split \"per-kernel knee\": the two parameters "
@@ -62,7 +78,8 @@ ValidationRun stream_run(const fs::path& dir) {
       c.split = split;
       c.id = fmt::format("{} {} occupancy {:.1f}%", stem, table.kernels[k], r.occupancy * 100);
       c.measured = r.bandwidth[k];
-      c.predicted = fit.efficiency * peak * stream_reach(r.occupancy, fit.saturation);
+      c.predicted = entry->spec.threads_per_sm > 0 ? roofline_stream_bandwidth(entry->spec, fit, r.occupancy)
+                                                   : fit.efficiency * peak * stream_reach(r.occupancy, fit.saturation);
       c.baseline["uncalibrated model"] = defaults_roof.get("memory_efficiency") * peak *
                                          stream_reach(r.occupancy, defaults_cont.get("bw_saturation_fraction"));
       c.baseline["plain roofline"] = defaults_roof.get("memory_efficiency") * peak;
@@ -110,10 +127,11 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       "is `l2_bandwidth`, above it the catalog DRAM bandwidth x memory_efficiency, all from the GPU's shipped "
       "calibration: memory_efficiency fitted on gpu-stream and l2_capacity_fraction on gpu-l2-cache (other "
       "benchmarks), launch_overhead and l2_bandwidth together on the plain launches' rows up to L2/4 (so that split "
-      "is not held out). `graph` and `gsync`: their overhead is fitted here on the even rows up to L2/4 (the mean of "
-      "time less the roofline's time; the shipped calibrations use all those rows) and checked on the odd rows. "
+      "is not held out). `graph` and `gsync`: their overhead is fitted here on the even rows up to L2/4 (the constant "
+      "beyond the roofline's time with the least squared relative error; the shipped calibrations use all those "
+      "rows) and checked on the odd rows. "
       "`pt` is held out: it takes the GPU's shipped grid_sync_overhead (fitted on its gsync rows; the A40 has none "
-      "and takes the default, the H200's). A GPU without an L2 calibration (A40) streams every size from DRAM. "
+      "and takes the default, the H200's). A GPU without an L2 capacity calibration (A40) takes its catalog L2 size. "
       "Baselines: the plain roofline at the catalog bandwidth (efficiency 1, no overhead) and the roofline with its "
       "default values (the H200's overheads for every GPU, no L2 level).";
   const ParamValues defaults = ParamValues::defaults(roofline_params());
@@ -144,7 +162,12 @@ ValidationRun small_kernels_run(const fs::path& dir) {
     if (split_rows) {
       const char* param = launch == LaunchKind::Graph ? "graph_launch_overhead" : "grid_sync_overhead";
       const double a = small_kernel_overhead(rows, entry->spec, roof, [](size_t i) { return i % 2 == 0; });
-      if (a > 0) roof.set(param, a);
+      if (!(a > 0)) {  // no fit on the even rows: the shipped value saw the odd ones, so nothing is held out
+        for (size_t i = 1; i < rows.size(); i += 2)
+          run.skipped.push_back({gpu, "no overhead fitted on the even rows (fewer than 3 up to L2/4)"});
+        continue;
+      }
+      roof.set(param, a);
       split = fmt::format("{}, odd rows ({} fitted on the even rows up to L2/4)", variant, param);
     } else if (variant == "pt") {
       split = "pt (held out: grid_sync_overhead of the gsync variant)";
