@@ -181,16 +181,23 @@ tenants:
   EXPECT_EQ(defaults.tenants[0].vgpu_loss_replications.size(), 3u);
 }
 
+namespace {
+// Iterations per second of a training step (`step`: the kernel's keys) alone on a GPU passed through without
+// overhead, one replication.
+double lone_step_rate(const std::string& gpu, const std::string& step, const std::string& duration) {
+  const std::string text = fmt::format(
+      "version: 1\nname: lone\nduration: {}\nreplications: 1\ngpus: [{{id: g0, model: {}}}]\n"
+      "sharing: {{g0: {{mode: passthrough, overhead: 0}}}}\n"
+      "tenants:\n  - {{name: a, on: g0, workload: {{training: {{step: {{{}}}}}}}}}\n",
+      duration, gpu, step);
+  return run_scenario(load_scenario_text(text, "lone.yaml", builtin_catalog())).tenants[0].shared.throughput;
+}
+}  // namespace
+
 // `launch: graph` and `launch: persistent` kernels pay the GPU's own overheads for them (issue 13, per-kernel
 // latency): a 64 kB step launched each way on an H200, alone.
 TEST(Workloads, LaunchKindSetsEachKernelsOverhead) {
-  const auto rate = [](const std::string& launch) {
-    const std::string text = "version: 1\nname: launch\nduration: 50ms\nreplications: 1\n"
-                             "gpus: [{id: g0, model: H200}]\nsharing: {g0: {mode: passthrough, overhead: 0}}\n"
-                             "tenants:\n  - {name: a, on: g0, workload: {training: {step: {bytes: 64kB" +
-                             launch + "}}}}\n";
-    return run_scenario(load_scenario_text(text, "launch.yaml", builtin_catalog())).tenants[0].shared.throughput;
-  };
+  const auto rate = [](const std::string& launch) { return lone_step_rate("H200", "bytes: 64kB" + launch, "50ms"); };
   const ParamValues h200 = with_overrides(roofline_params(), builtin_overrides("H200"));
   const double bytes = 64e3 / (4.8e12 * h200.get("memory_efficiency"));
   const double stream = rate(""), graph = rate(", launch: graph"), persistent = rate(", launch: persistent");
@@ -205,11 +212,7 @@ TEST(Workloads, LaunchKindSetsEachKernelsOverhead) {
 // saturation.
 TEST(Workloads, DeclaredBlockSizeLimitsBandwidthByOccupancy) {
   const auto rate = [](const std::string& extra) {
-    const std::string text = "version: 1\nname: occ\nduration: 500ms\nreplications: 1\n"
-                             "gpus: [{id: g0, model: A100-80GB}]\nsharing: {g0: {mode: passthrough, overhead: 0}}\n"
-                             "tenants:\n  - {name: a, on: g0, workload: {training: {step: {bytes: 1GB, blocks: 54" +
-                             extra + "}}}}\n";
-    return run_scenario(load_scenario_text(text, "occ.yaml", builtin_catalog())).tenants[0].shared.throughput;
+    return lone_step_rate("A100-80GB", "bytes: 1GB, blocks: 54" + extra, "500ms");
   };
   const ParamValues a100 = with_overrides(roofline_params(), builtin_overrides("A100-80GB"));
   const double sat = a100.get("occupancy_saturation"), o = a100.get("launch_overhead");
