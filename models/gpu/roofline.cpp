@@ -179,6 +179,7 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
     const double blocks = k.blocks > 0 ? k.blocks : wave;
     t.occupancy = std::min(1.0, std::min(blocks, wave) * std::min(k.threads, gpu.threads_per_sm) /
                                     (gpu.compute_units * gpu.threads_per_sm));
+    t.occupancy_known = true;
     if (blocks > wave) compute_fill = blocks / (std::ceil(blocks / wave) * wave);
   }
   t.overlap = p.get("overlap");
@@ -202,12 +203,11 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   const bool in_l2 =
       per_kernel > 0 && l2_bandwidth > 0 && per_kernel <= p.get("l2_capacity_fraction") * gpu.l2_cache;
   const bool gemm_bw = k.op == OpClass::Gemm && p.get("gemm_memory_efficiency") > 0;
+  const double dram = gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency");
   // Bytes in flight set the bandwidth: a kernel holding less than occupancy_saturation of the slots reaches that
-  // share of it.
+  // share of it, from DRAM or from L2.
   const double saturation = p.get("occupancy_saturation");
-  const double reach = saturation > 0 ? std::min(1.0, t.occupancy / saturation) : 1.0;
-  const double dram =
-      gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency") * reach;
+  t.reach = saturation > 0 ? std::min(1.0, t.occupancy / saturation) : 1.0;
   double bytes = k.bytes, overhead = launch_overhead(p, k.launch);
   if (k.op != OpClass::Generic && k.op != OpClass::Gemm) {
     // The parameters' names, built once (a trace of LLM iterations launches millions of these kernels).
@@ -225,15 +225,28 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   }
   // Data that stay in L2 move at its bandwidth, but no slower than they would stream from DRAM.
   if (bytes > 0 && in_l2 && l2_bandwidth > dram)
-    t.cache = bytes / l2_bandwidth;
+    t.cache = bytes / (l2_bandwidth * t.reach);
   else if (bytes > 0)
-    t.memory = bytes / dram;
+    t.memory = bytes / (dram * t.reach);
   t.overhead = overhead * std::max(1.0, k.kernels) * std::clamp(k.overhead_share, 0.0, 1.0);
   return t;
 }
 
 double kernel_work_time(double duration, double kernels, const ParamValues& p, LaunchKind launch) {
   return std::max(0.0, duration - launch_overhead(p, launch) * std::max(1.0, kernels));
+}
+
+ActivityDemand activity_demand(const KernelTimes& t, double kernels) {
+  ActivityDemand d;
+  const double solo = t.solo();
+  if (!(solo > 0)) return d;
+  d.compute_fraction = t.sm_side() / solo;
+  d.memory_fraction = t.memory / solo;
+  d.sm_fill = t.sm_fill;
+  d.kernel_time = solo / std::max(1.0, kernels);
+  d.bandwidth_reach = t.reach;
+  d.occupancy = t.occupancy_known ? t.occupancy : 0.0;
+  return d;
 }
 
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p) {

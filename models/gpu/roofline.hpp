@@ -7,6 +7,7 @@
 
 #include "models/gpu/gpu_spec.hpp"
 #include "sim/core/params.hpp"
+#include "sim/core/sharing_model.hpp"
 
 namespace vgpusim {
 
@@ -69,12 +70,14 @@ std::string roofline_description();
 
 struct KernelTimes {
   double compute = 0;   // s, FLOPs at the SM fill the kernel's blocks allow
-  double memory = 0;    // s, bytes at the full DRAM bandwidth (bytes not served from L2)
+  double memory = 0;    // s, bytes from DRAM at the bandwidth its bytes in flight reach (bytes not served from L2)
   double cache = 0;     // s, bytes served from L2 (a working set that stays there)
   double overhead = 0;  // s, its launch kind's overhead for each kernel it stands for
   double sm_fill = 1;   // fraction of the SMs its blocks occupy (a Gemm's: its first wave's)
   double overlap = 1;   // share of the shorter side hidden under the longer one (1: the classic roofline's max)
   double occupancy = 1;  // share of the GPU's resident-thread slots its blocks hold (1 when its block size is unknown)
+  bool occupancy_known = false;
+  double reach = 1;  // share of the bandwidth (DRAM or L2) its bytes in flight reach: min(1, occupancy / saturation)
   // What the SMs do (FLOPs and L2 traffic): the side that does not draw DRAM bandwidth.
   double sm_side() const { return compute > cache ? compute : cache; }
   double solo() const {
@@ -86,6 +89,8 @@ struct KernelTimes {
 
 // The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
+// What an activity of `kernels` kernels with these times asks of the device (the sharing models' view of it).
+ActivityDemand activity_demand(const KernelTimes& t, double kernels);
 // Solo time (s) of `k` on `gpu`: its kernels' launch overhead + the longer of its SM side (compute or L2 time) and
 // its memory time + the part of the shorter one that `overlap` does not hide.
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);

@@ -40,13 +40,22 @@ namespace {
 
 // A context's rate on a share `sms` of the SMs with the DRAM to itself: its compute side slowed to the SMs it holds,
 // its memory side to what those SMs reach of the bandwidth it draws alone.
+// What the SMs it is given (`sms`) reach of the bandwidth it reaches alone. Bytes in flight set the reach: its blocks
+// hold its occupancy of the thread slots alone when that is known (at most `sms` of them on fewer SMs), else its SM
+// fill stands for it. (The roofline's solo time already holds what its own occupancy reaches.)
+double reach_ratio(const ContextLoad& l, double sms, double sat) {
+  const auto reach = [&](double share) { return std::min(1.0, share / sat); };
+  if (l.occupancy > 0) return std::min(1.0, reach(std::min(l.occupancy, sms)) / reach(l.occupancy));
+  return std::min(1.0, reach(sms) / reach(std::clamp(l.sm_fill, 1e-9, 1.0)));
+}
+
+// The share of the device's bandwidth it draws at solo speed.
+double draw(const ContextLoad& l) { return l.memory_fraction * std::clamp(l.bandwidth_reach, 0.0, 1.0); }
+
 double alone_rate(const ContextLoad& l, double sms, double sat) {
   double bound = 1.0;
   if (l.compute_fraction > 0) bound = std::min(bound, sms / (std::max(l.sm_fill, 1e-9) * l.compute_fraction));
-  if (l.memory_fraction > 0) {
-    const auto reach = [&](double share) { return std::min(1.0, share / sat); };
-    bound = std::min(bound, std::min(1.0, reach(sms) / reach(std::clamp(l.sm_fill, 1e-9, 1.0))) / l.memory_fraction);
-  }
+  if (l.memory_fraction > 0) bound = std::min(bound, reach_ratio(l, sms, sat) / l.memory_fraction);
   return std::max(bound, 0.0);
 }
 
@@ -116,11 +125,11 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
     if (l.memory_fraction > 0) {
       // The roofline's solo time already holds the bandwidth the kernel draws alone with its own fill; the SMs it
       // is given here take away only what they cannot reach of that (one rule for a lone client in any mode).
-      const auto reach = [&](double share) { return std::min(1.0, share / sat); };
-      const double alone = reach(std::clamp(l.sm_fill, 1e-9, 1.0));
-      bound = std::min(bound, std::min(1.0, reach(sms[i]) / alone) / l.memory_fraction);
-      v.uses.push_back({0, l.memory_fraction});
-      v.weight = std::max(sms[i], 1e-9) / l.memory_fraction;
+      bound = std::min(bound, reach_ratio(l, sms[i], sat) / l.memory_fraction);
+      if (draw(l) > 0) {
+        v.uses.push_back({0, draw(l)});
+        v.weight = std::max(sms[i], 1e-9) / draw(l);
+      }
     }
     v.bound = std::max(bound, 0.0);
     problem.variables.push_back(v);
@@ -128,10 +137,10 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
   }
   const std::vector<double> x = solve_maxmin(problem);
   double drawn = 0;
-  for (size_t k = 0; k < index.size(); ++k) drawn += x[k] * loads[index[k]].memory_fraction;
+  for (size_t k = 0; k < index.size(); ++k) drawn += x[k] * draw(loads[index[k]]);
   for (size_t k = 0; k < index.size(); ++k) {
     const size_t i = index[k];
-    const double others = drawn - x[k] * loads[i].memory_fraction;
+    const double others = drawn - x[k] * draw(loads[i]);
     rates[i] = x[k] / (1.0 + l2 * std::max(0.0, others));
   }
 }

@@ -279,10 +279,11 @@ SharingModeInfo hami_sharing_mode() {
       number_param("hami", "monitor_period", units::Dim::Time, 5.0, 1e-3, 3600.0,
                    "how often the node monitor decides whether each container is limited (policy default)",
                    "Project-HAMi/HAMi e87c74ac cmd/vGPUmonitor/feedback.go: Observe every 5 s"),
-      number_param("hami", "threads_per_sm", units::Dim::Count, 2048, 32, 4096,
-                   "the GPU's most resident threads per SM, which sizes the bucket and the refill step",
-                   "CUDA C Programming Guide, technical specifications per compute capability: 2048 for 7.0, 8.0, "
-                   "9.0 (V100, A100, H100/H200); 1536 for 8.6 and 8.9 (A40, L40): set it for those"),
+      number_param("hami", "threads_per_sm", units::Dim::Count, 0, 0, 4096,
+                   "the GPU's most resident threads per SM, which sizes the bucket and the refill step; 0 = the "
+                   "catalog's for the GPU (2048 where it has none)",
+                   "CUDA C Programming Guide, technical specifications per compute capability (the catalog's "
+                   "threads_per_sm): 2048 for 7.0, 8.0, 9.0 (V100, A100, H100/H200); 1536 for 8.6 and 8.9 (A40, L40)"),
       per_tenant(number_param("hami", "sm_limit", units::Dim::Ratio, 1.0, 0.01, 1.0,
                               "the container's CUDA_DEVICE_SM_LIMIT: the SM utilization (share of time its kernels "
                               "run) the limiter steers the process to; 100% = no limit",
@@ -300,7 +301,9 @@ SharingModeInfo hami_sharing_mode() {
     settings.window = s.params.get("utilization_window");
     settings.poll = s.params.get("launch_poll");
     settings.monitor_period = s.params.get("monitor_period");
-    settings.threads_per_sm = s.params.get("threads_per_sm");
+    settings.threads_per_sm = s.params.get("threads_per_sm") > 0   ? s.params.get("threads_per_sm")
+                              : s.gpu.threads_per_sm > 0           ? s.gpu.threads_per_sm
+                                                                   : 2048.0;
     settings.sms = s.gpu.compute_units;
     std::vector<Limiter> limiters(s.tenants.size());
     for (size_t i = 0; i < s.tenants.size(); ++i) {

@@ -74,7 +74,7 @@ void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag
   advance(gpus_[c.gpu], now_);
   if (c.heap.empty()) {
     c.v = 0;  // rebase the virtual clock: keeps finish_v small and precise
-    c.demand_sum = {0, 0, 0, 0, 0, 0};
+    c.demand_sum = {0, 0, 0, 0, 0, 0, 0, 0};
     c.holds = 0;
   }
   c.heap.push_back(Member{c.v + solo_seconds, member_seq_++, tag, demand, hold});
@@ -89,6 +89,8 @@ void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag
   c.demand_sum.sm_fill += demand.sm_fill;
   c.demand_sum.kernel_time += demand.kernel_time;
   c.demand_sum.stream_launched += demand.stream_launched;
+  c.demand_sum.bandwidth_reach += demand.bandwidth_reach;
+  c.demand_sum.occupancy += demand.occupancy;
   std::push_heap(c.heap.begin(), c.heap.end(), MemberLater{});
   mark_dirty(c.gpu);
 }
@@ -100,6 +102,8 @@ void Engine::pop_member(Context& c) {
   c.demand_sum.sm_fill -= d.sm_fill;
   c.demand_sum.kernel_time -= d.kernel_time;
   c.demand_sum.stream_launched -= d.stream_launched;
+  c.demand_sum.bandwidth_reach -= d.bandwidth_reach;
+  c.demand_sum.occupancy -= d.occupancy;
   const bool hold = c.heap.front().hold;
   if (hold) --c.holds;
   std::pop_heap(c.heap.begin(), c.heap.end(), MemberLater{});
@@ -235,6 +239,8 @@ void Engine::recompute(GpuIndex index) {
       load.sm_fill = c.demand_sum.sm_fill * k;
       load.kernel_time = c.demand_sum.kernel_time * k;
       load.stream_launched = c.demand_sum.stream_launched * k;
+      load.bandwidth_reach = c.demand_sum.bandwidth_reach * k;
+      load.occupancy = c.demand_sum.occupancy * k;
     }
     gpu.decision.rate[i] = 0;
   }

@@ -112,7 +112,7 @@ class Engine {
     double work_done = 0;    // solo-seconds delivered, all time
     size_t holds = 0;        // in-flight members that are idle holds
     double work_ended_at = -kInfinity;  // when its last member that does work left
-    ActivityDemand demand_sum{0, 0, 0, 0, 0, 0};  // sums over the in-flight members
+    ActivityDemand demand_sum{0, 0, 0, 0, 0, 0, 0, 0};  // sums over the in-flight members
     long long launches = 0;                 // members that do work started, all time
     double launched_blocks = 0;             // their thread blocks
     std::vector<Member> heap;

@@ -17,8 +17,9 @@ struct ContextLoad {
   int holds = 0;   // of those, idle holds (see SharingModel::idle_hold): they progress but do no work
   // Means over the in-flight kernels (which share the context's rate equally). For a kernel with solo time T (its
   // SM side c and memory side m combined as the roofline's overlap says: max(c, m) when they overlap fully):
-  // compute_fraction = c / T, memory_fraction = m / T (at solo speed it draws that fraction of the device's DRAM
-  // bandwidth), sm_fill = the fraction of SMs its blocks fill.
+  // compute_fraction = c / T, memory_fraction = m / T (the share of its time it waits on DRAM; at solo speed it
+  // draws memory_fraction x bandwidth_reach of the device's bandwidth), sm_fill = the fraction of SMs its blocks
+  // fill.
   double compute_fraction = 0;
   double memory_fraction = 0;
   double sm_fill = 1;
@@ -29,6 +30,8 @@ struct ContextLoad {
   long long launches = 0;
   double launched_blocks = 0;
   double stream_launched = 1;  // mean over the in-flight kernels of ActivityDemand::stream_launched
+  double bandwidth_reach = 1;  // mean of ActivityDemand::bandwidth_reach: it draws memory_fraction x this alone
+  double occupancy = 0;        // mean of ActivityDemand::occupancy (0 = unknown: sm_fill stands for it)
 };
 
 // What an activity asks of the device, for the models that share SMs and bandwidth (see ContextLoad).
@@ -41,6 +44,10 @@ struct ActivityDemand {
   // 1: its kernels are launched one by one on a stream (through the driver, or an MPS server); 0: they are nodes of
   // a CUDA graph or iterations of a persistent kernel.
   double stream_launched = 1;
+  // Share of the bandwidth its bytes in flight reach alone (below 1: too few threads; the roofline's occupancy):
+  // while memory-bound it draws memory_fraction x bandwidth_reach of the device's bandwidth.
+  double bandwidth_reach = 1;
+  double occupancy = 0;  // share of the GPU's thread slots its blocks hold, when its block size is known; 0 = unknown
 };
 
 // What a model answers: each context's progress rate as a fraction of the GPU's solo speed (1 = as fast as alone

@@ -131,8 +131,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     }
     const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
     const double solo = t.solo();
-    ActivityDemand d;
-    if (solo > 0) d = {t.sm_side() / solo, t.memory / solo, t.sm_fill, solo / std::max(1.0, kernel.kernels)};
+    ActivityDemand d = activity_demand(t, kernel.kernels);
     d.blocks = (kernel.blocks > 0 ? kernel.blocks : target_.spec.compute_units) * std::max(1.0, kernel.kernels);
     d.stream_launched = kernel.launch == LaunchKind::Stream ? 1.0 : 0.0;
     if (!engine_.start_activity(context_, solo, tag, d)) {

@@ -133,8 +133,9 @@ const std::vector<Section>& sections_after_workloads() {
                   {"blocks", "integer", false, "", "thread blocks; fewer than SMs leave SMs idle", "fills every SM"},
                   {"threads", "integer 1-1024", false, "",
                    "threads per block: with the GPU's resident threads per SM (catalog) its blocks run in whole waves "
-                   "and its occupancy (blocks x threads over the GPU's thread slots) limits its DRAM bandwidth below "
-                   "roofline.occupancy_saturation; not with `duration`",
+                   "and, on GPUs with a fitted roofline.occupancy_saturation (A100-40GB, A100-80GB, A40, L40, V100), "
+                   "its occupancy (blocks x threads over the GPU's thread slots) limits its bandwidth below that; "
+                   "not with `duration`",
                    "unknown: neither modelled"},
                   {"working_set", "size", false, "",
                    "distinct bytes the kernels touch that the kernel before them left in L2 (the same buffers "

@@ -122,6 +122,20 @@ TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
   EXPECT_NEAR(solo_time(k, gpu, perf()) - perf().get("launch_overhead"), 1.0, 1e-9);
   k.threads = 0;
   EXPECT_NEAR(solo_time(k, gpu, p), 1.0, 1e-9);
+  // From L2 too, the bytes in flight set the bandwidth; where L2 is slower than DRAM a working set changes nothing.
+  ParamValues l2 = p;
+  l2.set("l2_bandwidth", 2 * 3.35e12 * 0.9);
+  k.threads = 256;
+  k.blocks = 1056 / 4;
+  k.working_set = 1e6;
+  EXPECT_NEAR(solo_time(k, gpu, l2), 0.5 * 0.4 / 0.25, 1e-9);
+  l2.set("l2_bandwidth", 0.5 * 3.35e12 * 0.9);
+  EXPECT_NEAR(solo_time(k, gpu, l2), 0.4 / 0.25, 1e-9);
+  const ActivityDemand d = activity_demand(kernel_times(k, gpu, l2), 1);
+  EXPECT_NEAR(d.memory_fraction, 1.0, 1e-12);  // it waits on DRAM all its time
+  EXPECT_NEAR(d.bandwidth_reach, 0.25 / 0.4, 1e-12);  // and draws that share of it
+  EXPECT_NEAR(d.occupancy, 0.25, 1e-12);
+  k.working_set = 0;
   // Compute: blocks run in whole waves; 1.5 waves take as long as 2.
   KernelSpec c;
   c.flops_fp16 = 989e12 * 0.79;  // one second on the whole GPU
