@@ -114,9 +114,9 @@ std::vector<ParamSpec> roofline_params() {
 
 std::string roofline_description() {
   return "kernel solo time = the overhead of its launch kind (launch_overhead on a stream, graph_launch_overhead in a "
-         "CUDA graph, grid_sync_overhead per persistent-kernel iteration) + longer + (1 - overlap) x shorter of sum of FLOP / (peak x efficiency x "
-         "SM fill) (fp32_efficiency for FP32 when set, else compute_efficiency) and bytes / (bandwidth x "
-         "memory_efficiency x min(1, occupancy / occupancy_saturation)); SM fill = min(1, blocks / SMs), blocks in "
+         "CUDA graph, grid_sync_overhead per persistent-kernel iteration) + longer + (1 - overlap) x shorter of sum "
+         "of FLOP / (peak x efficiency x SM fill) (fp32_efficiency for FP32 when set, else compute_efficiency) and "
+         "bytes / (bandwidth x memory_efficiency x min(1, occupancy / occupancy_saturation)); SM fill = min(1, blocks / SMs), blocks in "
          "whole waves when their size (`threads`) is known; a working set within "
          "l2_capacity_fraction x L2 moves its bytes at l2_bandwidth where that is faster than DRAM; kernels of a known "
          "op class take that class's fitted efficiencies (a GEMM's tiles run in whole waves over the SMs)";
