@@ -170,15 +170,17 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   double compute_fill = t.sm_fill;
   if (k.op == OpClass::Gemm && k.blocks > gpu.compute_units && gpu.compute_units > 0)
     compute_fill = k.blocks / (std::ceil(k.blocks / gpu.compute_units) * gpu.compute_units);
-  // A declared block size: an SM holds floor(threads per SM / threads) blocks, a wave is that on every SM, and the
-  // blocks run in whole waves (the last one as long as a full one); the blocks of its first wave hold `occupancy`
-  // of the thread slots. Unknown blocks: one full wave.
+  // A declared block size: an SM holds floor(threads per SM / threads) blocks (threads in whole warps of 32; at most
+  // the GPU's resident blocks per SM), a wave is that on every SM, and the blocks run in whole waves (the last one
+  // as long as a full one); the blocks of its first wave hold `occupancy` of the thread slots. Unknown blocks: one
+  // full wave.
   if (k.threads > 0 && gpu.threads_per_sm > 0 && gpu.compute_units > 0 && k.op != OpClass::Gemm) {
-    const double per_sm = std::max(1.0, std::floor(gpu.threads_per_sm / k.threads));
+    const double threads = std::min(std::ceil(k.threads / 32) * 32, gpu.threads_per_sm);
+    double per_sm = std::max(1.0, std::floor(gpu.threads_per_sm / threads));
+    if (gpu.blocks_per_sm > 0) per_sm = std::min(per_sm, gpu.blocks_per_sm);
     const double wave = gpu.compute_units * per_sm;
     const double blocks = k.blocks > 0 ? k.blocks : wave;
-    t.occupancy = std::min(1.0, std::min(blocks, wave) * std::min(k.threads, gpu.threads_per_sm) /
-                                    (gpu.compute_units * gpu.threads_per_sm));
+    t.occupancy = std::min(1.0, std::min(blocks, wave) * threads / (gpu.compute_units * gpu.threads_per_sm));
     t.occupancy_known = true;
     if (blocks > wave) compute_fill = blocks / (std::ceil(blocks / wave) * wave);
   }

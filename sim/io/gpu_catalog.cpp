@@ -55,7 +55,9 @@ const Section& catalog_gpu() {
                 {"kind", "gpu|cpu", true, "", ""},        {"architecture", "string", true, "", ""},
                 {"notes", "string", false, "", ""},       {"mig", "sourced bool", true, "", ""},
                 {"threads_per_sm", "sourced value", false, "",
-                 "resident threads per SM (NVIDIA); without it kernels' occupancy is not modelled"}};
+                 "resident threads per SM (NVIDIA); without it kernels' occupancy is not modelled"},
+                {"blocks_per_sm", "sourced value", false, "",
+                 "resident thread blocks per SM at most (NVIDIA); without it the thread count alone sets them"}};
     for (const GpuField& f : gpu_fields()) sec.keys.push_back({f.name, "sourced value", true, "", f.help});
     return sec;
   }();
@@ -112,6 +114,10 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     if (g.has("threads_per_sm")) {
       MapReader v = read_sourced("threads_per_sm");
       e.spec.threads_per_sm = static_cast<double>(v.integer("value", 32, 65536));
+    }
+    if (g.has("blocks_per_sm")) {
+      MapReader v = read_sourced("blocks_per_sm");
+      e.spec.blocks_per_sm = static_cast<double>(v.integer("value", 1, 1024));
     }
     cat.gpus.push_back(std::move(e));
   }

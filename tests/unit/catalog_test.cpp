@@ -14,10 +14,13 @@ TEST(Catalog, HasEveryRequiredDeviceWithSources) {
                            "M60", "MI25", "MI300X", "llvmpipe"}) {
     const CatalogEntry* e = c.find(name);
     ASSERT_NE(e, nullptr) << name;
-    // Every numeric field plus `mig`, and resident threads per SM on NVIDIA GPUs (by compute capability).
+    // Every numeric field plus `mig`, and resident threads (and blocks) per SM on NVIDIA GPUs, by compute capability
+    // (the resident blocks of 12.0, the RTX PRO 6000, are not in the catalog).
     const bool nvidia = e->spec.vendor == "NVIDIA";
-    EXPECT_EQ(e->source.size(), gpu_fields().size() + 1 + (nvidia ? 1 : 0)) << name;
+    const bool blocks = nvidia && std::string(name) != "RTX-PRO-6000";
+    EXPECT_EQ(e->source.size(), gpu_fields().size() + 1 + (nvidia ? 1 : 0) + (blocks ? 1 : 0)) << name;
     EXPECT_EQ(e->spec.threads_per_sm > 0, nvidia) << name;
+    EXPECT_EQ(e->spec.blocks_per_sm > 0, blocks) << name;
     for (const auto& [field, key] : e->source) EXPECT_TRUE(c.sources.count(key)) << name << "." << field;
   }
   EXPECT_EQ(c.find("llvmpipe")->spec.kind, "cpu");
@@ -33,6 +36,8 @@ TEST(Catalog, DatasheetValuesLandInSI) {
   EXPECT_EQ(h100.threads_per_sm, 2048);
   EXPECT_EQ(builtin_catalog().find("T4")->spec.threads_per_sm, 1024);  // compute capability 7.5
   EXPECT_EQ(builtin_catalog().find("A40")->spec.threads_per_sm, 1536);  // 8.6
+  EXPECT_EQ(builtin_catalog().find("A40")->spec.blocks_per_sm, 16);
+  EXPECT_EQ(builtin_catalog().find("L40")->spec.blocks_per_sm, 24);  // 8.9
 }
 
 TEST(Catalog, AddedGpusCarryTheirDatasheetFigures) {

@@ -116,6 +116,13 @@ TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
   k.threads = 768;  // 2 blocks per SM hold 1536 of 2048 threads: 75%, at or above saturation
   EXPECT_NEAR(kernel_times(k, gpu, p).occupancy, 0.75, 1e-12);
   EXPECT_NEAR(solo_time(k, gpu, p), 1.0, 1e-9);
+  // Small blocks: at most 32 resident blocks per SM (9.0), so 32-thread blocks hold half of the slots; threads count
+  // in whole warps (48 threads take 64 slots).
+  k.blocks = 0;
+  k.threads = 32;
+  EXPECT_NEAR(kernel_times(k, gpu, p).occupancy, 0.5, 1e-12);
+  k.threads = 48;
+  EXPECT_NEAR(kernel_times(k, gpu, p).occupancy, 1.0, 1e-12);
   // Without a saturation (the default) or without a block size, the occupancy does not limit the bandwidth.
   k.threads = 256;
   k.blocks = 1056 / 4;
