@@ -207,9 +207,12 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamVal
   const bool gemm_bw = k.op == OpClass::Gemm && p.get("gemm_memory_efficiency") > 0;
   const double dram = gpu.memory_bandwidth * p.get(gemm_bw ? "gemm_memory_efficiency" : "memory_efficiency");
   // Bytes in flight set the bandwidth: a kernel holding less than occupancy_saturation of the slots reaches that
-  // share of it, from DRAM or from L2.
-  const double saturation = p.get("occupancy_saturation");
-  t.reach = saturation > 0 ? std::min(1.0, t.occupancy / saturation) : 1.0;
+  // share of it, from DRAM or from L2 (looked up only for a kernel whose block size is known: the hot path of
+  // millions of LLM kernels has none).
+  if (t.occupancy_known) {
+    const double saturation = p.get("occupancy_saturation");
+    if (saturation > 0) t.reach = std::min(1.0, t.occupancy / saturation);
+  }
   double bytes = k.bytes, overhead = launch_overhead(p, k.launch);
   if (k.op != OpClass::Generic && k.op != OpClass::Gemm) {
     // The parameters' names, built once (a trace of LLM iterations launches millions of these kernels).
@@ -238,14 +241,17 @@ double kernel_work_time(double duration, double kernels, const ParamValues& p, L
   return std::max(0.0, duration - launch_overhead(p, launch) * std::max(1.0, kernels));
 }
 
-ActivityDemand activity_demand(const KernelTimes& t, double kernels) {
+ActivityDemand activity_demand(const KernelSpec& k, const KernelTimes& t, const GpuSpec& gpu) {
   ActivityDemand d;
+  const double kernels = std::max(1.0, k.kernels);
+  d.blocks = (k.blocks > 0 ? k.blocks : gpu.compute_units) * kernels;
+  d.stream_launched = k.launch == LaunchKind::Stream ? 1.0 : 0.0;
   const double solo = t.solo();
   if (!(solo > 0)) return d;
   d.compute_fraction = t.sm_side() / solo;
   d.memory_fraction = t.memory / solo;
   d.sm_fill = t.sm_fill;
-  d.kernel_time = solo / std::max(1.0, kernels);
+  d.kernel_time = solo / kernels;
   d.bandwidth_reach = t.reach;
   d.occupancy = t.occupancy_known ? t.occupancy : 0.0;
   return d;

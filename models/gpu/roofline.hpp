@@ -89,8 +89,8 @@ struct KernelTimes {
 
 // The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
-// What an activity of `kernels` kernels with these times asks of the device (the sharing models' view of it).
-ActivityDemand activity_demand(const KernelTimes& t, double kernels);
+// What the work `k`, whose times on `gpu` are `t`, asks of the device (the sharing models' view of it).
+ActivityDemand activity_demand(const KernelSpec& k, const KernelTimes& t, const GpuSpec& gpu);
 // Solo time (s) of `k` on `gpu`: its kernels' launch overhead + the longer of its SM side (compute or L2 time) and
 // its memory time + the part of the shorter one that `overlap` does not hide.
 double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <boost/algorithm/string/case_conv.hpp>
 
 #include "sim/core/names.hpp"
 
@@ -330,11 +330,7 @@ std::vector<std::string> maximal_layouts(const MigGpuTable& table, const Counts&
 
 // ---- did-you-mean ----
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
+std::string lowercase(std::string_view s) { return boost::algorithm::to_lower_copy(std::string(s)); }
 
 // The closest profile name: case and a "MIG "/"mig-" prefix (as in nvidia-smi and Kubernetes resource names)
 // are ignored, "3g" matches "3g.20gb", otherwise at most 2 edits.

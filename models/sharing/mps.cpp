@@ -12,15 +12,17 @@ namespace {
 class Mps final : public SharingModel {
  public:
   Mps(std::vector<double> caps, SmAllocation allocation, ParamValues params)
-      : caps_(std::move(caps)), allocation_(allocation), params_(std::move(params)) {}
+      : caps_(std::move(caps)),
+        allocation_(allocation),
+        params_(std::move(params)),
+        launch_overhead_(params_.get("launch_overhead")) {}
   void decide(double /*now*/, std::span<const ContextLoad> contexts, ShareDecision& out) override {
     spatial_rates(contexts, caps_, allocation_, params_, rates_);
-    const double extra = params_.get("launch_overhead");
     for (size_t i = 0; i < contexts.size(); ++i) {
       // Each kernel launched on a stream goes through the MPS server: it ends launch_overhead later than its work
       // at this rate r alone would (t / r + o of wall time: rate r t / (t + r o)). Graph nodes and persistent
       // iterations do not; a kernel of unknown length pays nothing.
-      const double t = contexts[i].kernel_time, r = rates_[i], o = extra * contexts[i].stream_launched;
+      const double t = contexts[i].kernel_time, r = rates_[i], o = launch_overhead_ * contexts[i].stream_launched;
       out.rate[i] = o > 0 && t > 0 && r > 0 ? r * t / (t + r * o) : r;
     }
   }
@@ -30,6 +32,7 @@ class Mps final : public SharingModel {
   SmAllocation allocation_;
   ParamValues params_;
   std::vector<double> rates_;
+  double launch_overhead_;  // s, per kernel launched on a stream
 };
 
 }  // namespace

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
+#include <boost/algorithm/string/case_conv.hpp>
 
 namespace vgpusim {
 namespace {
@@ -19,10 +19,7 @@ namespace {
 // it back, and moving them to the phase's start changes no per-stream total. Longer gaps keep their place.
 constexpr double kFluidMergeGap = 20e-6;  // s
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string lower(const std::string& s) { return boost::algorithm::to_lower_copy(s); }
 
 bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_set>
+#include <boost/algorithm/string/case_conv.hpp>
 
 namespace vgpusim {
 namespace {
@@ -115,10 +116,7 @@ class GzipStreamBuf final : public std::streambuf {
   size_t token_ = 0;  // characters of the string or number being read
 };
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string lower(const std::string& s) { return boost::algorithm::to_lower_copy(s); }
 
 double number(const json& object, const char* key, double fallback) {
   if (!object.is_object()) return fallback;

@@ -5,7 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
+#include <boost/algorithm/string/predicate.hpp>
 
 #include "sim/core/errors.hpp"
 #include "sim/io/text_fields.hpp"
@@ -39,10 +39,6 @@ const Section& model_section() {
   return s;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 }  // namespace
 
@@ -61,7 +57,7 @@ std::vector<LlmModelEntry> parse_llm_catalog(const std::string& text, const std:
     LlmModelEntry e;
     e.shape.name = r.string("name");
     for (const LlmModelEntry& other : out)
-      if (lower(other.shape.name) == lower(e.shape.name))
+      if (boost::algorithm::iequals(other.shape.name, e.shape.name))
         fail_at(file, r.get("name"), r.child_path("name"), "duplicate model '" + e.shape.name + "'");
     e.source = r.string("source");
     if (r.has("vidur")) e.vidur = r.string("vidur");
@@ -88,7 +84,7 @@ const std::vector<LlmModelEntry>& builtin_llm_models() {
 
 const LlmModelEntry* find_llm_model(const std::string& name) {
   for (const LlmModelEntry& e : builtin_llm_models())
-    if (lower(e.shape.name) == lower(name)) return &e;
+    if (boost::algorithm::iequals(e.shape.name, name)) return &e;
   return nullptr;
 }
 

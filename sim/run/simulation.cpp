@@ -131,9 +131,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     }
     const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
     const double solo = t.solo();
-    ActivityDemand d = activity_demand(t, kernel.kernels);
-    d.blocks = (kernel.blocks > 0 ? kernel.blocks : target_.spec.compute_units) * std::max(1.0, kernel.kernels);
-    d.stream_launched = kernel.launch == LaunchKind::Stream ? 1.0 : 0.0;
+    const ActivityDemand d = activity_demand(kernel, t, target_.spec);
     if (!engine_.start_activity(context_, solo, tag, d)) {
       deferred_.emplace_back(kernel, tag);  // it waits for an idle hold
       return;

@@ -1,13 +1,20 @@
-// What the benchmark programs share: a wall clock and the baseline they measure in the same run, a bare heap.
+// What the benchmark programs share: a wall clock, the baseline they measure in the same run (a bare heap), the
+// trace they replay and a timed load and simulation of a scenario.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <queue>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/run/simulation.hpp"
+#include "sim/scenario/loader.hpp"
 
 namespace vgpusim::bench {
 
@@ -33,6 +40,31 @@ inline double bare_heap_events_per_s(uint64_t events, uint64_t actors = 4) {
   const double wall = now_s() - t0;
   if (sink < 0) std::printf("%g", sink);  // keeps the loop from being optimized away
   return static_cast<double>(events) / wall;
+}
+
+// The trace a benchmark replays: its first argument, else `fallback`; "" (said on stdout) when the file is missing.
+inline std::string trace_argument(int argc, char** argv, const std::string& fallback, const char* bench) {
+  const std::string trace = argc > 1 ? argv[1] : fallback;
+  if (std::filesystem::exists(trace)) return trace;
+  std::printf("%s benchmark skipped: %s not found\n", bench, trace.c_str());
+  return "";
+}
+
+// A scenario text loaded and simulated, each timed.
+struct TimedRun {
+  RunRecord rec;
+  double load_s = 0, simulate_s = 0;
+  double events_per_s() const { return static_cast<double>(rec.events) / simulate_s; }
+};
+inline TimedRun load_and_simulate(const std::string& text) {
+  TimedRun r;
+  const double t0 = now_s();
+  const Scenario sc = load_scenario_text(text, "bench.yaml", builtin_catalog());
+  const double t1 = now_s();
+  r.rec = simulate(sc);
+  r.load_s = t1 - t0;
+  r.simulate_s = now_s() - t1;
+  return r;
 }
 
 }  // namespace vgpusim::bench

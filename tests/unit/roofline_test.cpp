@@ -138,7 +138,7 @@ TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
   EXPECT_NEAR(solo_time(k, gpu, l2), 0.5 * 0.4 / 0.25, 1e-9);
   l2.set("l2_bandwidth", 0.5 * 3.35e12 * 0.9);
   EXPECT_NEAR(solo_time(k, gpu, l2), 0.4 / 0.25, 1e-9);
-  const ActivityDemand d = activity_demand(kernel_times(k, gpu, l2), 1);
+  const ActivityDemand d = activity_demand(k, kernel_times(k, gpu, l2), gpu);
   EXPECT_NEAR(d.memory_fraction, 1.0, 1e-12);  // it waits on DRAM all its time
   EXPECT_NEAR(d.bandwidth_reach, 0.25 / 0.4, 1e-12);  // and draws that share of it
   EXPECT_NEAR(d.occupancy, 0.25, 1e-12);

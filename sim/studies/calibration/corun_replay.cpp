@@ -54,7 +54,7 @@ std::pair<double, double> run(const Setup& s, const CorunKernel* a, const CorunK
     k.blocks = kernels[i]->blocks_per_launch;
     const KernelTimes t = kernel_times(k, gpu, perf);
     seq[i].solo = t.solo();
-    if (seq[i].solo > 0) seq[i].demand = activity_demand(t, 1);
+    if (seq[i].solo > 0) seq[i].demand = activity_demand(k, t, gpu);
     seq[i].left = std::max(1, kernels[i]->launches);
     seq[i].launch();
   }

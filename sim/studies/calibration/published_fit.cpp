@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <span>
+#include <boost/algorithm/string/case_conv.hpp>
 
 #include "models/gpu/roofline.hpp"
 #include "models/sharing/contention.hpp"
@@ -325,9 +326,7 @@ void add_published(Calibration& c, const Calibration& published) {
 }
 
 std::string calibration_file_name(const std::string& gpu) {
-  std::string name = gpu;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return name + ".yaml";
+  return boost::algorithm::to_lower_copy(gpu) + ".yaml";
 }
 
 int fit_gpu_benches_command(const std::string& dir, const std::string& out_dir, const std::string& vidur_dir) {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
+#include <boost/algorithm/string/case_conv.hpp>
 
 #include "models/gpu/roofline.hpp"
 #include "models/sharing/contention.hpp"
@@ -57,9 +57,7 @@ ValidationRun stream_run(const fs::path& dir) {
       ") and the plain roofline (catalog bandwidth x default efficiency at every occupancy).";
   for (const fs::path file : gpu_benches_tables((dir / "gpu-stream").string())) {
     const std::string stem = file.stem().string();
-    std::string lower = stem;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    const std::string gpu = published_gpu_name(lower);
+    const std::string gpu = published_gpu_name(boost::algorithm::to_lower_copy(stem));
     const StreamTable table = read_gpu_stream(file.string());
     const CatalogEntry* entry = gpu.empty() ? nullptr : builtin_catalog().find(gpu);
     if (!entry) {
