@@ -1,6 +1,7 @@
 // Kernel performance model: a unit of GPU work and its solo time on a GPU, a roofline with declared efficiencies.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -64,7 +65,30 @@ struct KernelSpec {
 // What limits a kernel given as a measured duration: it is converted to the work that takes that long.
 enum class KernelBound { Memory, FP16, FP32, FP64 };
 
-// The roofline's parameters (registered as model "roofline").
+// The number of op classes (OpClass values).
+inline constexpr size_t kOpClasses = static_cast<size_t>(OpClass::Residual) + 1;
+
+// The roofline's parameters (registered as model "roofline"), read once per GPU (ScenarioGpu::performance).
+struct RooflineParams {
+  double compute_efficiency;      // of the datasheet FLOP rate
+  double memory_efficiency;       // of the datasheet DRAM bandwidth
+  double fp32_efficiency;         // 0 = compute_efficiency
+  double overlap;                 // share of the shorter side hidden under the longer one
+  double launch_overhead;         // s per kernel launched on a stream
+  double graph_launch_overhead;   // s per kernel node of a CUDA graph
+  double grid_sync_overhead;      // s per persistent-kernel iteration
+  double occupancy_saturation;    // share of thread slots for the full bandwidth; 0 = not modelled
+  double l2_bandwidth;            // B/s; 0 = no L2 level
+  double l2_capacity_fraction;    // of the catalog L2 a working set may fill
+  double gemm_efficiency;         // 0 = compute_efficiency
+  double gemm_memory_efficiency;  // 0 = memory_efficiency
+  // Per op class (index: OpClass), for the element-wise classes: bytes moved per declared byte, and the share of a
+  // launch overhead each kernel takes.
+  std::array<double, kOpClasses> traffic;
+  std::array<double, kOpClasses> class_overhead;
+
+  static const ParamTable<RooflineParams>& table();
+};
 std::vector<ParamSpec> roofline_params();
 std::string roofline_description();
 
@@ -87,21 +111,22 @@ struct KernelTimes {
   }
 };
 
-// The roofline's two sides for `k` on `gpu`. `p` holds roofline_params().
-KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
+// The roofline's two sides for `k` on `gpu`.
+KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const RooflineParams& p);
 // What the work `k`, whose times on `gpu` are `t`, asks of the device (the sharing models' view of it).
 ActivityDemand activity_demand(const KernelSpec& k, const KernelTimes& t, const GpuSpec& gpu);
 // Solo time (s) of `k` on `gpu`: its kernels' launch overhead + the longer of its SM side (compute or L2 time) and
 // its memory time + the part of the shorter one that `overlap` does not hide.
-double solo_time(const KernelSpec& k, const GpuSpec& gpu, const ParamValues& p);
+double solo_time(const KernelSpec& k, const GpuSpec& gpu, const RooflineParams& p);
 
 // The work that takes `duration` on `reference` when limited by `bound`, as `kernels` kernels (inverse of
 // solo_time: their launch overhead is taken out first; a duration shorter than that holds no work).
 KernelSpec kernel_from_duration(double duration, const GpuSpec& reference, KernelBound bound, double blocks,
-                                const ParamValues& p, double kernels = 1, LaunchKind launch = LaunchKind::Stream);
+                                const RooflineParams& p, double kernels = 1, LaunchKind launch = LaunchKind::Stream);
 // What of `duration` (s) is work rather than the launch overhead of `kernels` kernels.
-double kernel_work_time(double duration, double kernels, const ParamValues& p, LaunchKind launch = LaunchKind::Stream);
-// What each kernel launched as `launch` pays beyond its roofline time (s); `p` holds roofline_params().
-double launch_overhead(const ParamValues& p, LaunchKind launch);
+double kernel_work_time(double duration, double kernels, const RooflineParams& p,
+                        LaunchKind launch = LaunchKind::Stream);
+// What each kernel launched as `launch` pays beyond its roofline time (s).
+double launch_overhead(const RooflineParams& p, LaunchKind launch);
 
 }  // namespace vgpusim

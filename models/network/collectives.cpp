@@ -2,6 +2,7 @@
 // memoized; the analytic ring formula beside it as the cross-check.
 #include "models/network/collectives.hpp"
 
+#include <array>
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 #include <sys/wait.h>
@@ -193,34 +194,50 @@ std::vector<std::string> link_kinds() {
   return v;
 }
 
-std::vector<ParamSpec> network_params() {
-  std::vector<ParamSpec> v;
-  for (const LinkPreset& p : presets()) {
-    v.push_back(number_param("network", std::string(p.kind) + "_bandwidth", units::Dim::Bandwidth, p.bandwidth, 1.0,
-                             std::numeric_limits<double>::infinity(),
-                             std::string(p.kind) + " bandwidth per direction (per GPU port, or per node NIC)",
-                             p.bandwidth_source));
-    v.push_back(number_param("network", std::string(p.kind) + "_latency", units::Dim::Time, p.latency, 0.0,
-                             std::numeric_limits<double>::infinity(),
-                             std::string(p.kind) + " latency of one ring step", p.latency_source));
-  }
-  return v;
+namespace {
+
+// The link presets' bandwidths and latencies, by preset (presets() order).
+constexpr size_t kLinkPresets = 8;
+struct NetworkParams {
+  std::array<double, kLinkPresets> bandwidth;  // B/s per direction
+  std::array<double, kLinkPresets> latency;    // s per ring step
+};
+
+const ParamTable<NetworkParams>& network_table() {
+  static const ParamTable<NetworkParams> table = [] {
+    if (presets().size() != kLinkPresets) throw std::logic_error("kLinkPresets does not count the link presets");
+    ParamTable<NetworkParams> t;
+    for (size_t i = 0; i < kLinkPresets; ++i) {
+      const LinkPreset& p = presets()[i];
+      t.add(&NetworkParams::bandwidth, i,
+            number_param("network", std::string(p.kind) + "_bandwidth", units::Dim::Bandwidth, p.bandwidth, 1.0,
+                         std::numeric_limits<double>::infinity(),
+                         std::string(p.kind) + " bandwidth per direction (per GPU port, or per node NIC)",
+                         p.bandwidth_source));
+      t.add(&NetworkParams::latency, i,
+            number_param("network", std::string(p.kind) + "_latency", units::Dim::Time, p.latency, 0.0,
+                         std::numeric_limits<double>::infinity(), std::string(p.kind) + " latency of one ring step",
+                         p.latency_source));
+    }
+    return t;
+  }();
+  return table;
 }
+
+}  // namespace
+
+std::vector<ParamSpec> network_params() { return network_table().specs(); }
 
 std::string network_description() {
   return "ring all-reduce over GPUs in nodes (NVLink/PCIe ports) and nodes on a switch (Ethernet/InfiniBand NICs), "
          "simulated with SimGrid CM02 (no cross-traffic); 2(N-1) steps of size/N chunks";
 }
 
-LinkSpec link_preset(const std::string& kind, const ParamValues& p) {
-  for (const LinkPreset& l : presets())
-    if (kind == l.kind) return {kind, p.get(kind + "_bandwidth"), p.get(kind + "_latency")};
-  throw std::invalid_argument("unknown link kind '" + kind + "'");
-}
-
 LinkSpec link_preset(const std::string& kind) {
-  static const ParamValues defaults = ParamValues::defaults(network_params());
-  return link_preset(kind, defaults);
+  static const NetworkParams defaults = network_table().defaults();
+  for (size_t i = 0; i < presets().size(); ++i)
+    if (kind == presets()[i].kind) return {kind, defaults.bandwidth[i], defaults.latency[i]};
+  throw std::invalid_argument("unknown link kind '" + kind + "'");
 }
 
 double ring_allreduce_analytic(const ClusterTopology& topo, int gpus, double bytes) {

@@ -35,7 +35,6 @@ std::vector<ParamSpec> network_params();
 std::string network_description();
 std::vector<std::string> link_kinds();
 // The preset `kind` from `p` (which holds network_params()). Throws std::invalid_argument for an unknown kind.
-LinkSpec link_preset(const std::string& kind, const ParamValues& p);
 LinkSpec link_preset(const std::string& kind);  // with the declared defaults
 
 // ring_allreduce_analytic(gpus, bytes, bandwidth, latency): models/gpu/ring_allreduce.hpp.

@@ -21,6 +21,12 @@ struct TrainingStep {
 };
 
 // The data-parallel model's parameters (registered as model "data_parallel").
+struct DataParallelParams {
+  double overlap;            // of the all-reduce hidden behind backward
+  double backward_fraction;  // of a step's compute
+
+  static const ParamTable<DataParallelParams>& table();
+};
 std::vector<ParamSpec> data_parallel_params();
 std::string data_parallel_description();
 
@@ -34,8 +40,7 @@ struct DataParallelResult {
   double efficiency = 1;     // speedup / N
 };
 
-// `p` holds data_parallel_params(); `roofline` holds roofline_params().
 DataParallelResult data_parallel(const TrainingStep& step, const GpuSpec& gpu, const ClusterTopology& topo,
-                                 int gpus, const ParamValues& p, const ParamValues& roofline);
+                                 int gpus, const DataParallelParams& p, const RooflineParams& roofline);
 
 }  // namespace vgpusim

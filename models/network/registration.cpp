@@ -27,8 +27,8 @@ const bool kRegistered = [] {
     topo.intra = link_preset(q.link);
     topo.inter = topo.intra;
     TrainingStep step{"cluster job", q.step, q.parameters, q.bytes_per_gradient};
-    return data_parallel(step, q.gpu, topo, q.gpus, ParamValues::defaults(data_parallel_params()),
-                         ParamValues::defaults(roofline_params()))
+    return data_parallel(step, q.gpu, topo, q.gpus, DataParallelParams::table().defaults(),
+                         RooflineParams::table().defaults())
         .efficiency;
   });
   return true;

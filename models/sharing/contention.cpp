@@ -16,19 +16,25 @@
 
 namespace vgpusim {
 
-std::vector<ParamSpec> contention_params() {
-  return {
-      number_param("contention", "bw_saturation_fraction", units::Dim::Ratio, 1.0, 0.01, 1.0,
-                   "fraction of the SMs a streaming kernel needs to reach the full DRAM bandwidth; with fewer SMs "
-                   "its bandwidth falls in proportion",
-                   "uncalibrated: 100% means bandwidth proportional to SMs held (a partition of k% of the SMs "
-                   "streams at most k% of the bandwidth); the hwcal bandwidth-vs-SMs experiment measures the real "
-                   "curve"),
-      number_param("contention", "l2_interference", units::Dim::Ratio, 0.0, 0.0, 10.0,
-                   "slowdown of a kernel per unit of DRAM bandwidth drawn by the kernels beside it (L2 thrashing)",
-                   "uncalibrated: 0 (off) until the hwcal co-run experiments fit it"),
-  };
+const ParamTable<ContentionParams>& ContentionParams::table() {
+  static const ParamTable<ContentionParams> table =
+      ParamTable<ContentionParams>()
+          .add(&ContentionParams::bw_saturation_fraction,
+               number_param("contention", "bw_saturation_fraction", units::Dim::Ratio, 1.0, 0.01, 1.0,
+                            "fraction of the SMs a streaming kernel needs to reach the full DRAM bandwidth; with "
+                            "fewer SMs its bandwidth falls in proportion",
+                            "uncalibrated: 100% means bandwidth proportional to SMs held (a partition of k% of the "
+                            "SMs streams at most k% of the bandwidth); the hwcal bandwidth-vs-SMs experiment measures "
+                            "the real curve"))
+          .add(&ContentionParams::l2_interference,
+               number_param("contention", "l2_interference", units::Dim::Ratio, 0.0, 0.0, 10.0,
+                            "slowdown of a kernel per unit of DRAM bandwidth drawn by the kernels beside it (L2 "
+                            "thrashing)",
+                            "uncalibrated: 0 (off) until the hwcal co-run experiments fit it"));
+  return table;
 }
+
+std::vector<ParamSpec> contention_params() { return ContentionParams::table().specs(); }
 
 std::string contention_description() {
   return "contexts side by side: each on the SMs it is given (up to its cap), DRAM bandwidth shared max-min fairly "
@@ -81,11 +87,11 @@ void kernel_turn_rates(std::span<const ContextLoad> loads, const std::vector<dou
 }  // namespace
 
 void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> sm_caps, SmAllocation allocation,
-                   const ParamValues& params, std::vector<double>& rates) {
+                   const ContentionParams& params, std::vector<double>& rates) {
   const size_t n = loads.size();
   rates.assign(n, 0.0);
-  const double sat = params.get("bw_saturation_fraction");
-  const double l2 = params.get("l2_interference");
+  const double sat = params.bw_saturation_fraction;
+  const double l2 = params.l2_interference;
 
   // SMs: each busy context asks for what its blocks can fill, up to its cap.
   std::vector<double> want(n, 0.0), sms(n, 0.0);

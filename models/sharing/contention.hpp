@@ -12,7 +12,13 @@
 
 namespace vgpusim {
 
-// Parameters every spatial mode declares (append to its table).
+// The contention model's parameters, which every spatial mode declares (ParamTable::include).
+struct ContentionParams {
+  double bw_saturation_fraction;  // of the SMs, for the full DRAM bandwidth
+  double l2_interference;         // slowdown per unit of DRAM bandwidth the others draw
+
+  static const ParamTable<ContentionParams>& table();
+};
 std::vector<ParamSpec> contention_params();
 std::string contention_description();
 
@@ -26,6 +32,6 @@ enum class SmAllocation {
 // Each busy context's rate (fraction of its solo speed) when the contexts run at once. `sm_caps` caps the SM
 // fraction each may hold (1 = no cap); entries of idle contexts are ignored and get rate 0.
 void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> sm_caps, SmAllocation allocation,
-                   const ParamValues& params, std::vector<double>& rates);
+                   const ContentionParams& params, std::vector<double>& rates);
 
 }  // namespace vgpusim

@@ -26,17 +26,22 @@
 namespace vgpusim {
 namespace {
 
-enum class Policy { Default, Force, Disable };
+enum class Policy { Default, Force, Disable };  // the words of hami.policy, in order
+enum class Step { SmSquared, SmLinear };         // the words of hami.step, in order
 
+// The mode's parameters (the table below binds them) and the GPU's SMs.
 struct LimiterSettings {
-  Policy policy = Policy::Default;
-  bool linear_step = false;
-  double watcher_period = 0.12;
-  double window = 1.0;
-  double poll = 0.01;
-  double monitor_period = 5.0;
-  double sms = 0;
-  double threads_per_sm = 2048;
+  Policy policy;
+  Step step;
+  double watcher_period;  // s
+  double window;          // s, hami.utilization_window
+  double poll;            // s, hami.launch_poll
+  double monitor_period;  // s
+  double threads_per_sm;  // 0 = the catalog's
+  double sms;             // the GPU's (not a parameter)
+};
+struct HamiTenant {
+  double sm_limit;  // fraction
 };
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -184,7 +189,7 @@ class HamiLimiter final : public SharingModel {
     const double used = 100 * busy_in_window(l, at) / s_.window;
     const double limit = l.limit;
     const double diff = std::max(std::abs(limit - used), kMinDiff);
-    double step = (s_.linear_step ? s_.sms : s_.sms * s_.sms) * s_.threads_per_sm * diff / kStepDivisor;
+    double step = (s_.step == Step::SmLinear ? s_.sms : s_.sms * s_.sms) * s_.threads_per_sm * diff / kStepDivisor;
     if (diff > limit / 2) step *= diff * 2 / (limit + 1);
     l.share = used <= limit ? std::min(l.share + step, l.total) : std::max(l.share - step, 0.0);
     l.pool = std::min(l.pool + l.share, l.total);
@@ -244,6 +249,53 @@ class HamiLimiter final : public SharingModel {
 
 }  // namespace
 
+namespace {
+
+const ParamTable<LimiterSettings>& hami_params() {
+  const std::string core = "Project-HAMi/HAMi-core 078a2d29 src/multiprocess/";
+  static const ParamTable<LimiterSettings> table = ParamTable<LimiterSettings>()
+      .add(&LimiterSettings::policy, choice_param("hami", "policy", {"default", "force", "disable"},
+                   "GPU_CORE_UTILIZATION_POLICY: default limits a container only while another container on the GPU "
+                   "has launched kernels since the node monitor's last observation; force always; disable never",
+                   "HAMi-core multiprocess_memory_limit.c (set_env_utilization_switch) and HAMi "
+                   "cmd/vGPUmonitor/feedback.go (Observe sets the switch); HAMi#737: a lone pod is not limited "
+                   "without force"))
+      .add(&LimiterSettings::step, choice_param("hami", "step", {"sm_squared", "sm_linear"},
+                   "how the watcher's refill step grows with the GPU's SMs: sm_squared (SMs^2 x threads per SM x diff "
+                   "/ 2560, HAMi-core's code) or sm_linear (SMs x threads per SM x diff / 2560, HAMi-core PR #317)",
+                   core + "multiprocess_utilization_watcher.c delta(); PR #317 (HAMi-core#314, #274: on large GPUs "
+                          "the squared step refills the whole bucket in one tick and the limit does not hold)"))
+      .add(&LimiterSettings::watcher_period, number_param("hami", "watcher_period", units::Dim::Time, 0.12, 1e-3, 10.0,
+                   "how often the watcher thread reads the utilization and refills the bucket",
+                   core + "multiprocess_utilization_watcher.h: g_wait 120 ms"))
+      .add(&LimiterSettings::window, number_param("hami", "utilization_window", units::Dim::Time, 1.0, 1e-3, 60.0,
+                   "the window the process's SM utilization is read over",
+                   core + "multiprocess_utilization_watcher.c: nvmlDeviceGetProcessUtilization from now - 1 s"))
+      .add(&LimiterSettings::poll, number_param("hami", "launch_poll", units::Dim::Time, 0.01, 1e-5, 1.0,
+                   "how often a launch that found the bucket negative checks it again",
+                   core + "multiprocess_utilization_watcher.c: rate_limiter sleeps g_cycle (10 ms) per check"))
+      .add(&LimiterSettings::monitor_period, number_param("hami", "monitor_period", units::Dim::Time, 5.0, 1e-3, 3600.0,
+                   "how often the node monitor decides whether each container is limited (policy default)",
+                   "Project-HAMi/HAMi e87c74ac cmd/vGPUmonitor/feedback.go: Observe every 5 s"))
+      .add(&LimiterSettings::threads_per_sm, number_param("hami", "threads_per_sm", units::Dim::Count, 0, 0, 4096,
+                   "the GPU's most resident threads per SM, which sizes the bucket and the refill step; 0 = the "
+                   "catalog's for the GPU (2048 where it has none)",
+                   "CUDA C Programming Guide, technical specifications per compute capability (the catalog's "
+                   "threads_per_sm): 2048 for 7.0, 8.0, 9.0 (V100, A100, H100/H200); 1536 for 8.6 and 8.9 (A40, L40)"));
+  return table;
+}
+
+const ParamTable<HamiTenant>& hami_tenant_params() {
+  static const ParamTable<HamiTenant> table = ParamTable<HamiTenant>()
+      .add(&HamiTenant::sm_limit, per_tenant(number_param("hami", "sm_limit", units::Dim::Ratio, 1.0, 0.01, 1.0,
+                              "the container's CUDA_DEVICE_SM_LIMIT: the SM utilization (share of time its kernels "
+                              "run) the limiter steers the process to; 100% = no limit",
+                              "HAMi-core README: CUDA_DEVICE_SM_LIMIT, the SM utilization percentage of each device")));
+  return table;
+}
+
+}  // namespace
+
 SharingModeInfo hami_sharing_mode() {
   SharingModeInfo info;
   info.name = "hami";
@@ -254,61 +306,19 @@ SharingModeInfo hami_sharing_mode() {
       "Project-HAMi/HAMi-core src/multiprocess/multiprocess_utilization_watcher.c (rate_limiter, delta); HAMi "
       "cmd/vGPUmonitor/feedback.go";
   info.doc = "hami.md";
-  const std::string core = "Project-HAMi/HAMi-core 078a2d29 src/multiprocess/";
-  info.params = {
-      choice_param("hami", "policy", {"default", "force", "disable"},
-                   "GPU_CORE_UTILIZATION_POLICY: default limits a container only while another container on the GPU "
-                   "has launched kernels since the node monitor's last observation; force always; disable never",
-                   "HAMi-core multiprocess_memory_limit.c (set_env_utilization_switch) and HAMi "
-                   "cmd/vGPUmonitor/feedback.go (Observe sets the switch); HAMi#737: a lone pod is not limited "
-                   "without force"),
-      choice_param("hami", "step", {"sm_squared", "sm_linear"},
-                   "how the watcher's refill step grows with the GPU's SMs: sm_squared (SMs^2 x threads per SM x diff "
-                   "/ 2560, HAMi-core's code) or sm_linear (SMs x threads per SM x diff / 2560, HAMi-core PR #317)",
-                   core + "multiprocess_utilization_watcher.c delta(); PR #317 (HAMi-core#314, #274: on large GPUs "
-                          "the squared step refills the whole bucket in one tick and the limit does not hold)"),
-      number_param("hami", "watcher_period", units::Dim::Time, 0.12, 1e-3, 10.0,
-                   "how often the watcher thread reads the utilization and refills the bucket",
-                   core + "multiprocess_utilization_watcher.h: g_wait 120 ms"),
-      number_param("hami", "utilization_window", units::Dim::Time, 1.0, 1e-3, 60.0,
-                   "the window the process's SM utilization is read over",
-                   core + "multiprocess_utilization_watcher.c: nvmlDeviceGetProcessUtilization from now - 1 s"),
-      number_param("hami", "launch_poll", units::Dim::Time, 0.01, 1e-5, 1.0,
-                   "how often a launch that found the bucket negative checks it again",
-                   core + "multiprocess_utilization_watcher.c: rate_limiter sleeps g_cycle (10 ms) per check"),
-      number_param("hami", "monitor_period", units::Dim::Time, 5.0, 1e-3, 3600.0,
-                   "how often the node monitor decides whether each container is limited (policy default)",
-                   "Project-HAMi/HAMi e87c74ac cmd/vGPUmonitor/feedback.go: Observe every 5 s"),
-      number_param("hami", "threads_per_sm", units::Dim::Count, 0, 0, 4096,
-                   "the GPU's most resident threads per SM, which sizes the bucket and the refill step; 0 = the "
-                   "catalog's for the GPU (2048 where it has none)",
-                   "CUDA C Programming Guide, technical specifications per compute capability (the catalog's "
-                   "threads_per_sm): 2048 for 7.0, 8.0, 9.0 (V100, A100, H100/H200); 1536 for 8.6 and 8.9 (A40, L40)"),
-      per_tenant(number_param("hami", "sm_limit", units::Dim::Ratio, 1.0, 0.01, 1.0,
-                              "the container's CUDA_DEVICE_SM_LIMIT: the SM utilization (share of time its kernels "
-                              "run) the limiter steers the process to; 100% = no limit",
-                              "HAMi-core README: CUDA_DEVICE_SM_LIMIT, the SM utilization percentage of each device")),
-  };
+  info.params = hami_params().specs();
+  for (const ParamSpec& p : hami_tenant_params().specs()) info.params.push_back(p);
   for (const ParamSpec& p : timeslice_params()) info.params.push_back(p);
   info.max_contexts = 0;
   info.memory_isolation = false;
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
-    LimiterSettings settings;
-    const std::string policy = s.params.word("policy");
-    settings.policy = policy == "force" ? Policy::Force : policy == "disable" ? Policy::Disable : Policy::Default;
-    settings.linear_step = s.params.word("step") == "sm_linear";
-    settings.watcher_period = s.params.get("watcher_period");
-    settings.window = s.params.get("utilization_window");
-    settings.poll = s.params.get("launch_poll");
-    settings.monitor_period = s.params.get("monitor_period");
-    settings.threads_per_sm = s.params.get("threads_per_sm") > 0   ? s.params.get("threads_per_sm")
-                              : s.gpu.threads_per_sm > 0           ? s.gpu.threads_per_sm
-                                                                   : 2048.0;
+    LimiterSettings settings = hami_params().read(s.params);
+    if (!(settings.threads_per_sm > 0)) settings.threads_per_sm = s.gpu.threads_per_sm > 0 ? s.gpu.threads_per_sm : 2048.0;
     settings.sms = s.gpu.compute_units;
     std::vector<Limiter> limiters(s.tenants.size());
     for (size_t i = 0; i < s.tenants.size(); ++i) {
       // CUDA_DEVICE_SM_LIMIT is a whole percentage.
-      limiters[i].limit = std::round(100 * s.tenants[i].get("sm_limit"));
+      limiters[i].limit = std::round(100 * hami_tenant_params().read(s.tenants[i]).sm_limit);
       if (i < s.tenant_start.size()) limiters[i].start = s.tenant_start[i];
     }
     return std::make_unique<HamiLimiter>(make_timeslice_model(timeslice_times(s.params), s.fidelity), settings,

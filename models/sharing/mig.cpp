@@ -51,6 +51,21 @@ std::variant<std::vector<Partition>, std::string> make_partitions(const GpuSpec&
   return parts;
 }
 
+struct MigParams {
+  double reconfiguration_time;  // s
+};
+
+const ParamTable<MigParams>& mig_params() {
+  static const ParamTable<MigParams> table = ParamTable<MigParams>().add(
+      &MigParams::reconfiguration_time,
+      number_param("mig", "reconfiguration_time", units::Dim::Time, 6.0, 0, 600,
+                   "time to destroy and create the partitions of a layout change, after the affected partitions have "
+                   "drained",
+                   "~6 s on A100 reported by MIGRator (second-hand; see docs/models/mig-profiles.md); an estimate "
+                   "for H100 and H200"));
+  return table;
+}
+
 }  // namespace
 
 SharingModeInfo mig_sharing_mode() {
@@ -61,14 +76,9 @@ SharingModeInfo mig_sharing_mode() {
       "partitions, each shared by a mode of its own (timeslice by default, or mps)";
   info.citation = "NVIDIA Multi-Instance GPU User Guide (supported profiles, placements)";
   info.doc = "mig.md";
-  info.params = {
-      number_param("mig", "reconfiguration_time", units::Dim::Time, 6.0, 0, 600,
-                   "time to destroy and create the partitions of a layout change, after the affected partitions have "
-                   "drained",
-                   "~6 s on A100 reported by MIGRator (second-hand; see docs/models/mig-profiles.md); an estimate "
-                   "for H100 and H200"),
-  };
+  info.params = mig_params().specs();
   info.partitions = true;
+  info.reconfiguration_time = [](const ParamValues& p) { return mig_params().read(p).reconfiguration_time; };
   info.memory_isolation = true;
   info.make_partitions = make_partitions;
   info.create = [](const ModelSetup&) -> std::unique_ptr<SharingModel> {

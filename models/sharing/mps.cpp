@@ -9,30 +9,89 @@
 namespace vgpusim {
 namespace {
 
+struct MpsParams {
+  SmAllocation sm_allocation;
+  double launch_overhead;  // s, per kernel launched on a stream
+  ContentionParams contention;
+};
+struct MpsClient {
+  double active_threads;  // fraction of the SMs
+  double memory_limit;    // bytes; 0 = none
+};
+
+const ParamTable<MpsParams>& mps_params() {
+  static const ParamTable<MpsParams> table =
+      ParamTable<MpsParams>()
+          .add(&MpsParams::sm_allocation,
+               choice_param(
+                   "mps", "sm_allocation", {"kernel_turns", "proportional", "in_order"},
+                   "how SMs are handed out when the SMs the busy clients' kernels fill (up to their caps) add up to "
+                   "more than the GPU has: kernel_turns (kernels take the SMs in launch order, so the clients take "
+                   "turns kernel by kernel, each getting time in proportion to its kernels' length), proportional "
+                   "(side by side, SMs in proportion to what each asks for) or in_order (side by side, the block "
+                   "scheduler fills clients in tenant order)",
+                   "hwcal on an H200 (hwcal/data/h200/2026-11-30): two streams, and two MPS clients without limits, "
+                   "each running kernels that fill the GPU took as long together as one after the other (makespan = "
+                   "sum of the solo times within 1.5%), split in proportion to kernel length (compute 3 ms and "
+                   "memory 0.74 ms kernels: 1.22x and 1.98x); proportional predicted 1.47x and 1.00x"))
+          .add(&MpsParams::launch_overhead,
+               number_param("mps", "launch_overhead", units::Dim::Time, 0.0, 0.0, 1e-3,
+                            "time each kernel an MPS client launches on a stream takes beyond what it takes in a "
+                            "plain process (its launch goes through the MPS server), in wall time whatever the "
+                            "client's share",
+                            "none resolved: hwcal on an H200 (hwcal/data/h200/2026-11-30, both runs): a lone uncapped "
+                            "MPS client's kernel sequences took 0.47 / 0.60 us per launch longer than in a plain "
+                            "child process (medians of 12), but -0.02 / -0.14 us against the suite's in-process "
+                            "reference, from which the child processes themselves differ by -0.63 / -0.80 us: below "
+                            "the ~0.7 us that separates two plain processes, so the default is 0"))
+          .include(&MpsParams::contention, ContentionParams::table());
+  return table;
+}
+
+const ParamTable<MpsClient>& mps_client_params() {
+  static const ParamTable<MpsClient> table =
+      ParamTable<MpsClient>()
+          .add(&MpsClient::active_threads,
+               per_tenant(number_param("mps", "active_threads", units::Dim::Ratio, 1.0, 0.01, 1.0,
+                                       "the client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the largest fraction of the "
+                                       "SMs its kernels may occupy",
+                                       "NVIDIA MPS documentation: the active thread percentage limits the SMs a "
+                                       "client's kernels use")))
+          .add(&MpsClient::memory_limit,
+               per_tenant(number_param(
+                   "mps", "memory_limit", units::Dim::Bytes, 0.0, 0.0, 1e15,
+                   "the client's CUDA_MPS_PINNED_DEVICE_MEM_LIMIT: the most device memory it may allocate (0: no "
+                   "limit). Give it for every client of the GPU or for none: with limits every client allocates "
+                   "within its own",
+                   "NVIDIA MPS documentation (Volta MPS execution resource provisioning): the pinned device memory "
+                   "limit caps a client's allocations")));
+  return table;
+}
+
+std::vector<MpsClient> clients(const ModelSetup& s) {
+  std::vector<MpsClient> out;
+  for (const ParamValues& t : s.tenants) out.push_back(mps_client_params().read(t));
+  return out;
+}
+
 class Mps final : public SharingModel {
  public:
-  Mps(std::vector<double> caps, SmAllocation allocation, ParamValues params)
-      : caps_(std::move(caps)),
-        allocation_(allocation),
-        params_(std::move(params)),
-        launch_overhead_(params_.get("launch_overhead")) {}
+  Mps(std::vector<double> caps, MpsParams params) : caps_(std::move(caps)), params_(params) {}
   void decide(double /*now*/, std::span<const ContextLoad> contexts, ShareDecision& out) override {
-    spatial_rates(contexts, caps_, allocation_, params_, rates_);
+    spatial_rates(contexts, caps_, params_.sm_allocation, params_.contention, rates_);
     for (size_t i = 0; i < contexts.size(); ++i) {
       // Each kernel launched on a stream goes through the MPS server: it ends launch_overhead later than its work
       // at this rate r alone would (t / r + o of wall time: rate r t / (t + r o)). Graph nodes and persistent
       // iterations do not; a kernel of unknown length pays nothing.
-      const double t = contexts[i].kernel_time, r = rates_[i], o = launch_overhead_ * contexts[i].stream_launched;
+      const double t = contexts[i].kernel_time, r = rates_[i], o = params_.launch_overhead * contexts[i].stream_launched;
       out.rate[i] = o > 0 && t > 0 && r > 0 ? r * t / (t + r * o) : r;
     }
   }
 
  private:
   std::vector<double> caps_;  // SM fraction per context
-  SmAllocation allocation_;
-  ParamValues params_;
+  MpsParams params_;
   std::vector<double> rates_;
-  double launch_overhead_;  // s, per kernel launched on a stream
 };
 
 }  // namespace
@@ -45,37 +104,8 @@ SharingModeInfo mps_sharing_mode() {
       "memory or fault isolation";
   info.citation = "NVIDIA Multi-Process Service documentation (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, Volta MPS)";
   info.doc = "mps.md";
-  info.params = {
-      choice_param("mps", "sm_allocation", {"kernel_turns", "proportional", "in_order"},
-                   "how SMs are handed out when the SMs the busy clients' kernels fill (up to their caps) add up to "
-                   "more than the GPU has: kernel_turns (kernels take the SMs in launch order, so the clients take "
-                   "turns kernel by kernel, each getting time in proportion to its kernels' length), proportional "
-                   "(side by side, SMs in proportion to what each asks for) or in_order (side by side, the block "
-                   "scheduler fills clients in tenant order)",
-                   "hwcal on an H200 (hwcal/data/h200/2026-11-30): two streams, and two MPS clients without limits, "
-                   "each running kernels that fill the GPU took as long together as one after the other (makespan = "
-                   "sum of the solo times within 1.5%), split in proportion to kernel length (compute 3 ms and "
-                   "memory 0.74 ms kernels: 1.22x and 1.98x); proportional predicted 1.47x and 1.00x"),
-  };
-  info.params.push_back(number_param(
-      "mps", "launch_overhead", units::Dim::Time, 0.0, 0.0, 1e-3,
-      "time each kernel an MPS client launches on a stream takes beyond what it takes in a plain process (its launch "
-      "goes through the MPS server), in wall time whatever the client's share",
-      "none resolved: hwcal on an H200 (hwcal/data/h200/2026-11-30, both runs): a lone uncapped MPS client's kernel "
-      "sequences took 0.47 / 0.60 us per launch longer than in a plain child process (medians of 12), but -0.02 / "
-      "-0.14 us against the suite's in-process reference, from which the child processes themselves differ by "
-      "-0.63 / -0.80 us: below the ~0.7 us that separates two plain processes, so the default is 0"));
-  for (const ParamSpec& p : contention_params()) info.params.push_back(p);
-  info.params.push_back(per_tenant(number_param(
-      "mps", "active_threads", units::Dim::Ratio, 1.0, 0.01, 1.0,
-      "the client's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the largest fraction of the SMs its kernels may occupy",
-      "NVIDIA MPS documentation: the active thread percentage limits the SMs a client's kernels use")));
-  info.params.push_back(per_tenant(number_param(
-      "mps", "memory_limit", units::Dim::Bytes, 0.0, 0.0, 1e15,
-      "the client's CUDA_MPS_PINNED_DEVICE_MEM_LIMIT: the most device memory it may allocate (0: no limit). Give it "
-      "for every client of the GPU or for none: with limits every client allocates within its own",
-      "NVIDIA MPS documentation (Volta MPS execution resource provisioning): the pinned device memory limit caps a "
-      "client's allocations")));
+  info.params = mps_params().specs();
+  for (const ParamSpec& p : mps_client_params().specs()) info.params.push_back(p);
   // Source: NVIDIA MPS documentation, "up to 48 clients per device" on Volta and later (second-hand in GPU-FACTS.md).
   info.max_contexts = 48;
   info.memory_isolation = false;
@@ -83,9 +113,9 @@ SharingModeInfo mps_sharing_mode() {
   info.validate = [](const ModelSetup& s) -> std::string {
     size_t limited = 0;
     double total = 0;
-    for (const ParamValues& t : s.tenants) {
-      limited += t.get("memory_limit") > 0 ? 1 : 0;
-      total += t.get("memory_limit");
+    for (const MpsClient& c : clients(s)) {
+      limited += c.memory_limit > 0 ? 1 : 0;
+      total += c.memory_limit;
     }
     if (limited != 0 && limited != s.tenants.size())
       return fmt::format("{} of its {} MPS clients have a memory_limit: give it to every client or to none", limited,
@@ -98,8 +128,8 @@ SharingModeInfo mps_sharing_mode() {
   };
   info.memory_partitions = [](const ModelSetup& s) {
     std::vector<double> limits;
-    for (const ParamValues& t : s.tenants)
-      if (t.get("memory_limit") > 0) limits.push_back(t.get("memory_limit"));
+    for (const MpsClient& c : clients(s))
+      if (c.memory_limit > 0) limits.push_back(c.memory_limit);
     if (limits.size() != s.tenants.size()) limits.clear();  // no limits: one shared pool
     return limits;
   };
@@ -108,12 +138,8 @@ SharingModeInfo mps_sharing_mode() {
   };
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
     std::vector<double> caps;
-    for (const ParamValues& t : s.tenants) caps.push_back(t.get("active_threads"));
-    const std::string word = s.params.word("sm_allocation");
-    const SmAllocation allocation = word == "in_order"       ? SmAllocation::InOrder
-                                    : word == "proportional" ? SmAllocation::Proportional
-                                                             : SmAllocation::KernelTurns;
-    return std::make_unique<Mps>(std::move(caps), allocation, s.params);
+    for (const MpsClient& c : clients(s)) caps.push_back(c.active_threads);
+    return std::make_unique<Mps>(std::move(caps), mps_params().read(s.params));
   };
   return info;
 }

@@ -24,6 +24,19 @@ class Passthrough final : public SharingModel {
   double rate_;  // fraction of bare-metal speed
 };
 
+struct PassthroughParams {
+  double overhead;  // fractional slowdown of every kernel
+};
+
+const ParamTable<PassthroughParams>& passthrough_params() {
+  static const ParamTable<PassthroughParams> table = ParamTable<PassthroughParams>().add(
+      &PassthroughParams::overhead,
+      number_param("passthrough", "overhead", units::Dim::Ratio, kPassthroughOverhead, 0.0, 10.0,
+                   "fractional slowdown of every kernel against bare metal (time x (1 + overhead))",
+                   kPassthroughOverheadSource));
+  return table;
+}
+
 }  // namespace
 
 SharingModeInfo passthrough_sharing_mode() {
@@ -32,15 +45,11 @@ SharingModeInfo passthrough_sharing_mode() {
   info.description = "whole GPU passed through to one VM; kernels run at bare-metal speed less a constant overhead";
   info.citation = "PCI passthrough (VFIO / VMware DirectPath I/O): the guest drives the device directly";
   info.doc = "passthrough.md";
-  info.params = {
-      number_param("passthrough", "overhead", units::Dim::Ratio, kPassthroughOverhead, 0.0, 10.0,
-                   "fractional slowdown of every kernel against bare metal (time x (1 + overhead))",
-                   kPassthroughOverheadSource),
-  };
+  info.params = passthrough_params().specs();
   info.max_contexts = 1;
   info.memory_isolation = true;
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
-    return std::make_unique<Passthrough>(s.params.get("overhead"));
+    return std::make_unique<Passthrough>(passthrough_params().read(s.params).overhead);
   };
   return info;
 }

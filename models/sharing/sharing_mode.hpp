@@ -59,6 +59,9 @@ struct SharingModeInfo {
   std::function<std::variant<std::vector<Partition>, std::string>(const GpuSpec&, const std::vector<std::string>&,
                                                                   const ParamValues&)>
       make_partitions;
+  // Partitioning modes only: how long a layout change takes once the affected partitions have drained (s), from
+  // the mode's parameters.
+  std::function<double(const ParamValues&)> reconfiguration_time;
 
   // The parameters set beside `mode` (not per tenant), and those set per tenant under tenants[].share.
   std::vector<ParamSpec> mode_params() const;

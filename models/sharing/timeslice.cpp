@@ -323,30 +323,35 @@ std::unique_ptr<SharingModel> make_timeslice_model(const TimeSliceTimes& times, 
   return std::make_unique<TimeSliceFluid>(times);
 }
 
-std::vector<ParamSpec> timeslice_params() {
-  return {
-      number_param("timeslice", "slice", units::Dim::Time, 1024e-6, 1e-6, 10.0,
-                   "time a context runs before the GPU switches to the next one with work",
-                   "NVIDIA open-gpu-kernel-modules: default TSG timeslice 1024 us (src/nvidia/src/kernel/gpu/fifo/"
-                   "arch/volta/kernel_fifo_gv100.c)"),
-      number_param("timeslice", "switch_cost", units::Dim::Time, kContextSwitchCost, 0.0, 1.0,
-                   "time lost when a context with work in flight is preempted at its slice's end, during which no "
-                   "context runs",
-                   kContextSwitchCostSource),
-      number_param("timeslice", "idle_switch_cost", units::Dim::Time, kIdleSwitchCost, 0.0, 1.0,
-                   "time lost by any other switch: away from a context with no work in flight (it ran out, or the "
-                   "GPU was idle)",
-                   kIdleSwitchCostSource),
-      number_param("timeslice", "idle_grace", units::Dim::Time, kIdleGrace, 0.0, 1.0,
-                   "how long a context that runs out of work keeps the GPU (within its slice) before the scheduler "
-                   "switches to another with work; fluid fidelity holds its expected value",
-                   kIdleGraceSource),
-  };
+const ParamTable<TimeSliceTimes>& timeslice_table() {
+  static const ParamTable<TimeSliceTimes> table =
+      ParamTable<TimeSliceTimes>()
+          .add(&TimeSliceTimes::slice,
+               number_param("timeslice", "slice", units::Dim::Time, 1024e-6, 1e-6, 10.0,
+                            "time a context runs before the GPU switches to the next one with work",
+                            "NVIDIA open-gpu-kernel-modules: default TSG timeslice 1024 us (src/nvidia/src/kernel/gpu/"
+                            "fifo/arch/volta/kernel_fifo_gv100.c)"))
+          .add(&TimeSliceTimes::switch_cost,
+               number_param("timeslice", "switch_cost", units::Dim::Time, kContextSwitchCost, 0.0, 1.0,
+                            "time lost when a context with work in flight is preempted at its slice's end, during "
+                            "which no context runs",
+                            kContextSwitchCostSource))
+          .add(&TimeSliceTimes::idle_switch_cost,
+               number_param("timeslice", "idle_switch_cost", units::Dim::Time, kIdleSwitchCost, 0.0, 1.0,
+                            "time lost by any other switch: away from a context with no work in flight (it ran out, "
+                            "or the GPU was idle)",
+                            kIdleSwitchCostSource))
+          .add(&TimeSliceTimes::idle_grace,
+               number_param("timeslice", "idle_grace", units::Dim::Time, kIdleGrace, 0.0, 1.0,
+                            "how long a context that runs out of work keeps the GPU (within its slice) before the "
+                            "scheduler switches to another with work; fluid fidelity holds its expected value",
+                            kIdleGraceSource));
+  return table;
 }
 
-TimeSliceTimes timeslice_times(const ParamValues& p) {
-  return {p.get("slice"), p.get("switch_cost"), p.get("idle_switch_cost"), p.get("idle_grace")};
-}
+std::vector<ParamSpec> timeslice_params() { return timeslice_table().specs(); }
+
+TimeSliceTimes timeslice_times(const ParamValues& p) { return timeslice_table().read(p); }
 
 SharingModeInfo timeslice_sharing_mode() {
   SharingModeInfo info;

@@ -20,6 +20,7 @@ struct TimeSliceTimes {
 std::unique_ptr<SharingModel> make_timeslice_model(const TimeSliceTimes& times, Fidelity fidelity);
 // The `timeslice` mode's parameters (owner "timeslice"), which modes that run on the driver's time-slicing declare
 // too (so a calibration's timeslice.* values reach them), and the times they hold.
+const ParamTable<TimeSliceTimes>& timeslice_table();
 std::vector<ParamSpec> timeslice_params();
 TimeSliceTimes timeslice_times(const ParamValues& params);
 

@@ -13,10 +13,73 @@
 namespace vgpusim {
 namespace {
 
+// The mode's parameters, read once where the mode resolves its setup.
+struct VgpuParams {
+  std::string profile;
+  std::string scheduler;
+  double slice;  // s; 0 = the type's default
+  double frequency;  // Hz; 0 = unset
+  double averaging_factor;
+  double switch_cost;       // s
+  double idle_switch_cost;  // s
+  double idle_grace;        // s
+  double rmpvmrl;           // the registry value; -1 = unset
+  std::string framebuffer_reservation;
+  bool ecc;
+};
+
+const ParamTable<VgpuParams>& vgpu_params() {
+  static const ParamTable<VgpuParams> table = ParamTable<VgpuParams>()
+      .add(&VgpuParams::profile, text_param("vgpu", "profile", "", "the vGPU type, e.g. T4-4C, A100-10C, L40S-12Q, M60-2Q",
+                 "NVIDIA AI Enterprise 5.0 User Guide, appendix A/B (see docs/models/vgpu.md)"))
+      .add(&VgpuParams::scheduler, choice_param("vgpu", "scheduler", {"best_effort", "equal_share", "fixed_share"},
+                   "best_effort: share among busy vGPUs; equal_share: equal slots for every vGPU on the GPU, idle "
+                   "ones' slots stay idle; fixed_share: 1 / (max vGPUs of the type) each, whether or not the others "
+                   "are busy",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7; the vGPU FAQ (idle slots are not given to other "
+                   "VMs)"))
+      .add(&VgpuParams::slice, number_param("vgpu", "slice", units::Dim::Time, 0, 0, 30e-3,
+                   "time slice; 0 = the type's default: 2 ms up to 8 vGPUs per GPU, 1 ms above",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (default slices; range 1 to 30 ms)"))
+      .add(&VgpuParams::frequency, number_param("vgpu", "frequency", units::Dim::Count, 0, 0, 960,
+                   "strict round-robin scheduling frequency in Hz (slice = 1 / frequency); 0 = unset",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (63 to 960 Hz; 480 Hz default up to 8 vGPUs, "
+                   "960 Hz above)"))
+      .add(&VgpuParams::averaging_factor, number_param("vgpu", "averaging_factor", units::Dim::Count, 33, 1, 60,
+                   "strict round robin's averaging of slice overshoot; accepted for completeness, without effect "
+                   "here: the model preempts exactly at slice ends, so there is no overshoot to average",
+                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (1 to 60, default 33)"))
+      .add(&VgpuParams::switch_cost, number_param("vgpu", "switch_cost", units::Dim::Time, kContextSwitchCost, 0, 1e-3,
+                   "time lost when the GPU switches between vGPUs (best effort: preempting one with work in flight)",
+                   kContextSwitchCostSource))
+      .add(&VgpuParams::idle_switch_cost, number_param("vgpu", "idle_switch_cost", units::Dim::Time, kIdleSwitchCost, 0, 1e-3,
+                   "time lost by a switch away from a vGPU with no work in flight (it ran out, or the GPU was idle); "
+                   "the fixed-share schedulers' fluid fidelity charges every switch switch_cost",
+                   kIdleSwitchCostSource))
+      .add(&VgpuParams::idle_grace, number_param("vgpu", "idle_grace", units::Dim::Time, kIdleGrace, 0, 1.0,
+                   "best effort: how long a vGPU that runs out of work keeps the GPU (within its slice) before a "
+                   "switch",
+                   kIdleGraceSource))
+      .add(&VgpuParams::rmpvmrl, number_param("vgpu", "rmpvmrl", units::Dim::Count, -1, -1, 4294967295.0,
+                   "the driver's RmPVMRL registry value, e.g. 0x00180011, instead of scheduler/slice/frequency; "
+                   "-1 = unset",
+                   "NVIDIA open-gpu-kernel-modules src/nvidia/interface/nvrm_registry.h (bit layout)"))
+      .add(&VgpuParams::framebuffer_reservation, choice_param(
+      "vgpu", "framebuffer_reservation", {"nvidia", "none"},
+      "nvidia: a vGPU's usable framebuffer is its type's size less what the hypervisor reserves out of it (size / "
+      "16 + 16 MiB + 128 MiB / max vGPUs of the type, more with ECC or compression); none: the type's full size",
+      kVgpuReservationSource))
+      .add(&VgpuParams::ecc, flag_param("vgpu", "ecc", false,
+                                   "ECC is on: on GPUs without HBM it reserves another 1/16 of each vGPU's framebuffer",
+                                   kVgpuReservationSource));
+  return table;
+}
+
 struct Resolved {
   VgpuProfile profile;
   std::string scheduler;
   double slice = 0;  // s
+  VgpuParams params;
 };
 
 // The profile and the effective scheduler settings, or an error message.
@@ -28,13 +91,14 @@ std::variant<Resolved, std::string> resolve(const ModelSetup& s) {
     return fmt::format("{} has no time-sliced vGPU types in vgpusim (GPUs with vGPU types: {}){}", s.gpu.name, names,
                        s.gpu.vendor == "AMD" ? "; AMD GPUs are shared with mode: sriov" : "");
   }
-  const std::string profile_name = s.params.word("profile");
+  const VgpuParams p = vgpu_params().read(s.params);
+  const std::string& profile_name = p.profile;
   if (profile_name.empty()) return std::string("`profile` is required, e.g. profile: " + table->prefixes.front() + "-4C");
   auto found = find_vgpu_profile(*table, s.gpu.memory, profile_name);
   if (const auto* e = std::get_if<std::string>(&found)) return *e;
-  Resolved r{std::get<VgpuProfile>(found), s.params.word("scheduler"), s.params.get("slice")};
-  double frequency = s.params.get("frequency");
-  const double register_value = s.params.get("rmpvmrl");
+  Resolved r{std::get<VgpuProfile>(found), p.scheduler, p.slice, p};
+  double frequency = p.frequency;
+  const double register_value = p.rmpvmrl;
   if (register_value >= 0) {
     if (r.scheduler != "best_effort" || r.slice > 0 || frequency > 0)
       return std::string("give the scheduler either as `rmpvmrl` or as `scheduler`/`slice`/`frequency`, not both");
@@ -71,82 +135,38 @@ SharingModeInfo vgpu_sharing_mode() {
       "or fixed_share scheduling";
   info.citation = "NVIDIA Virtual GPU Software / AI Enterprise User Guide, vGPU types and time-sliced scheduling";
   info.doc = "vgpu.md";
-  info.params = {
-      text_param("vgpu", "profile", "", "the vGPU type, e.g. T4-4C, A100-10C, L40S-12Q, M60-2Q",
-                 "NVIDIA AI Enterprise 5.0 User Guide, appendix A/B (see docs/models/vgpu.md)"),
-      choice_param("vgpu", "scheduler", {"best_effort", "equal_share", "fixed_share"},
-                   "best_effort: share among busy vGPUs; equal_share: equal slots for every vGPU on the GPU, idle "
-                   "ones' slots stay idle; fixed_share: 1 / (max vGPUs of the type) each, whether or not the others "
-                   "are busy",
-                   "NVIDIA AI Enterprise 5.0 User Guide section 7; the vGPU FAQ (idle slots are not given to other "
-                   "VMs)"),
-      number_param("vgpu", "slice", units::Dim::Time, 0, 0, 30e-3,
-                   "time slice; 0 = the type's default: 2 ms up to 8 vGPUs per GPU, 1 ms above",
-                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (default slices; range 1 to 30 ms)"),
-      number_param("vgpu", "frequency", units::Dim::Count, 0, 0, 960,
-                   "strict round-robin scheduling frequency in Hz (slice = 1 / frequency); 0 = unset",
-                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (63 to 960 Hz; 480 Hz default up to 8 vGPUs, "
-                   "960 Hz above)"),
-      number_param("vgpu", "averaging_factor", units::Dim::Count, 33, 1, 60,
-                   "strict round robin's averaging of slice overshoot; accepted for completeness, without effect "
-                   "here: the model preempts exactly at slice ends, so there is no overshoot to average",
-                   "NVIDIA AI Enterprise 5.0 User Guide section 7 (1 to 60, default 33)"),
-      number_param("vgpu", "switch_cost", units::Dim::Time, kContextSwitchCost, 0, 1e-3,
-                   "time lost when the GPU switches between vGPUs (best effort: preempting one with work in flight)",
-                   kContextSwitchCostSource),
-      number_param("vgpu", "idle_switch_cost", units::Dim::Time, kIdleSwitchCost, 0, 1e-3,
-                   "time lost by a switch away from a vGPU with no work in flight (it ran out, or the GPU was idle); "
-                   "the fixed-share schedulers' fluid fidelity charges every switch switch_cost",
-                   kIdleSwitchCostSource),
-      number_param("vgpu", "idle_grace", units::Dim::Time, kIdleGrace, 0, 1.0,
-                   "best effort: how long a vGPU that runs out of work keeps the GPU (within its slice) before a "
-                   "switch",
-                   kIdleGraceSource),
-      number_param("vgpu", "rmpvmrl", units::Dim::Count, -1, -1, 4294967295.0,
-                   "the driver's RmPVMRL registry value, e.g. 0x00180011, instead of scheduler/slice/frequency; "
-                   "-1 = unset",
-                   "NVIDIA open-gpu-kernel-modules src/nvidia/interface/nvrm_registry.h (bit layout)"),
-  };
-  info.params.push_back(choice_param(
-      "vgpu", "framebuffer_reservation", {"nvidia", "none"},
-      "nvidia: a vGPU's usable framebuffer is its type's size less what the hypervisor reserves out of it (size / "
-      "16 + 16 MiB + 128 MiB / max vGPUs of the type, more with ECC or compression); none: the type's full size",
-      kVgpuReservationSource));
-  info.params.push_back(flag_param("vgpu", "ecc", false,
-                                   "ECC is on: on GPUs without HBM it reserves another 1/16 of each vGPU's framebuffer",
-                                   kVgpuReservationSource));
+  info.params = vgpu_params().specs();
   info.memory_isolation = true;
   info.validate = [](const ModelSetup& s) -> std::string {
     auto r = resolve(s);
     if (const auto* e = std::get_if<std::string>(&r)) return *e;
-    if (std::get<Resolved>(r).slice <= s.params.get("switch_cost"))
+    if (std::get<Resolved>(r).slice <= std::get<Resolved>(r).params.switch_cost)
       return "the switch cost must be shorter than the time slice";
     return "";
   };
   info.memory_partitions = [](const ModelSetup& s) {
     const Resolved r = std::get<Resolved>(resolve(s));
     double usable = r.profile.framebuffer;
-    if (s.params.word("framebuffer_reservation") == "nvidia")
-      usable -= vgpu_reserved_framebuffer(*vgpu_table(s.gpu.name), r.profile, s.params.flag("ecc"));
+    if (r.params.framebuffer_reservation == "nvidia")
+      usable -= vgpu_reserved_framebuffer(*vgpu_table(s.gpu.name), r.profile, r.params.ecc);
     return std::vector<double>(s.tenants.size(), usable);
   };
   info.memory_partition_note = [](const ModelSetup& s) -> std::string {
     const Resolved r = std::get<Resolved>(resolve(s));
-    if (s.params.word("framebuffer_reservation") != "nvidia") return "";
-    const double reserved = vgpu_reserved_framebuffer(*vgpu_table(s.gpu.name), r.profile, s.params.flag("ecc"));
+    if (r.params.framebuffer_reservation != "nvidia") return "";
+    const double reserved = vgpu_reserved_framebuffer(*vgpu_table(s.gpu.name), r.profile, r.params.ecc);
     return fmt::format("vGPU {}: {} less {} the hypervisor reserves", r.profile.name,
                        units::format(r.profile.framebuffer, units::Dim::Bytes), units::format(reserved, units::Dim::Bytes));
   };
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
     const Resolved r = std::get<Resolved>(resolve(s));
-    const double switch_cost = s.params.get("switch_cost");
+    const double switch_cost = r.params.switch_cost;
     if (r.scheduler == "best_effort")
-      return make_timeslice_model({r.slice, switch_cost, s.params.get("idle_switch_cost"), s.params.get("idle_grace")},
-                                  s.fidelity);
+      return make_timeslice_model({r.slice, switch_cost, r.params.idle_switch_cost, r.params.idle_grace}, s.fidelity);
     SlotCycle cycle;
     cycle.slot = r.slice;
     cycle.switch_cost = switch_cost;
-    cycle.idle_switch_cost = s.params.get("idle_switch_cost");
+    cycle.idle_switch_cost = r.params.idle_switch_cost;
     const size_t slots = r.scheduler == "equal_share" ? s.tenants.size() : static_cast<size_t>(r.profile.max_count);
     for (size_t i = 0; i < slots; ++i) cycle.owners.push_back(i < s.tenants.size() ? static_cast<int>(i) : -1);
     // Equal share divides the GPU among the resident vGPUs (Virtual GPU Software User Guide, scheduling chapter):

@@ -49,7 +49,7 @@ std::vector<std::pair<std::string, std::string>> telemetry_problems(const SoloTe
   return out;
 }
 
-TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const ParamValues& roofline) {
+TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const RooflineParams& roofline) {
   const auto problems = telemetry_problems(t);
   if (!problems.empty()) throw std::invalid_argument(problems.front().first + ": " + problems.front().second);
   TelemetryWork w;
@@ -66,10 +66,10 @@ TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const P
   w.unit = kernel_from_duration(w.gpu_time, gpu, t.precision, blocks, roofline, kernels);
   if (w.memory_share > 0) {
     w.unit.bytes = w.memory_share * kernel_work_time(w.gpu_time, kernels, roofline) * gpu.memory_bandwidth *
-                   roofline.get("memory_efficiency");
+                   roofline.memory_efficiency;
     // With partial overlap the memory side adds (1 - overlap) of the shorter side: the compute side shrinks so
     // that the kernel still takes its measured time (longer + (1 - o) shorter = work time).
-    const double o = roofline.get("overlap"), s = w.memory_share;
+    const double o = roofline.overlap, s = w.memory_share;
     if (o < 1) {
       const double compute = s <= 1 / (2 - o) ? 1 - (1 - o) * s : (1 - s) / (1 - o);
       w.unit.flops_fp16 *= compute;
@@ -81,7 +81,7 @@ TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const P
 }
 
 std::shared_ptr<MeasuredWorkload> measured_workload(const SoloTelemetry& t, const GpuSpec& measured_on,
-                                                    const ParamValues& roofline, long long units) {
+                                                    const RooflineParams& roofline, long long units) {
   auto m = std::make_shared<MeasuredWorkload>();
   m->telemetry = t;
   m->measured_on = measured_on.name;

@@ -39,7 +39,7 @@ struct TelemetryWork {
 };
 // `measured_on` is the GPU it was measured on and `roofline` that GPU's roofline parameters. The telemetry must
 // have no problems (throws std::invalid_argument otherwise).
-TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& measured_on, const ParamValues& roofline);
+TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& measured_on, const RooflineParams& roofline);
 
 // A job described by its solo telemetry, played as iterations of host time then GPU work.
 struct MeasuredWorkload final : WorkloadSpec {
@@ -56,6 +56,6 @@ struct MeasuredWorkload final : WorkloadSpec {
 
 // The workload for `units` units (-1: until the scenario ends).
 std::shared_ptr<MeasuredWorkload> measured_workload(const SoloTelemetry& t, const GpuSpec& measured_on,
-                                                    const ParamValues& roofline, long long units);
+                                                    const RooflineParams& roofline, long long units);
 
 }  // namespace vgpusim

@@ -69,7 +69,7 @@ struct Builder {
 }  // namespace
 
 std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, const GpuSpec& source,
-                                                   const ParamValues& perf, const TraceWindow& window,
+                                                   const RooflineParams& perf, const TraceWindow& window,
                                                    const TraceGraphOptions& options) {
   const std::vector<double> solo = solo_durations(trace.ops);
   Builder b;

@@ -86,7 +86,7 @@ struct TraceGraphOptions {
 // keeps no op. Returns nullptr when the trace has no runtime call linked to a kept op (a GPU-only trace): the
 // per-stream replay (make_trace_replay) is then the fallback.
 std::shared_ptr<const TraceGraph> make_trace_graph(const KinetoTrace& trace, const GpuSpec& source,
-                                                   const ParamValues& perf, const TraceWindow& window = {},
+                                                   const RooflineParams& perf, const TraceWindow& window = {},
                                                    const TraceGraphOptions& options = {});
 
 // The parts of a pass's critical path, in the order unit_parts reports them; they add up to the pass's time.

@@ -114,7 +114,7 @@ std::vector<double> solo_durations(const std::vector<KinetoOp>& ops) {
   return solo;
 }
 
-TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const ParamValues& perf,
+TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const RooflineParams& perf,
                               const TraceWindow& window) {
   const std::vector<double> solo = solo_durations(trace.ops);  // over every op: sharing with cut-off ops counts
   TraceReplay replay;

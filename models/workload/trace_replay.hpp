@@ -139,7 +139,7 @@ struct TraceReplay {
 
 // Infers every kept op's work on `source` with the roofline parameters `perf` (kernel_from_duration of its solo
 // time). Throws TraceError when the window keeps no op.
-TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const ParamValues& perf,
+TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const RooflineParams& perf,
                               const TraceWindow& window = {});
 
 // Replay of a recorded trace: through its dependency graph (models/workload/trace_graph.hpp) when the trace has a

@@ -5,9 +5,13 @@
 // docs/models/*.md.
 #pragma once
 
+#include <array>
+#include <functional>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -82,5 +86,121 @@ using ParamOverrides = std::map<std::string, double>;
 
 // The defaults of `specs`, with every Number parameter whose qualified name `overrides` holds set to that value.
 ParamValues with_overrides(const std::vector<ParamSpec>& specs, const ParamOverrides& overrides);
+
+// A model's parameters as a typed struct `T`: each entry binds one ParamSpec to the member of `T` it fills (in the
+// style of ns-3's attribute accessors and gem5's generated Params), so a model reads `p.slice` and a misspelled
+// name does not compile, while the declaration stays the one source of the parameter's name, default, bounds, help
+// and source. A model keeps one table (a function-local static) and reads its struct once, where it is built:
+//
+//   const ParamTable<TimeSliceTimes>& t = ...;   // .add(&TimeSliceTimes::slice, number_param("timeslice", ...))
+//   TimeSliceTimes times = t.read(setup.params);
+//
+// The struct's members carry no defaults of their own: `defaults()` reads them from the declarations.
+template <class T>
+class ParamTable {
+ public:
+  // A Number into a double member.
+  ParamTable& add(double T::*member, ParamSpec spec) {
+    expect(spec, ParamType::Number, "a number");
+    return bind(std::move(spec), [member](T& t, const ParamValues& v, const std::string& n) { t.*member = v.get(n); },
+                [member](const T& t, ParamValues& v, const std::string& n) { v.set(n, t.*member); });
+  }
+  // A Choice or a Text into a string member.
+  ParamTable& add(std::string T::*member, ParamSpec spec) {
+    if (spec.type != ParamType::Choice && spec.type != ParamType::Text) wrong(spec, "a choice or a text");
+    return bind(std::move(spec),
+                [member](T& t, const ParamValues& v, const std::string& n) { t.*member = v.word(n); },
+                [member](const T& t, ParamValues& v, const std::string& n) { v.set_word(n, t.*member); });
+  }
+  // A Flag into a bool member.
+  ParamTable& add(bool T::*member, ParamSpec spec) {
+    expect(spec, ParamType::Flag, "a flag");
+    return bind(std::move(spec), [member](T& t, const ParamValues& v, const std::string& n) { t.*member = v.flag(n); },
+                [member](const T& t, ParamValues& v, const std::string& n) { v.set_flag(n, t.*member); });
+  }
+  // A Choice into an enum member whose values 0, 1, ... are the choice's words in their declared order.
+  template <class E>
+    requires std::is_enum_v<E>
+  ParamTable& add(E T::*member, ParamSpec spec) {
+    expect(spec, ParamType::Choice, "a choice");
+    std::vector<std::string> words = spec.words;
+    return bind(
+        std::move(spec),
+        [member, words](T& t, const ParamValues& v, const std::string& n) {
+          const std::string& w = v.word(n);
+          for (size_t i = 0; i < words.size(); ++i)
+            if (words[i] == w) {
+              t.*member = static_cast<E>(i);
+              return;
+            }
+          throw std::logic_error("parameter '" + n + "' holds '" + w + "', which is not one of its words");
+        },
+        [member, words](const T& t, ParamValues& v, const std::string& n) {
+          v.set_word(n, words.at(static_cast<size_t>(t.*member)));
+        });
+  }
+  // A Number into element `i` of an array member (one parameter per op class, say).
+  template <size_t N>
+  ParamTable& add(std::array<double, N> T::*member, size_t i, ParamSpec spec) {
+    expect(spec, ParamType::Number, "a number");
+    if (i >= N) throw std::logic_error("parameter '" + spec.qualified() + "' bound past the end of its array");
+    return bind(
+        std::move(spec), [member, i](T& t, const ParamValues& v, const std::string& n) { (t.*member)[i] = v.get(n); },
+        [member, i](const T& t, ParamValues& v, const std::string& n) { v.set(n, (t.*member)[i]); });
+  }
+  // Another model's table, read into a member (a component the model uses: the contention model inside MPS). Its
+  // parameters keep their owner and sit beside this table's under their own names.
+  template <class U>
+  ParamTable& include(U T::*member, const ParamTable<U>& other) {
+    for (const auto& f : other.fields_)
+      bind(f.spec, [member, read = f.read](T& t, const ParamValues& v, const std::string& n) { read(t.*member, v, n); },
+           [member, write = f.write](const T& t, ParamValues& v, const std::string& n) { write(t.*member, v, n); });
+    return *this;
+  }
+
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  // Every member from `values`, which must hold every declared parameter (ParamValues::defaults does).
+  T read(const ParamValues& values) const {
+    T t{};
+    for (const Field& f : fields_) f.read(t, values, f.spec.name);
+    return t;
+  }
+  T defaults() const { return read(ParamValues::defaults(specs_)); }
+  // The defaults with the Number parameters `overrides` holds (by qualified name) set to those values.
+  T with(const ParamOverrides& overrides) const { return read(with_overrides(specs_, overrides)); }
+  // The struct's values by name again (a fit that writes what it found; a listing).
+  ParamValues values(const T& t) const {
+    ParamValues v;
+    for (const Field& f : fields_) f.write(t, v, f.spec.name);
+    return v;
+  }
+
+ private:
+  template <class U>
+  friend class ParamTable;
+  struct Field {
+    ParamSpec spec;
+    std::function<void(T&, const ParamValues&, const std::string&)> read;
+    std::function<void(const T&, ParamValues&, const std::string&)> write;
+  };
+
+  ParamTable& bind(ParamSpec spec, std::function<void(T&, const ParamValues&, const std::string&)> read,
+                   std::function<void(const T&, ParamValues&, const std::string&)> write) {
+    for (const ParamSpec& s : specs_)
+      if (s.name == spec.name) throw std::logic_error("parameter '" + spec.qualified() + "' declared twice");
+    specs_.push_back(spec);
+    fields_.push_back({std::move(spec), std::move(read), std::move(write)});
+    return *this;
+  }
+  static void expect(const ParamSpec& spec, ParamType type, const char* what) {
+    if (spec.type != type) wrong(spec, what);
+  }
+  [[noreturn]] static void wrong(const ParamSpec& spec, const char* what) {
+    throw std::logic_error("parameter '" + spec.qualified() + "' is bound to a member that holds " + what);
+  }
+
+  std::vector<ParamSpec> specs_;
+  std::vector<Field> fields_;
+};
 
 }  // namespace vgpusim

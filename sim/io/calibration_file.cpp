@@ -105,7 +105,7 @@ Calibration read_calibration_text(const std::string& text, const std::string& pa
   Calibration c;
   c.gpu = r.string("gpu");
   if (r.has("measured")) {
-    MapReader m(path, r.get("measured"), "measured", measured);
+    MapReader m(path, r.node("measured"), "measured", measured);
     m.finish();
     for (const auto& [key, field] : {std::pair{"device", &c.device}, {"driver", &c.driver}, {"date", &c.date},
                                      {"raw", &c.raw}})
@@ -116,7 +116,7 @@ Calibration read_calibration_text(const std::string& text, const std::string& pa
   const std::vector<ParamSpec> known = calibratable_params();
   Section params{"parameters", "", {}};
   for (const ParamSpec& k : known) params.keys.push_back({k.qualified(), "", false, "", ""});
-  const YAML::Node list = r.get("parameters");
+  const YAML::Node list = r.node("parameters");
   if (list.IsMap())
     for (auto it = list.begin(); it != list.end(); ++it) {
       const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
@@ -134,7 +134,7 @@ Calibration read_calibration_text(const std::string& text, const std::string& pa
   for (const ParamSpec& k : known) {
     const std::string name = k.qualified();
     if (!p.has(name)) continue;
-    MapReader v(path, p.get(name), p.child_path(name), value);
+    MapReader v(path, p.node(name), p.child_path(name), value);
     v.finish();
     FittedValue f;
     f.name = name;
@@ -152,11 +152,11 @@ Calibration read_calibration_text(const std::string& text, const std::string& pa
     Section facts{"facts", "", {}};
     for (const auto& [name, dim] : calibration_fact_names()) facts.keys.push_back({name, "", false, "", ""});
     static const Section fact{"fact", "", {{"value", "", true, "", ""}, {"from", "", false, "", ""}}};
-    MapReader fr(path, r.get("facts"), "facts", facts);
+    MapReader fr(path, r.node("facts"), "facts", facts);
     fr.finish();
     for (const auto& [name, dim] : calibration_fact_names()) {
       if (!fr.has(name)) continue;
-      MapReader v(path, fr.get(name), fr.child_path(name), fact);
+      MapReader v(path, fr.node(name), fr.child_path(name), fact);
       v.finish();
       c.facts.push_back({name, dim, v.quantity("value", dim), v.has("from") ? v.string("from") : ""});
     }

@@ -79,10 +79,10 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
   Catalog cat;
   MapReader top(file, root, "", catalog_top());
   top.finish();
-  if (top.integer("version", 1, 1) != 1) fail_at(file, top.get("version"), "version", "expected 1");
-  cat.sources = read_sources(file, top.get("sources"));
+  if (top.integer("version", 1, 1) != 1) fail_at(file, top.node("version"), "version", "expected 1");
+  cat.sources = read_sources(file, top.node("sources"));
 
-  const YAML::Node gpus = top.get("gpus");
+  const YAML::Node gpus = top.node("gpus");
   if (!gpus.IsSequence()) fail_at(file, gpus, "gpus", "expected a list of devices");
   for (size_t i = 0; i < gpus.size(); ++i) {
     const std::string path = fmt::format("gpus[{}]", i);
@@ -90,17 +90,17 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     g.finish();
     CatalogEntry e;
     e.spec.name = g.string("name");
-    if (cat.find(e.spec.name)) fail_at(file, g.get("name"), path + ".name", "duplicate device '" + e.spec.name + "'");
+    if (cat.find(e.spec.name)) fail_at(file, g.node("name"), path + ".name", "duplicate device '" + e.spec.name + "'");
     e.spec.vendor = g.string("vendor");
     e.spec.kind = g.choice("kind", {"gpu", "cpu"});
     e.spec.architecture = g.string("architecture");
     e.notes = g.has("notes") ? g.string("notes") : "";
     auto read_sourced = [&](const std::string& key) -> MapReader {
-      MapReader v(file, g.get(key), g.child_path(key), sourced_value());
+      MapReader v(file, g.node(key), g.child_path(key), sourced_value());
       v.finish();
       const std::string src = v.string("source");
       if (!cat.sources.count(src))
-        fail_at(file, v.get("source"), v.child_path("source"), "unknown source key '" + src + "'");
+        fail_at(file, v.node("source"), v.child_path("source"), "unknown source key '" + src + "'");
       e.source[key] = src;
       if (v.has("uncertain")) e.uncertain[key] = v.string("uncertain");
       return v;
@@ -108,7 +108,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     for (const GpuField& f : gpu_fields()) {
       MapReader v = read_sourced(f.name);
       e.spec.*f.member = v.quantity("value", static_cast<units::Dim>(f.dim));
-      if (!(e.spec.*f.member > 0)) fail_at(file, v.get("value"), v.child_path("value"), "expected a positive value");
+      if (!(e.spec.*f.member > 0)) fail_at(file, v.node("value"), v.child_path("value"), "expected a positive value");
     }
     e.spec.mig = read_sourced("mig").boolean("value");
     if (g.has("threads_per_sm")) {

@@ -69,10 +69,10 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
   InstanceCatalog cat;
   MapReader top(file, root, "", top_section());
   top.finish();
-  if (top.integer("version", 1, 1) != 1) fail_at(file, top.get("version"), "version", "expected 1");
-  cat.sources = read_sources(file, top.get("sources"));
+  if (top.integer("version", 1, 1) != 1) fail_at(file, top.node("version"), "version", "expected 1");
+  cat.sources = read_sources(file, top.node("sources"));
 
-  const YAML::Node list = top.get("instances");
+  const YAML::Node list = top.node("instances");
   if (!list.IsSequence()) fail_at(file, list, "instances", "expected a list of instance types");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("instances[{}]", i);
@@ -80,18 +80,18 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
     r.finish();
     Instance inst;
     inst.name = r.string("name");
-    if (cat.find(inst.name)) fail_at(file, r.get("name"), path + ".name", "duplicate instance '" + inst.name + "'");
+    if (cat.find(inst.name)) fail_at(file, r.node("name"), path + ".name", "duplicate instance '" + inst.name + "'");
     inst.provider = r.choice("provider", {"aws", "gcp", "azure"});
     inst.notes = r.has("notes") ? r.string("notes") : "";
     auto note_source = [&](const MapReader& v, const std::string& key) {
       const std::string src = v.string("source");
       if (!cat.sources.count(src))
-        fail_at(file, v.get("source"), v.child_path("source"), "unknown source key '" + src + "'");
+        fail_at(file, v.node("source"), v.child_path("source"), "unknown source key '" + src + "'");
       inst.source[key] = src;
       if (v.has("uncertain")) inst.uncertain[key] = v.string("uncertain");
     };
     auto sourced = [&](const std::string& key, const Section& section) -> MapReader {
-      MapReader v(file, r.get(key), r.child_path(key), section);
+      MapReader v(file, r.node(key), r.child_path(key), section);
       v.finish();
       note_source(v, key);
       return v;
@@ -99,7 +99,7 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
     auto positive = [&](const std::string& key, units::Dim dim) {
       MapReader v = sourced(key, sourced_value());
       const double x = v.quantity("value", dim);
-      if (!(x > 0)) fail_at(file, v.get("value"), v.child_path("value"), "expected a positive value");
+      if (!(x > 0)) fail_at(file, v.node("value"), v.child_path("value"), "expected a positive value");
       return x;
     };
     {
@@ -107,7 +107,7 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
       inst.gpu_model = v.string("value");
       if (!gpus.find(inst.gpu_model)) {
         const std::string hint = did_you_mean(inst.gpu_model, gpus.names());
-        fail_at(file, v.get("value"), v.child_path("value"),
+        fail_at(file, v.node("value"), v.child_path("value"),
                 "unknown GPU '" + inst.gpu_model + "' (not in the GPU catalog)" +
                     (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
       }
@@ -120,7 +120,7 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
     {
       MapReader v = sourced("on_demand", sourced_value());
       inst.on_demand = v.quantity("value", units::Dim::MoneyRate);
-      if (!(inst.on_demand > 0)) fail_at(file, v.get("value"), v.child_path("value"), "expected a positive price");
+      if (!(inst.on_demand > 0)) fail_at(file, v.node("value"), v.child_path("value"), "expected a positive price");
       if (!v.has("date")) fail_at(file, v.node(), v.path(), "a price needs `date` (when it was read)");
       inst.price_date = v.string("date");
     }
@@ -130,7 +130,7 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
       inst.spot_discount_max = v.quantity("max", units::Dim::Ratio);
       if (!(inst.spot_discount_min >= 0 && inst.spot_discount_min <= inst.spot_discount_max &&
             inst.spot_discount_max < 1))
-        fail_at(file, v.get("max"), v.child_path("max"), "expected 0 <= min <= max < 100%");
+        fail_at(file, v.node("max"), v.child_path("max"), "expected 0 <= min <= max < 100%");
     }
     cat.instances.push_back(std::move(inst));
   }

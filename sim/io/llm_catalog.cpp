@@ -46,8 +46,8 @@ std::vector<LlmModelEntry> parse_llm_catalog(const std::string& text, const std:
   const YAML::Node root = parse_yaml(text, file);
   MapReader top(file, root, "", top_section());
   top.finish();
-  if (top.integer("version", 1, 1) != 1) fail_at(file, top.get("version"), "version", "expected 1");
-  const YAML::Node list = top.get("models");
+  if (top.integer("version", 1, 1) != 1) fail_at(file, top.node("version"), "version", "expected 1");
+  const YAML::Node list = top.node("models");
   if (!list.IsSequence()) fail_at(file, list, "models", "expected a list of models");
   std::vector<LlmModelEntry> out;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -58,7 +58,7 @@ std::vector<LlmModelEntry> parse_llm_catalog(const std::string& text, const std:
     e.shape.name = r.string("name");
     for (const LlmModelEntry& other : out)
       if (boost::algorithm::iequals(other.shape.name, e.shape.name))
-        fail_at(file, r.get("name"), r.child_path("name"), "duplicate model '" + e.shape.name + "'");
+        fail_at(file, r.node("name"), r.child_path("name"), "duplicate model '" + e.shape.name + "'");
     e.source = r.string("source");
     if (r.has("vidur")) e.vidur = r.string("vidur");
     e.shape.layers = static_cast<int>(r.integer("layers", 1, 1000));

@@ -191,7 +191,7 @@ bool MapReader::has(const std::string& key) const {
   return n.IsDefined() && !n.IsNull();
 }
 
-YAML::Node MapReader::get(const std::string& key) const {
+YAML::Node MapReader::node(const std::string& key) const {
   if (!has(key))
     fail_at(file_, node_, path_, fmt::format("missing required key '{}' in {}", key, path_.empty() ? "the top level" : path_));
   return node_[key];
@@ -200,7 +200,7 @@ YAML::Node MapReader::get(const std::string& key) const {
 YAML::Node MapReader::value(const std::string& key) const {
   if (has(key)) return node_[key];
   const std::string& fallback = spec(key).default_value;
-  if (fallback.empty()) return get(key);  // fails: missing required key
+  if (fallback.empty()) return node(key);  // fails: missing required key
   return YAML::Node(fallback);
 }
 
@@ -225,7 +225,7 @@ std::string MapReader::choice(const std::string& key, const std::vector<std::str
 double MapReader::number_param(const ParamSpec& p) const {
   const double v = quantity(p.name, p.dim);
   if (v < p.min || v > p.max)
-    fail_at(file_, get(p.name), child_path(p.name),
+    fail_at(file_, node(p.name), child_path(p.name),
             fmt::format("expected a value from {} to {}, found {}", units::format(p.min, p.dim),
                         units::format(p.max, p.dim), units::format(v, p.dim)));
   return v;
@@ -237,7 +237,7 @@ double MapReader::quantity(const std::string& key, units::Dim dim) const {
     if (!r.ok) bad_default(key, r.error);
     return r.value;
   }
-  return read_quantity(file_, get(key), child_path(key), dim);
+  return read_quantity(file_, node(key), child_path(key), dim);
 }
 
 long long MapReader::integer(const std::string& key, long long min, long long max) const {

@@ -55,7 +55,7 @@ class MapReader {
   MapReader(const std::string& file, const YAML::Node& node, std::string path, const Section& section);
 
   bool has(const std::string& key) const;
-  YAML::Node get(const std::string& key) const;  // must exist (fails naming the missing key and its parent)
+  YAML::Node node(const std::string& key) const;  // must exist (fails naming the missing key and its parent)
   std::string child_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   const std::string& path() const { return path_; }
   const YAML::Node& node() const { return node_; }

@@ -44,7 +44,7 @@ struct TargetState {
 
 class TenantDriver final : public EngineClient, public WorkloadPort {
  public:
-  TenantDriver(Engine& engine, const TenantSpec& spec, TargetState& target, const ParamValues& performance,
+  TenantDriver(Engine& engine, const TenantSpec& spec, TargetState& target, const RooflineParams& performance,
                MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record)
       : engine_(engine), spec_(spec), target_(target), performance_(performance), memory_(memory), record_(record) {
     workload_ = spec.workload->play(fidelity, stream_seed(seed, spec.stream));
@@ -225,7 +225,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   TargetState& target_;
   std::vector<std::pair<KernelSpec, uint64_t>> held_;      // launches while the target is not running
   std::vector<std::pair<KernelSpec, uint64_t>> deferred_;  // launches the engine keeps waiting for an idle hold
-  const ParamValues& performance_;
+  const RooflineParams& performance_;
   MemoryPool& memory_;
   TenantRecord& record_;
   std::unique_ptr<Workload> workload_;

@@ -18,13 +18,13 @@ using units::Dim;
 
 double Loader::nonnegative(const MapReader& r, const std::string& key, Dim dim) {
   const double v = r.quantity(key, dim);
-  if (v < 0) fail_at(file, r.get(key), r.child_path(key), "expected a value >= 0");
+  if (v < 0) fail_at(file, r.node(key), r.child_path(key), "expected a value >= 0");
   return v;
 }
 
 Distribution Loader::distribution(const MapReader& r, const std::string& key, Dim dim, Distribution fallback) {
   if (!r.has(key)) return fallback;
-  const YAML::Node node = r.get(key);
+  const YAML::Node node = r.node(key);
   if (!node.IsMap()) return Distribution::constant(nonnegative(r, key, dim));
   const std::string path = r.child_path(key);
   MapReader d(file, node, path, section_named("distribution"));
@@ -40,7 +40,7 @@ Distribution Loader::distribution(const MapReader& r, const std::string& key, Di
   const std::vector<std::string>& keys = takes.at(name);
   for (const char* k : {"value", "min", "max", "mean", "sd"})
     if (d.has(k) && std::find(keys.begin(), keys.end(), k) == keys.end())
-      fail_at(file, d.get(k), d.child_path(k),
+      fail_at(file, d.node(k), d.child_path(k),
               fmt::format("`{}` does not go with distribution {} (it takes: {})", k, name, fmt::join(keys, ", ")));
   for (const std::string& k : keys)
     if (!d.has(k))
@@ -49,25 +49,25 @@ Distribution Loader::distribution(const MapReader& r, const std::string& key, Di
   if (name == "constant") return Distribution::constant(value("value"));
   if (name == "uniform") {
     const double low = value("min"), high = value("max");
-    if (!(high >= low)) fail_at(file, d.get("max"), d.child_path("max"), "expected max >= min");
+    if (!(high >= low)) fail_at(file, d.node("max"), d.child_path("max"), "expected max >= min");
     return Distribution::uniform(low, high);
   }
   if (name == "exponential") return {Distribution::Kind::Exponential, value("mean"), 0};
   const double mean = value("mean"), sd = value("sd");
   if ((name == "lognormal" || name == "gamma") && !(mean > 0) && sd > 0)
-    fail_at(file, d.get("mean"), d.child_path("mean"), fmt::format("a {} with a spread needs a mean > 0", name));
+    fail_at(file, d.node("mean"), d.child_path("mean"), fmt::format("a {} with a spread needs a mean > 0", name));
   if (name == "gamma") return {Distribution::Kind::Gamma, mean, sd};
   return {name == "normal" ? Distribution::Kind::Normal : Distribution::Kind::Lognormal, mean, sd};
 }
 
 double Loader::positive(const MapReader& r, const std::string& key, Dim dim) {
   const double v = r.quantity(key, dim);
-  if (!(v > 0)) fail_at(file, r.get(key), r.child_path(key), "expected a value > 0");
+  if (!(v > 0)) fail_at(file, r.node(key), r.child_path(key), "expected a value > 0");
   return v;
 }
 
 void Loader::gpus(const MapReader& top) {
-  const YAML::Node list = top.get("gpus");
+  const YAML::Node list = top.node("gpus");
   if (!list.IsSequence() || list.size() == 0) fail_at(file, list, "gpus", "expected a non-empty list of GPUs");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("gpus[{}]", i);
@@ -76,10 +76,10 @@ void Loader::gpus(const MapReader& top) {
     ScenarioGpu g;
     g.id = r.string("id");
     for (const ScenarioGpu& other : sc.gpus)
-      if (other.id == g.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate GPU id '" + g.id + "'");
+      if (other.id == g.id) fail_at(file, r.node("id"), r.child_path("id"), "duplicate GPU id '" + g.id + "'");
     const std::string model = r.string("model");
     const CatalogEntry* e = catalog.find(model);
-    if (!e) unknown_gpu_model(r.get("model"), r.child_path("model"), model);
+    if (!e) unknown_gpu_model(r.node("model"), r.child_path("model"), model);
     g.spec = e->spec;
     for (const GpuField& f : gpu_fields())
       if (r.has(f.name)) g.spec.*f.member = positive(r, f.name, static_cast<Dim>(f.dim));
@@ -90,14 +90,14 @@ void Loader::gpus(const MapReader& top) {
       if (cal.is_relative()) cal = std::filesystem::path(file).parent_path() / cal;
       const Calibration c = read_calibration_file(cal.string());
       if (c.gpu != model)
-        fail_at(file, r.get("calibration"), r.child_path("calibration"),
+        fail_at(file, r.node("calibration"), r.child_path("calibration"),
                 fmt::format("{} is a calibration of {}, but this GPU is {}", cal.string(), c.gpu, model));
       g.calibrated = c.overrides();
     } else if (const Calibration* shipped = builtin_calibration(model)) {
       g.calibrated = shipped->overrides();
     }
     // Parameters: the model's default, then the calibration's value, then the scenario's own.
-    g.performance = read_params(r, roofline_params(), g.calibrated);
+    g.performance = RooflineParams::table().read(read_params(r, roofline_params(), g.calibrated));
     sc.gpus.push_back(std::move(g));
   }
 }
@@ -116,7 +116,7 @@ size_t Loader::gpu_index(const YAML::Node& node, const std::string& path, const 
 }
 
 void Loader::tenants(const MapReader& top) {
-  const YAML::Node list = top.get("tenants");
+  const YAML::Node list = top.node("tenants");
   if (!list.IsSequence() || list.size() == 0) fail_at(file, list, "tenants", "expected a non-empty list of tenants");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("tenants[{}]", i);
@@ -125,8 +125,8 @@ void Loader::tenants(const MapReader& top) {
     TenantSpec t;
     t.name = r.string("name");
     for (const TenantSpec& other : sc.tenants)
-      if (other.name == t.name) fail_at(file, r.get("name"), r.child_path("name"), "duplicate tenant name '" + t.name + "'");
-    t.target = target_index(r.get("on"), r.child_path("on"), r.string("on"));
+      if (other.name == t.name) fail_at(file, r.node("name"), r.child_path("name"), "duplicate tenant name '" + t.name + "'");
+    t.target = target_index(r.node("on"), r.child_path("on"), r.string("on"));
     const Target& target = sc.targets[t.target];
     t.gpu = target.gpu;
     t.memory = nonnegative(r, "memory", Dim::Bytes);
@@ -144,9 +144,9 @@ void Loader::tenants(const MapReader& top) {
     for (const ParamSpec& p : tenant_params) share.keys.push_back({p.name, "", false, "", p.help});
     if (r.has("share")) {
       if (tenant_params.empty())
-        fail_at(file, r.get("share"), r.child_path("share"),
+        fail_at(file, r.node("share"), r.child_path("share"),
                 fmt::format("mode '{}' of {} takes no per-tenant parameters", info->name, target.id));
-      MapReader sr(file, r.get("share"), r.child_path("share"), share);
+      MapReader sr(file, r.node("share"), r.child_path("share"), share);
       sr.finish();
       t.share = read_params(sr, tenant_params, tenant_defaults);
       // Under an imported device plugin config the MPS daemon's defaults are upper limits: a client may only
@@ -154,27 +154,27 @@ void Loader::tenants(const MapReader& top) {
       for (const ParamSpec& p : tenant_params) {
         const auto limit = tenant_defaults.find(p.qualified());
         if (limit != tenant_defaults.end() && sr.has(p.name) && t.share.get(p.name) > limit->second)
-          fail_at(file, sr.get(p.name), sr.child_path(p.name),
+          fail_at(file, sr.node(p.name), sr.child_path(p.name),
                   fmt::format("above the {} the imported device plugin config gives each of its {} replicas ({})",
                               units::format(limit->second, p.dim), imported_here->replicas, imported_here->source));
       }
     } else {
       t.share = with_overrides(tenant_params, tenant_defaults);
     }
-    t.workload = workload(r.get("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
+    t.workload = workload(r.node("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
     if (!r.has("memory")) t.memory = t.workload->device_memory();
     if (!t.workload->bounded() && !std::isfinite(sc.duration))
-      fail_at(file, r.get("workload"), r.child_path("workload"),
+      fail_at(file, r.node("workload"), r.child_path("workload"),
               "this workload has no count, so it runs until the scenario ends, but the scenario has no `duration`");
     int on_same = 0;
     for (const TenantSpec& other : sc.tenants) on_same += other.target == t.target ? 1 : 0;
     if (imported_here && on_same >= imported_here->replicas)
-      fail_at(file, r.get("on"), r.child_path("on"),
+      fail_at(file, r.node("on"), r.child_path("on"),
               fmt::format("'{}' is shared by the imported device plugin config as {} replica(s) ({}): Kubernetes "
                           "would not place more containers on it",
                           target.id, imported_here->replicas, imported_here->source));
     if (info->max_contexts > 0 && on_same >= info->max_contexts)
-      fail_at(file, r.get("on"), r.child_path("on"),
+      fail_at(file, r.node("on"), r.child_path("on"),
               fmt::format("'{}' is shared in mode '{}', which takes at most {} tenant(s){}", target.id, info->name,
                           info->max_contexts,
                           info->max_contexts == 1 ? "; use a sharing mode such as timeslice to put several tenants on it"
@@ -236,7 +236,7 @@ std::vector<std::pair<size_t, std::string>> size_workloads(Scenario& sc, const s
 
 void Loader::faults(const MapReader& top) {
   if (!top.has("faults")) return;
-  const YAML::Node list = top.get("faults");
+  const YAML::Node list = top.node("faults");
   if (!list.IsSequence()) fail_at(file, list, "faults", "expected a list of faults");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("faults[{}]", i);
@@ -256,13 +256,13 @@ size_t Loader::tenant_named(const MapReader& r, const std::string& key) {
     if (sc.tenants[t].name == name) return t;
     names.push_back(sc.tenants[t].name);
   }
-  fail_at(file, r.get(key), r.child_path(key),
+  fail_at(file, r.node(key), r.child_path(key),
           fmt::format("no tenant named '{}'{}", name, did_you_mean_suffix(name, names)));
 }
 
 void Loader::comparisons(const MapReader& top) {
   if (!top.has("compare")) return;
-  const YAML::Node list = top.get("compare");
+  const YAML::Node list = top.node("compare");
   if (!list.IsSequence()) fail_at(file, list, "compare", "expected a list of comparisons");
   for (size_t i = 0; i < list.size(); ++i) {
     MapReader r(file, list[i], fmt::format("compare[{}]", i), section_named("compare[]"));
@@ -304,7 +304,7 @@ void Loader::load(const YAML::Node& root) {
   comparisons(top);
   sc.metrics_interval = std::isfinite(sc.duration) ? sc.duration / 100 : 1.0;
   if (top.has("metrics")) {
-    MapReader m(file, top.get("metrics"), "metrics", section_named("metrics"));
+    MapReader m(file, top.node("metrics"), "metrics", section_named("metrics"));
     m.finish();
     if (m.has("interval")) sc.metrics_interval = positive(m, "interval", Dim::Time);
   }

@@ -20,7 +20,7 @@ namespace vgpusim {
 struct ScenarioGpu {
   std::string id;            // the scenario's name for it, e.g. "g0"
   GpuSpec spec;              // catalog values with the scenario's overrides
-  ParamValues performance;   // roofline parameters for kernels on this GPU
+  RooflineParams performance;  // roofline parameters for kernels on this GPU
   ParamOverrides calibrated;  // model parameters from its calibration file, by qualified name (SI)
 };
 

@@ -32,9 +32,9 @@ SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& 
   MapReader head(file, node, path, section_named("sharing.<gpu>"));
   const std::string mode = head.string("mode");
   info = find_sharing_mode(mode);
-  if (!info) unknown_mode(head.get("mode"), path + ".mode", mode);
+  if (!info) unknown_mode(head.node("mode"), path + ".mode", mode);
   if (info->device_kind != device.kind)
-    fail_at(file, head.get("mode"), path + ".mode",
+    fail_at(file, head.node("mode"), path + ".mode",
             fmt::format("mode '{}' shares {} devices, but {} is a {} device{}", mode, info->device_kind, device.name,
                         device.kind, device.kind == "cpu" ? " (use mode: software)" : ""));
   Section params{"sharing.<gpu> (" + mode + ")", "", {{"mode", "string", true, "", ""}}};
@@ -79,7 +79,7 @@ void Loader::sharing(const MapReader& top) {
   std::vector<YAML::Node> nodes(sc.gpus.size());
   std::vector<bool> given(sc.gpus.size(), false);
   if (top.has("sharing")) {
-    const YAML::Node map = top.get("sharing");
+    const YAML::Node map = top.node("sharing");
     if (!map.IsMap()) fail_at(file, map, "sharing", "expected a mapping from GPU id to its sharing");
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string id = it->first.Scalar();
@@ -117,7 +117,7 @@ const SharingModeInfo* Loader::imported_sharing(size_t g, const YAML::Node& node
   r.finish();
   const std::string kind = r.choice("import", {"device-plugin", "mig-parted"});
   if (gpu.spec.kind != find_sharing_mode("timeslice")->device_kind)
-    fail_at(file, r.get("import"), r.child_path("import"),
+    fail_at(file, r.node("import"), r.child_path("import"),
             fmt::format("{} configurations share GPUs; '{}' is a {} device", kind, gpu.id, gpu.spec.kind));
   std::filesystem::path config_path = r.string("file");
   if (config_path.is_relative()) config_path = std::filesystem::path(file).parent_path() / config_path;
@@ -127,7 +127,7 @@ const SharingModeInfo* Loader::imported_sharing(size_t g, const YAML::Node& node
     return info;
   };
   if (kind == "device-plugin") {
-    if (r.has("config")) fail_at(file, r.get("config"), r.child_path("config"), "`config` goes with mig-parted");
+    if (r.has("config")) fail_at(file, r.node("config"), r.child_path("config"), "`config` goes with mig-parted");
     const DevicePluginSharing dp = read_device_plugin_config(config_path.string());
     if (dp.strategy.empty()) return set_mode("passthrough");  // no sharing: one container per GPU
     ImportedLimits limits{dp.replicas, {}, dp.where};
@@ -155,7 +155,7 @@ const SharingModeInfo* Loader::imported_sharing(size_t g, const YAML::Node& node
     mine = &e;
   }
   if (!mine)
-    fail_at(file, r.get("config"), r.child_path("config"),
+    fail_at(file, r.node("config"), r.child_path("config"),
             fmt::format("layout '{}' of {} has no entry for device {} (GPU '{}', its index in `gpus`)", layout,
                         config_path.string(), g, gpu.id));
   if (!mine->mig_enabled) return set_mode("passthrough");
@@ -188,8 +188,8 @@ std::vector<Loader::LayoutEntry> Loader::read_layout(const YAML::Node& list, con
     r.finish();
     LayoutEntry e{r.string("id"), r.string("profile"), YAML::Node(), r.has("sharing")};
     for (const LayoutEntry& other : entries)
-      if (other.id == e.id) fail_at(file, r.get("id"), r.child_path("id"), "duplicate partition id '" + e.id + "'");
-    if (e.has_sharing) e.sharing.reset(r.get("sharing"));
+      if (other.id == e.id) fail_at(file, r.node("id"), r.child_path("id"), "duplicate partition id '" + e.id + "'");
+    if (e.has_sharing) e.sharing.reset(r.node("sharing"));
     entries.push_back(e);
   }
   return entries;
@@ -246,10 +246,10 @@ void Loader::partitions(size_t g, const YAML::Node& node, const std::string& pat
     LayoutChange change;
     change.gpu = g;
     change.at = positive(r, "at", Dim::Time);
-    if (change.at <= last) fail_at(file, r.get("at"), r.child_path("at"), "layout changes must come in time order");
+    if (change.at <= last) fail_at(file, r.node("at"), r.child_path("at"), "layout changes must come in time order");
     last = change.at;
-    change.reconfiguration_time = sc.sharing[g].params.get("reconfiguration_time");
-    const YAML::Node layout = r.get("partitions");
+    change.reconfiguration_time = info.reconfiguration_time ? info.reconfiguration_time(sc.sharing[g].params) : 0;
+    const YAML::Node layout = r.node("partitions");
     const std::vector<LayoutEntry> entries = read_layout(layout, r.child_path("partitions"));
     const std::vector<Partition> placed = place(gpu, info, g, entries, layout, r.child_path("partitions"));
     std::map<std::string, std::pair<std::string, int>> next;

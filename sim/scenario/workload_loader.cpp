@@ -32,22 +32,22 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
     if (by_work)
       fail_at(file, node, path, "give either `duration` (with `on` and `bound`) or work (flops, bytes), not both");
     if (r.has("working_set"))
-      fail_at(file, r.get("working_set"), r.child_path("working_set"),
+      fail_at(file, r.node("working_set"), r.child_path("working_set"),
               "`working_set` goes with work (bytes): a measured duration already holds what L2 did");
     if (r.has("threads"))
-      fail_at(file, r.get("threads"), r.child_path("threads"),
+      fail_at(file, r.node("threads"), r.child_path("threads"),
               "`threads` goes with work (flops, bytes): a measured duration already holds its occupancy");
     const double d = r.quantity("duration", Dim::Time);
-    if (!(d > 0)) fail_at(file, r.get("duration"), r.child_path("duration"), "expected a positive time");
+    if (!(d > 0)) fail_at(file, r.node("duration"), r.child_path("duration"), "expected a positive time");
     const GpuSpec* ref = &tenant_gpu.spec;
-    ParamValues perf = tenant_gpu.performance;
+    RooflineParams perf = tenant_gpu.performance;
     if (r.has("on")) {
       const std::string name = r.string("on");
       const CatalogEntry* e = catalog.find(name);
-      if (!e) unknown_gpu_model(r.get("on"), r.child_path("on"), name);
+      if (!e) unknown_gpu_model(r.node("on"), r.child_path("on"), name);
       if (name != tenant_gpu.spec.name) {
         ref = &e->spec;
-        perf = with_overrides(roofline_params(), builtin_overrides(name));
+        perf = RooflineParams::table().with(builtin_overrides(name));
       }
     }
     const std::string b = r.choice("bound", {"memory", "fp16", "fp32", "fp64"});
@@ -58,7 +58,7 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
     return kernel_from_duration(d, *ref, bound, blocks, perf, kernels, launch);
   }
   for (const char* key : {"on", "bound"})
-    if (r.has(key)) fail_at(file, r.get(key), r.child_path(key), fmt::format("`{}` goes with `duration`", key));
+    if (r.has(key)) fail_at(file, r.node(key), r.child_path(key), fmt::format("`{}` goes with `duration`", key));
   KernelSpec k;
   k.blocks = blocks;
   k.launch = launch;
@@ -70,14 +70,14 @@ KernelSpec Loader::kernel(const YAML::Node& node, const std::string& path, const
   if (r.has("working_set")) {
     k.working_set = r.quantity("working_set", Dim::Bytes);
     if (!(k.working_set > 0))
-      fail_at(file, r.get("working_set"), r.child_path("working_set"), "expected a positive size");
+      fail_at(file, r.node("working_set"), r.child_path("working_set"), "expected a positive size");
   }
   if (r.has("flops")) {
     const double f = r.quantity("flops", Dim::Flops);
     const std::string p = r.has("precision") ? r.choice("precision", {"fp16", "fp32", "fp64"}) : default_precision;
     (p == "fp16" ? k.flops_fp16 : p == "fp32" ? k.flops_fp32 : k.flops_fp64) += f;
   } else if (r.has("precision")) {
-    fail_at(file, r.get("precision"), r.child_path("precision"), "`precision` goes with `flops`");
+    fail_at(file, r.node("precision"), r.child_path("precision"), "`precision` goes with `flops`");
   }
   for (double v : {k.flops_fp16, k.flops_fp32, k.flops_fp64, k.bytes})
     if (v < 0) fail_at(file, node, path, "work amounts must not be negative");
@@ -115,7 +115,7 @@ WorkloadRef Loader::workload(const YAML::Node& node, const std::string& path, co
                           : fmt::format("expected exactly one workload kind, found {} and {}", given[0], given[1]));
   }
   const WorkloadKindInfo* kind = find_workload_kind(given[0]);
-  MapReader r(file, w.get(kind->name), w.child_path(kind->name), kind->sections.front());
+  MapReader r(file, w.node(kind->name), w.child_path(kind->name), kind->sections.front());
   r.finish();
   return kind->read(*this, r, gpu);
 }

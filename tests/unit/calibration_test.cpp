@@ -157,7 +157,7 @@ TEST(Calibration, Fp32EfficiencyAndOverlapComeFromTheFmaAndTheMixedKernelsSoloTi
   e.b = {"memory", 0, 1.5e11, 65536, 100};
   // Its sides at the efficiencies above, 40% of the shorter one not hidden.
   const double compute = 2e12 / (0.95 * h200.fp32), memory = 1.5e11 / (0.9 * h200.memory_bandwidth);
-  const double launch = ParamValues::defaults(roofline_params()).get("launch_overhead");
+  const double launch = RooflineParams::table().defaults().launch_overhead;
   e.solo_full_a = 100 * launch + std::max(compute, memory) + 0.4 * std::min(compute, memory);
   e.solo_full_b = 1;  // not a mixed kernel: not used
   raw.coruns = {e, e};  // the same solo run repeated in two experiments counts once
@@ -172,10 +172,10 @@ TEST(Calibration, Fp32EfficiencyAndOverlapComeFromTheFmaAndTheMixedKernelsSoloTi
   EXPECT_NEAR(value("roofline.overlap").value, 0.6, 1e-9);
   EXPECT_EQ(value("roofline.overlap").points, 1);
   // The roofline with these values gives the solo time back.
-  ParamValues p = ParamValues::defaults(roofline_params());
-  p.set("fp32_efficiency", 0.95);
-  p.set("memory_efficiency", 0.9);
-  p.set("overlap", 0.6);
+  RooflineParams p = RooflineParams::table().defaults();
+  p.fp32_efficiency = 0.95;
+  p.memory_efficiency = 0.9;
+  p.overlap = 0.6;
   KernelSpec k;
   k.flops_fp32 = 2e12;
   k.bytes = 1.5e11;
@@ -322,7 +322,7 @@ TEST(Calibration, ScenariosUseACalibrationFileAndTheirOwnValuesWin) {
   const Scenario sc = load("sharing: {g0: {mode: timeslice}}\n", gpu_line);
   EXPECT_DOUBLE_EQ(sc.targets[0].sharing.params.get("slice"), 3e-3);
   EXPECT_DOUBLE_EQ(sc.targets[0].sharing.params.get("switch_cost"), 11e-6);
-  EXPECT_DOUBLE_EQ(sc.gpus[0].performance.get("compute_efficiency"), 0.5);
+  EXPECT_DOUBLE_EQ(sc.gpus[0].performance.compute_efficiency, 0.5);
   const Scenario own = load("sharing: {g0: {mode: timeslice, slice: 1ms}}\n", gpu_line);
   EXPECT_DOUBLE_EQ(own.targets[0].sharing.params.get("slice"), 1e-3);
   EXPECT_DOUBLE_EQ(own.targets[0].sharing.params.get("switch_cost"), 11e-6);

@@ -89,8 +89,8 @@ TEST(Collectives, RejectsImpossibleQuestions) {
 
 TEST(DataParallel, SeedsEightA100OverNvlink) {
   const GpuSpec& a100 = builtin_catalog().find("A100-40GB")->spec;
-  const ParamValues dp = ParamValues::defaults(data_parallel_params());
-  const ParamValues roof = ParamValues::defaults(roofline_params());
+  const DataParallelParams dp = DataParallelParams::table().defaults();
+  const RooflineParams roof = RooflineParams::table().defaults();
   const DataParallelResult r = data_parallel(resnet50_step(), a100, one_node(8, "nvlink3"), 8, dp, roof);
   std::printf("  8xA100 NVLink, ResNet-50 (25.6M fp32 gradients, batch 256/GPU): compute %.2f ms, all-reduce %.3f ms, "
               "efficiency %.3f, speedup %.2fx  (seeds: Horovod 98%%, 7.6x)\n",
@@ -103,8 +103,8 @@ TEST(DataParallel, SeedsEightA100OverNvlink) {
 
 TEST(DataParallel, SlowEthernetBetweenSingleGpuNodesScalesPoorly) {
   const GpuSpec& a100 = builtin_catalog().find("A100-40GB")->spec;
-  const ParamValues dp = ParamValues::defaults(data_parallel_params());
-  const ParamValues roof = ParamValues::defaults(roofline_params());
+  const DataParallelParams dp = DataParallelParams::table().defaults();
+  const RooflineParams roof = RooflineParams::table().defaults();
   const DataParallelResult r = data_parallel(resnet50_step(), a100, single_gpu_nodes(8, "eth-10g"), 8, dp, roof);
   std::printf("  8 single-A100 nodes, 10 Gb/s Ethernet, same job: compute %.2f ms, all-reduce %.2f ms, efficiency "
               "%.3f, speedup %.2fx\n",
@@ -116,9 +116,9 @@ TEST(DataParallel, SlowEthernetBetweenSingleGpuNodesScalesPoorly) {
 
 TEST(DataParallel, OverlapHidesAtMostTheBackwardPass) {
   const GpuSpec& a100 = builtin_catalog().find("A100-40GB")->spec;
-  ParamValues dp = ParamValues::defaults(data_parallel_params());
-  const ParamValues roof = ParamValues::defaults(roofline_params());
-  dp.set("overlap", 1.0);
+  DataParallelParams dp = DataParallelParams::table().defaults();
+  const RooflineParams roof = RooflineParams::table().defaults();
+  dp.overlap = 1.0;
   const DataParallelResult fast = data_parallel(resnet50_step(), a100, one_node(8, "nvlink3"), 8, dp, roof);
   EXPECT_DOUBLE_EQ(fast.hidden_s, fast.allreduce_s);  // all of it fits behind backward
   const DataParallelResult slow = data_parallel(resnet50_step(), a100, single_gpu_nodes(8, "eth-10g"), 8, dp, roof);
@@ -162,8 +162,8 @@ cluster:
     topo.gpus_per_node = j.num_gpu;
     topo.intra = topo.inter = link_preset("nvlink3");
     const double eff = data_parallel(step, builtin_catalog().find("A100-80GB")->spec, topo, j.num_gpu,
-                                     ParamValues::defaults(data_parallel_params()),
-                                     ParamValues::defaults(roofline_params()))
+                                     DataParallelParams::table().defaults(),
+                                     RooflineParams::table().defaults())
                            .efficiency;
     EXPECT_LT(eff, 1);
     EXPECT_NEAR(nv.jobs[i].duration_s, j.duration_s / eff, 1e-9 * j.duration_s);

@@ -102,7 +102,7 @@ WorkloadKindInfo toy_kind() {
     auto w = std::make_shared<BurstsWorkload>();
     w->count = r.integer("count", 1, 1000);
     w->kernels = static_cast<int>(r.integer("kernels", 1, 100));  // its default, "1", is its KeySpec's
-    w->kernel = loader.kernel(r.get("kernel"), r.child_path("kernel"), "fp32", gpu);
+    w->kernel = loader.kernel(r.node("kernel"), r.child_path("kernel"), "fp32", gpu);
     return w;
   };
   return kind;

@@ -73,7 +73,7 @@ std::string write_trace(const std::string& name, const std::string& text) {
 
 TEST(LlmOps, GemmTilesRunInWholeWaves) {
   const GpuSpec& h100 = builtin_catalog().find("H100-SXM")->spec;  // 132 SMs
-  const ParamValues p = ParamValues::defaults(roofline_params());
+  const RooflineParams p = RooflineParams::table().defaults();
   // 64 x 8448 outputs = 132 tiles: one full wave; one more row of tiles doubles the waves, not the work.
   const KernelSpec one = gemm_kernel(64, 8192, 132 * 64, 2);
   const KernelSpec two = gemm_kernel(128, 8192, 132 * 64, 2);
@@ -94,20 +94,20 @@ TEST(LlmOps, GemmTilesRunInWholeWaves) {
 
 TEST(LlmOps, OpClassParametersScaleOnlyTheirClass) {
   const GpuSpec& a100 = builtin_catalog().find("A100-80GB")->spec;
-  ParamValues p = ParamValues::defaults(roofline_params());
+  RooflineParams p = RooflineParams::table().defaults();
   LlmShape s = find_llm_model("Llama-2-7B")->shape;
   const KernelSpec norm = llm_op_kernel(LlmOp::InputNorm, s, 4096, 1);
   const KernelSpec add = llm_op_kernel(LlmOp::Add, s, 4096, 1);
   const double norm_before = kernel_times(norm, a100, p).memory, add_before = kernel_times(add, a100, p).memory;
-  p.set("norm_traffic", 2.5);
-  p.set("norm_overhead", 0.5);
+  p.traffic[static_cast<size_t>(OpClass::Norm)] = 2.5;
+  p.class_overhead[static_cast<size_t>(OpClass::Norm)] = 0.5;
   EXPECT_DOUBLE_EQ(kernel_times(norm, a100, p).memory, 2.5 * norm_before);
-  EXPECT_DOUBLE_EQ(kernel_times(norm, a100, p).overhead, 0.5 * p.get("launch_overhead"));
+  EXPECT_DOUBLE_EQ(kernel_times(norm, a100, p).overhead, 0.5 * p.launch_overhead);
   EXPECT_DOUBLE_EQ(kernel_times(add, a100, p).memory, add_before);
   // gemm_efficiency replaces compute_efficiency for GEMMs only.
   const KernelSpec up = llm_op_kernel(LlmOp::MlpUp, s, 8192, 1);
   const double up_before = kernel_times(up, a100, p).compute;
-  p.set("gemm_efficiency", p.get("compute_efficiency") / 2);
+  p.gemm_efficiency = p.compute_efficiency / 2;
   EXPECT_DOUBLE_EQ(kernel_times(up, a100, p).compute, 2 * up_before);
 }
 

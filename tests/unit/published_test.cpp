@@ -121,15 +121,15 @@ TEST(PublishedFit, L2BandwidthComesFromSmallKernelsAndItsCapacityFromTheL2Table)
 TEST(PublishedFit, LaunchVariantsGetTheirOwnOverheads) {
   // Rows made by the model itself with a known overhead come back with it: a = 1.2 us beyond a DRAM stream.
   const GpuSpec& a100 = builtin_catalog().find("A100-80GB")->spec;
-  ParamValues roof = ParamValues::defaults(roofline_params());
+  RooflineParams roof = RooflineParams::table().defaults();
   std::vector<SmallKernelRow> rows;
   for (double v : {64e3, 128e3, 256e3, 512e3, 1e6, 2e6}) {
     KernelSpec k;
     k.bytes = v;
     k.working_set = v;
     k.launch = LaunchKind::Graph;
-    ParamValues p = roof;
-    p.set("graph_launch_overhead", 1.2e-6);
+    RooflineParams p = roof;
+    p.graph_launch_overhead = 1.2e-6;
     SmallKernelRow r;
     r.volume = v;
     r.bandwidth = {v / solo_time(k, a100, p)};
@@ -215,8 +215,8 @@ TEST(PublishedSummary, ErrorsPerGpuAndSplitWithBaselinesAndSkips) {
 
 TEST(TelemetryWorkload, KeepsItsKernelTimeWhenComputeAndMemoryOverlapOnlyInPart) {
   const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
-  ParamValues roof = ParamValues::defaults(roofline_params());
-  roof.set("overlap", 0.6);
+  RooflineParams roof = RooflineParams::table().defaults();
+  roof.overlap = 0.6;
   SoloTelemetry t;
   t.throughput = 40;
   t.gpu_util = 0.6;
@@ -232,7 +232,7 @@ TEST(TelemetryWorkload, KeepsItsKernelTimeWhenComputeAndMemoryOverlapOnlyInPart)
 
 TEST(TelemetryWorkload, ReplaysItsOwnThroughputOnTheMeasuredGpu) {
   const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
-  const ParamValues roof = ParamValues::defaults(roofline_params());
+  const RooflineParams roof = RooflineParams::table().defaults();
   SoloTelemetry t;
   t.throughput = 40;
   t.gpu_util = 0.6;
@@ -244,7 +244,7 @@ TEST(TelemetryWorkload, ReplaysItsOwnThroughputOnTheMeasuredGpu) {
   EXPECT_NEAR(w.sm_fill, 0.5, 1e-12);
   EXPECT_NEAR(w.memory_share, 0.5, 1e-12);
   const KernelTimes k = kernel_times(w.unit, v100, roof);
-  const double ovh = roof.get("launch_overhead");  // one kernel per unit
+  const double ovh = roof.launch_overhead;  // one kernel per unit
   EXPECT_NEAR(k.memory, 0.5 * (0.6 / 40 - ovh), 1e-12);
   EXPECT_NEAR(k.sm_fill, 0.5, 1e-12);
   // On a GPU with twice the FP32 rate and bandwidth the kernel's work halves; its launch overhead and the host
@@ -503,14 +503,14 @@ TEST(BuiltinCalibration, ScenariosUseTheShippedCalibrationUnlessTheyOptOut) {
            "1GB}}}}\n";
   };
   const Scenario shipped = load_scenario_text(scenario(""), "t.yaml", builtin_catalog());
-  EXPECT_DOUBLE_EQ(shipped.gpus[0].performance.get("memory_efficiency"),
+  EXPECT_DOUBLE_EQ(shipped.gpus[0].performance.memory_efficiency,
                    c->overrides().at("roofline.memory_efficiency"));
   EXPECT_DOUBLE_EQ(shipped.sharing[0].params.get("bw_saturation_fraction"),
                    c->overrides().at("contention.bw_saturation_fraction"));
   const Scenario none = load_scenario_text(scenario(", calibration: none"), "t.yaml", builtin_catalog());
-  EXPECT_DOUBLE_EQ(none.gpus[0].performance.get("memory_efficiency"), 0.9);
+  EXPECT_DOUBLE_EQ(none.gpus[0].performance.memory_efficiency, 0.9);
   EXPECT_DOUBLE_EQ(none.sharing[0].params.get("bw_saturation_fraction"), 1.0);
   // The scenario's own value still wins over the shipped one.
   const Scenario own = load_scenario_text(scenario(", memory_efficiency: 50%"), "t.yaml", builtin_catalog());
-  EXPECT_DOUBLE_EQ(own.gpus[0].performance.get("memory_efficiency"), 0.5);
+  EXPECT_DOUBLE_EQ(own.gpus[0].performance.memory_efficiency, 0.5);
 }

@@ -8,9 +8,9 @@ using namespace vgpusim;
 
 namespace {
 const GpuSpec& h100() { return builtin_catalog().find("H100-SXM")->spec; }
-ParamValues perf() { return ParamValues::defaults(roofline_params()); }
+RooflineParams perf() { return RooflineParams::table().defaults(); }
 // Each kernel takes the launch overhead beyond its roofline time.
-double overhead() { return perf().get("launch_overhead"); }
+double overhead() { return perf().launch_overhead; }
 }  // namespace
 
 TEST(Roofline, ComputeBoundKernel) {
@@ -67,16 +67,16 @@ TEST(Roofline, EachKernelTakesTheLaunchOverheadAndDurationsIncludeIt) {
   const KernelSpec tiny = kernel_from_duration(1e-6, h100(), KernelBound::Memory, 0, perf());
   EXPECT_EQ(tiny.bytes, 0.0);
   EXPECT_NEAR(solo_time(tiny, h100(), perf()), 1e-6, 1e-15);
-  ParamValues none = perf();
-  none.set("launch_overhead", 0.0);
+  RooflineParams none = perf();
+  none.launch_overhead = 0.0;
   EXPECT_NEAR(solo_time(k, h100(), none), one - overhead(), 1e-15);
 }
 
 TEST(Roofline, EachLaunchKindPaysItsOwnOverhead) {
-  ParamValues p = perf();
-  p.set("launch_overhead", 3e-6);
-  p.set("graph_launch_overhead", 1e-6);
-  p.set("grid_sync_overhead", 0.5e-6);
+  RooflineParams p = perf();
+  p.launch_overhead = 3e-6;
+  p.graph_launch_overhead = 1e-6;
+  p.grid_sync_overhead = 0.5e-6;
   KernelSpec k;
   k.bytes = 1e6;
   k.kernels = 10;
@@ -98,9 +98,9 @@ TEST(Roofline, EachLaunchKindPaysItsOwnOverhead) {
 // A declared block size (issue 13: occupancy from block size, bandwidth against occupancy, wave quantization): the
 // H100 holds 2048 threads per SM (compute capability 9.0).
 TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
-  ParamValues p = perf();
-  p.set("launch_overhead", 0);
-  p.set("occupancy_saturation", 0.4);
+  RooflineParams p = perf();
+  p.launch_overhead = 0;
+  p.occupancy_saturation = 0.4;
   const GpuSpec& gpu = h100();
   ASSERT_EQ(gpu.threads_per_sm, 2048);
   KernelSpec k;
@@ -126,17 +126,17 @@ TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
   // Without a saturation (the default) or without a block size, the occupancy does not limit the bandwidth.
   k.threads = 256;
   k.blocks = 1056 / 4;
-  EXPECT_NEAR(solo_time(k, gpu, perf()) - perf().get("launch_overhead"), 1.0, 1e-9);
+  EXPECT_NEAR(solo_time(k, gpu, perf()) - perf().launch_overhead, 1.0, 1e-9);
   k.threads = 0;
   EXPECT_NEAR(solo_time(k, gpu, p), 1.0, 1e-9);
   // From L2 too, the bytes in flight set the bandwidth; where L2 is slower than DRAM a working set changes nothing.
-  ParamValues l2 = p;
-  l2.set("l2_bandwidth", 2 * 3.35e12 * 0.9);
+  RooflineParams l2 = p;
+  l2.l2_bandwidth = 2 * 3.35e12 * 0.9;
   k.threads = 256;
   k.blocks = 1056 / 4;
   k.working_set = 1e6;
   EXPECT_NEAR(solo_time(k, gpu, l2), 0.5 * 0.4 / 0.25, 1e-9);
-  l2.set("l2_bandwidth", 0.5 * 3.35e12 * 0.9);
+  l2.l2_bandwidth = 0.5 * 3.35e12 * 0.9;
   EXPECT_NEAR(solo_time(k, gpu, l2), 0.4 / 0.25, 1e-9);
   const ActivityDemand d = activity_demand(k, kernel_times(k, gpu, l2), gpu);
   EXPECT_NEAR(d.memory_fraction, 1.0, 1e-12);  // it waits on DRAM all its time
@@ -157,9 +157,9 @@ TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
 }
 
 TEST(Roofline, AWorkingSetThatStaysInL2MovesItsBytesAtTheL2Bandwidth) {
-  ParamValues p = perf();
-  p.set("l2_bandwidth", 10e12);
-  p.set("l2_capacity_fraction", 0.5);  // H100-SXM: 50 MiB of L2, 25 MiB usable here
+  RooflineParams p = perf();
+  p.l2_bandwidth = 10e12;
+  p.l2_capacity_fraction = 0.5;  // H100-SXM: 50 MiB of L2, 25 MiB usable here
   KernelSpec k;
   k.bytes = 1e9;
   const double dram = 1e9 / (3.35e12 * 0.9);
@@ -175,12 +175,12 @@ TEST(Roofline, AWorkingSetThatStaysInL2MovesItsBytesAtTheL2Bandwidth) {
   EXPECT_NEAR(solo_time(k, h100(), p), overhead() + dram, 1e-12);
   // An L2 slower than DRAM streaming is not used.
   k.working_set = 20 * 1048576.0;
-  p.set("l2_bandwidth", 1e12);
+  p.l2_bandwidth = 1e12;
   EXPECT_NEAR(solo_time(k, h100(), p), overhead() + dram, 1e-12);
   // Uncalibrated (0): no L2 level.
   EXPECT_NEAR(solo_time(k, h100(), perf()), overhead() + dram, 1e-12);
   // A merged activity of 4 kernels (fluid fidelity) holds the unit's working set: each kernel's share decides.
-  p.set("l2_bandwidth", 10e12);
+  p.l2_bandwidth = 10e12;
   k.kernels = 4;
   k.working_set = 4 * 20 * 1048576.0;
   EXPECT_NEAR(solo_time(k, h100(), p), 4 * overhead() + 1e9 / 10e12, 1e-12);

@@ -198,12 +198,12 @@ double lone_step_rate(const std::string& gpu, const std::string& step, const std
 // latency): a 64 kB step launched each way on an H200, alone.
 TEST(Workloads, LaunchKindSetsEachKernelsOverhead) {
   const auto rate = [](const std::string& launch) { return lone_step_rate("H200", "bytes: 64kB" + launch, "50ms"); };
-  const ParamValues h200 = with_overrides(roofline_params(), builtin_overrides("H200"));
-  const double bytes = 64e3 / (4.8e12 * h200.get("memory_efficiency"));
+  const RooflineParams h200 = RooflineParams::table().with(builtin_overrides("H200"));
+  const double bytes = 64e3 / (4.8e12 * h200.memory_efficiency);
   const double stream = rate(""), graph = rate(", launch: graph"), persistent = rate(", launch: persistent");
-  EXPECT_NEAR(stream, 1 / (h200.get("launch_overhead") + bytes), 0.01 * stream);
-  EXPECT_NEAR(graph, 1 / (h200.get("graph_launch_overhead") + bytes), 0.01 * graph);
-  EXPECT_NEAR(persistent, 1 / (h200.get("grid_sync_overhead") + bytes), 0.01 * persistent);
+  EXPECT_NEAR(stream, 1 / (h200.launch_overhead + bytes), 0.01 * stream);
+  EXPECT_NEAR(graph, 1 / (h200.graph_launch_overhead + bytes), 0.01 * graph);
+  EXPECT_NEAR(persistent, 1 / (h200.grid_sync_overhead + bytes), 0.01 * persistent);
   EXPECT_GT(graph, 1.5 * stream);
 }
 
@@ -214,10 +214,10 @@ TEST(Workloads, DeclaredBlockSizeLimitsBandwidthByOccupancy) {
   const auto rate = [](const std::string& extra) {
     return lone_step_rate("A100-80GB", "bytes: 1GB, blocks: 54" + extra, "500ms");
   };
-  const ParamValues a100 = with_overrides(roofline_params(), builtin_overrides("A100-80GB"));
-  const double sat = a100.get("occupancy_saturation"), o = a100.get("launch_overhead");
+  const RooflineParams a100 = RooflineParams::table().with(builtin_overrides("A100-80GB"));
+  const double sat = a100.occupancy_saturation, o = a100.launch_overhead;
   ASSERT_GT(sat, 0.0625);
-  const double full = 1e9 / (2.039e12 * a100.get("memory_efficiency"));
+  const double full = 1e9 / (2.039e12 * a100.memory_efficiency);
   EXPECT_NEAR(rate(""), 1 / (full + o), 0.01 * rate(""));
   EXPECT_NEAR(rate(", threads: 256"), 1 / (full * sat / 0.0625 + o), 0.01 * rate(", threads: 256"));
 }

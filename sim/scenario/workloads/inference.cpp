@@ -51,30 +51,30 @@ WorkloadKindInfo inference_workload_kind() {
       fail_at(r.file(), r.node(), r.path(), "give either `rate` (open loop) or `clients` (closed loop)");
     if (r.has("rate")) {
       t->rate = r.quantity("rate", units::Dim::Rate);
-      if (!(t->rate > 0)) fail_at(r.file(), r.get("rate"), r.child_path("rate"), "expected a positive rate");
-      if (r.has("think")) fail_at(r.file(), r.get("think"), r.child_path("think"), "`think` goes with `clients`");
+      if (!(t->rate > 0)) fail_at(r.file(), r.node("rate"), r.child_path("rate"), "expected a positive rate");
+      if (r.has("think")) fail_at(r.file(), r.node("think"), r.child_path("think"), "`think` goes with `clients`");
     } else {
       t->clients = r.integer("clients", 1, 100000);
       t->think = loader.distribution(r, "think", units::Dim::Time, Distribution::constant(0));
     }
     t->host_time = loader.distribution(r, "host_time", units::Dim::Time, Distribution::constant(0));
     t->kernels_per_request = loader.count(r, "kernels_per_request");
-    t->request = loader.kernel(r.get("request"), r.child_path("request"), "fp16", gpu, t->kernels_per_request);
+    t->request = loader.kernel(r.node("request"), r.child_path("request"), "fp16", gpu, t->kernels_per_request);
     t->size = loader.distribution(r, "size", units::Dim::Count, Distribution::constant(1));
     if (r.has("batch")) {
-      MapReader b(r.file(), r.get("batch"), r.child_path("batch"), section_named("workload.inference.batch"));
+      MapReader b(r.file(), r.node("batch"), r.child_path("batch"), section_named("workload.inference.batch"));
       b.finish();
       t->batch_max = static_cast<int>(b.integer("max", 1, 1 << 20));
       t->batch_wait = loader.nonnegative(b, "wait", units::Dim::Time);
       t->shared_bytes = loader.nonnegative(b, "shared_bytes", units::Dim::Bytes);
       if (t->shared_bytes > t->request.bytes)
-        fail_at(r.file(), b.get("shared_bytes"), b.child_path("shared_bytes"),
+        fail_at(r.file(), b.node("shared_bytes"), b.child_path("shared_bytes"),
                 fmt::format("{} is more than the request's {} bytes", units::format(t->shared_bytes, units::Dim::Bytes),
                             units::format(t->request.bytes, units::Dim::Bytes)));
     }
     t->requests = r.has("requests") ? r.integer("requests", 0, 1LL << 50) : -1;
     if (r.has("slo")) {
-      MapReader s(r.file(), r.get("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
+      MapReader s(r.file(), r.node("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
       s.finish();
       const std::pair<const char*, double> keys[] = {
           {"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}};

@@ -29,9 +29,9 @@ WorkloadKindInfo kernels_workload_kind() {
     auto t = std::make_shared<KernelsWorkload>();
     if (r.has("mix") == r.has("kernel")) fail_at(r.file(), r.node(), r.path(), "expected either `mix` or `kernel`");
     if (r.has("kernel")) {
-      t->mix.push_back({"kernel", 1, loader.kernel(r.get("kernel"), r.child_path("kernel"), "fp32", gpu)});
+      t->mix.push_back({"kernel", 1, loader.kernel(r.node("kernel"), r.child_path("kernel"), "fp32", gpu)});
     } else {
-      const YAML::Node mix = r.get("mix");
+      const YAML::Node mix = r.node("mix");
       if (!mix.IsSequence() || mix.size() == 0)
         fail_at(r.file(), mix, r.child_path("mix"), "expected a non-empty list of kernels");
       for (size_t i = 0; i < mix.size(); ++i) {
@@ -41,7 +41,7 @@ WorkloadKindInfo kernels_workload_kind() {
         KernelMixEntry e;
         e.name = m.has("name") ? m.string("name") : fmt::format("k{}", i);
         e.weight = loader.positive(m, "weight", units::Dim::Count);
-        e.kernel = loader.kernel(m.get("kernel"), m.child_path("kernel"), "fp32", gpu);
+        e.kernel = loader.kernel(m.node("kernel"), m.child_path("kernel"), "fp32", gpu);
         t->mix.push_back(e);
       }
     }
@@ -49,7 +49,7 @@ WorkloadKindInfo kernels_workload_kind() {
     t->think = loader.distribution(r, "think", units::Dim::Time, Distribution::constant(0));
     if (r.choice("think_distribution", {"constant", "exponential"}) == "exponential") {
       if (!t->think.is_constant())
-        fail_at(r.file(), r.get("think_distribution"), r.child_path("think_distribution"),
+        fail_at(r.file(), r.node("think_distribution"), r.child_path("think_distribution"),
                 "give the distribution in `think` or `think_distribution: exponential` with a plain `think`, not both");
       t->think = {Distribution::Kind::Exponential, t->think.a, 0};
     }

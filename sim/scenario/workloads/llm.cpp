@@ -16,7 +16,7 @@ constexpr const char* kSloKeys[] = {"ttft_p50", "ttft_p90", "ttft_p99", "tpot_p5
                                     "tpot_p99", "p50",      "p90",      "p99"};
 
 LlmShape read_shape(const MapReader& r, double& max_position) {
-  MapReader m(r.file(), r.get("model"), r.child_path("model"), section_named("workload.llm.model"));
+  MapReader m(r.file(), r.node("model"), r.child_path("model"), section_named("workload.llm.model"));
   m.finish();
   LlmShape s;
   s.name = m.has("name") ? m.string("name") : "custom model";
@@ -29,7 +29,7 @@ LlmShape read_shape(const MapReader& r, double& max_position) {
   s.gated_mlp = m.has("gated_mlp") ? m.boolean("gated_mlp") : true;
   max_position = m.has("max_position") ? static_cast<double>(m.integer("max_position", 1, 1 << 24)) : 4096;
   const std::string error = llm_shape_error(s, 1);
-  if (!error.empty()) fail_at(r.file(), r.get("model"), r.child_path("model"), error);
+  if (!error.empty()) fail_at(r.file(), r.node("model"), r.child_path("model"), error);
   return s;
 }
 
@@ -37,13 +37,13 @@ WorkloadRef read_llm(Loader& loader, const MapReader& r, const ScenarioGpu&) {
   const std::string& file = r.file();
   auto w = std::make_shared<LlmWorkload>();
   double max_position = 0;
-  if (r.get("model").IsMap()) {
+  if (r.node("model").IsMap()) {
     w->model = read_shape(r, max_position);
   } else {
     const std::string name = r.string("model");
     const LlmModelEntry* e = find_llm_model(name);
     if (!e)
-      fail_at(file, r.get("model"), r.child_path("model"),
+      fail_at(file, r.node("model"), r.child_path("model"),
               fmt::format("unknown model '{}'{}; known: {}", name, did_you_mean_suffix(name, llm_model_names()),
                           fmt::join(llm_model_names(), ", ")));
     w->model = e->shape;
@@ -52,7 +52,7 @@ WorkloadRef read_llm(Loader& loader, const MapReader& r, const ScenarioGpu&) {
   LlmEngine& g = w->engine;
   if (r.has("tensor_parallel")) g.tensor_parallel = static_cast<int>(r.integer("tensor_parallel", 1, 64));
   const std::string shape_error = llm_shape_error(w->model, g.tensor_parallel);
-  if (!shape_error.empty()) fail_at(file, r.get("tensor_parallel"), r.child_path("tensor_parallel"), shape_error);
+  if (!shape_error.empty()) fail_at(file, r.node("tensor_parallel"), r.child_path("tensor_parallel"), shape_error);
   if (r.has("max_seqs")) g.max_seqs = static_cast<int>(r.integer("max_seqs", 1, 1 << 20));
   if (r.has("max_batched_tokens")) g.max_batched_tokens = static_cast<int>(r.integer("max_batched_tokens", 1, 1 << 24));
   if (r.has("chunked_prefill")) g.chunked_prefill = r.boolean("chunked_prefill");
@@ -60,13 +60,13 @@ WorkloadRef read_llm(Loader& loader, const MapReader& r, const ScenarioGpu&) {
   if (r.has("memory_fraction")) {
     g.memory_fraction = r.quantity("memory_fraction", units::Dim::Ratio);
     if (!(g.memory_fraction > 0 && g.memory_fraction <= 1))
-      fail_at(file, r.get("memory_fraction"), r.child_path("memory_fraction"), "expected a fraction in (0, 1]");
+      fail_at(file, r.node("memory_fraction"), r.child_path("memory_fraction"), "expected a fraction in (0, 1]");
   }
   g.max_model_len = max_position;
   if (r.has("max_model_len")) {
     g.max_model_len = static_cast<double>(r.integer("max_model_len", 2, 1 << 24));
     if (g.max_model_len > max_position)
-      fail_at(file, r.get("max_model_len"), r.child_path("max_model_len"),
+      fail_at(file, r.node("max_model_len"), r.child_path("max_model_len"),
               fmt::format("above the {} tokens {} was trained for", max_position, w->model.name));
   }
   if (r.has("cpu_per_iteration")) g.cpu_base = loader.nonnegative(r, "cpu_per_iteration", units::Dim::Time);
@@ -89,43 +89,43 @@ WorkloadRef read_llm(Loader& loader, const MapReader& r, const ScenarioGpu&) {
     try {
       requests = read_llm_trace(path.string());
     } catch (const InputError& e) {
-      fail_at(file, r.get("trace"), r.child_path("trace"), e.what());
+      fail_at(file, r.node("trace"), r.child_path("trace"), e.what());
     }
     // One replica's share of the trace behind a round-robin load balancer.
     const long long stride = r.has("trace_stride") ? r.integer("trace_stride", 1, 1 << 20) : 1;
     const long long first = r.has("trace_start") ? r.integer("trace_start", 0, 1 << 20) : 0;
     if (first >= stride)
-      fail_at(file, r.get("trace_start"), r.child_path("trace_start"),
+      fail_at(file, r.node("trace_start"), r.child_path("trace_start"),
               fmt::format("expected below trace_stride ({})", stride));
     std::vector<LlmRequest> mine;
     for (size_t i = static_cast<size_t>(first); i < requests.size(); i += static_cast<size_t>(stride))
       mine.push_back(requests[i]);
     if (mine.empty())
-      fail_at(file, r.get("trace"), r.child_path("trace"),
+      fail_at(file, r.node("trace"), r.child_path("trace"),
               fmt::format("no request left: the trace has {} and this replica takes every {}-th from the {}-th",
                           requests.size(), stride, first + 1));
     w->trace = std::make_shared<const std::vector<LlmRequest>>(std::move(mine));
     if (r.has("trace_speed")) w->trace_speed = loader.positive(r, "trace_speed", units::Dim::Ratio);
     for (const char* k : {"prompt_tokens", "output_tokens", "cv", "think"})
-      if (r.has(k)) fail_at(file, r.get(k), r.child_path(k), fmt::format("`{}` does not go with `trace`", k));
+      if (r.has(k)) fail_at(file, r.node(k), r.child_path(k), fmt::format("`{}` does not go with `trace`", k));
   } else {
     for (const char* k : {"trace_speed", "trace_stride", "trace_start"})
-      if (r.has(k)) fail_at(file, r.get(k), r.child_path(k), fmt::format("`{}` goes with `trace`", k));
+      if (r.has(k)) fail_at(file, r.node(k), r.child_path(k), fmt::format("`{}` goes with `trace`", k));
     if (r.has("rate")) {
       w->rate = loader.positive(r, "rate", units::Dim::Rate);
       if (r.has("cv")) w->cv = loader.positive(r, "cv", units::Dim::Ratio);
-      if (r.has("think")) fail_at(file, r.get("think"), r.child_path("think"), "`think` goes with `clients`");
+      if (r.has("think")) fail_at(file, r.node("think"), r.child_path("think"), "`think` goes with `clients`");
     } else {
       w->clients = r.integer("clients", 1, 100000);
       w->think = loader.distribution(r, "think", units::Dim::Time, Distribution::constant(0));
-      if (r.has("cv")) fail_at(file, r.get("cv"), r.child_path("cv"), "`cv` goes with `rate`");
+      if (r.has("cv")) fail_at(file, r.node("cv"), r.child_path("cv"), "`cv` goes with `rate`");
     }
     w->prompt_tokens = loader.distribution(r, "prompt_tokens", units::Dim::Count, w->prompt_tokens);
     w->output_tokens = loader.distribution(r, "output_tokens", units::Dim::Count, w->output_tokens);
   }
   if (r.has("requests")) w->requests = r.integer("requests", 0, 1LL << 40);
   if (r.has("slo")) {
-    MapReader s(file, r.get("slo"), r.child_path("slo"), section_named("workload.llm.slo"));
+    MapReader s(file, r.node("slo"), r.child_path("slo"), section_named("workload.llm.slo"));
     s.finish();
     for (const char* key : kSloKeys) {
       if (!s.has(key)) continue;

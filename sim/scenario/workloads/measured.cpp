@@ -40,7 +40,7 @@ WorkloadKindInfo measured_workload_kind() {
     SoloTelemetry t;
     const std::string gpu = r.string("gpu");
     const CatalogEntry* e = loader.catalog.find(gpu);
-    if (!e) loader.unknown_gpu_model(r.get("gpu"), r.child_path("gpu"), gpu);
+    if (!e) loader.unknown_gpu_model(r.node("gpu"), r.child_path("gpu"), gpu);
     t.throughput = r.quantity("throughput", units::Dim::Rate);
     t.gpu_util = r.quantity("gpu_util", units::Dim::Ratio);
     t.mem_util = r.quantity("mem_util", units::Dim::Ratio);
@@ -49,20 +49,20 @@ WorkloadKindInfo measured_workload_kind() {
                               std::pair{"dram_active", &t.dram_active}})
       if (r.has(key)) {
         *field = r.quantity(key, units::Dim::Ratio);
-        if (*field < 0) fail_at(r.file(), r.get(key), r.child_path(key), "expected a share from 0% to 100%");
+        if (*field < 0) fail_at(r.file(), r.node(key), r.child_path(key), "expected a share from 0% to 100%");
       }
     t.kernels_per_unit = loader.count(r, "kernels_per_unit");
     const std::string p = r.has("precision") ? r.choice("precision", {"fp16", "fp32", "fp64"}) : "fp32";
     t.precision = p == "fp16" ? KernelBound::FP16 : p == "fp64" ? KernelBound::FP64 : KernelBound::FP32;
     for (const auto& [field, message] : telemetry_problems(t)) {
       const std::string key = field == "kernels_per_unit" || r.has(field) ? field : "gpu_util";
-      fail_at(r.file(), r.get(key), r.child_path(key), message);
+      fail_at(r.file(), r.node(key), r.child_path(key), message);
     }
     const long long units = r.has("units") ? r.integer("units", 0, 1LL << 50) : -1;
     // The measured GPU's roofline: the tenant GPU's (with its calibration) when it is the same model, else the
     // measured GPU's shipped calibration.
-    const ParamValues perf = gpu == tenant_gpu.spec.name ? tenant_gpu.performance
-                                                          : with_overrides(roofline_params(), builtin_overrides(gpu));
+    const RooflineParams perf = gpu == tenant_gpu.spec.name ? tenant_gpu.performance
+                                                          : RooflineParams::table().with(builtin_overrides(gpu));
     return measured_workload(t, e->spec, perf, units);
   };
   return kind;

@@ -26,7 +26,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
     try {
       loader.traces[key] = std::make_shared<const KinetoTrace>(read_kineto_trace(trace_path.string(), device));
     } catch (const TraceError& e) {
-      fail_at(file, r.get("path"), r.child_path("path"), e.what());
+      fail_at(file, r.node("path"), r.child_path("path"), e.what());
     }
   }
   const KinetoTrace& recorded = *loader.traces[key];
@@ -34,7 +34,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
   std::string source;
   if (r.has("source")) {
     source = r.string("source");
-    if (!catalog.find(source)) loader.unknown_gpu_model(r.get("source"), r.child_path("source"), source);
+    if (!catalog.find(source)) loader.unknown_gpu_model(r.node("source"), r.child_path("source"), source);
   } else {
     const KinetoDevice* d = recorded.device_properties();
     if (d) source = catalog_name_for_device(d->name, d->total_memory, catalog.names());
@@ -51,14 +51,14 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
   }
   // As for kernels given by duration: the tenant's own GPU (with its overrides) when it is the source.
   const GpuSpec* ref = &tenant_gpu.spec;
-  ParamValues perf = tenant_gpu.performance;
+  RooflineParams perf = tenant_gpu.performance;
   if (source != tenant_gpu.spec.name) {
     ref = &catalog.find(source)->spec;
-    perf = with_overrides(roofline_params(), builtin_overrides(source));
+    perf = RooflineParams::table().with(builtin_overrides(source));
   }
   TraceWindow window;
   if (r.has("window")) {
-    MapReader wr(file, r.get("window"), r.child_path("window"), section_named("workload.trace.window"));
+    MapReader wr(file, r.node("window"), r.child_path("window"), section_named("workload.trace.window"));
     wr.finish();
     window.from = loader.nonnegative(wr, "from", units::Dim::Time);
     if (wr.has("to")) window.to = loader.positive(wr, "to", units::Dim::Time);
@@ -70,7 +70,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
   if (r.has("model")) {
     model = r.string("model");
     if (model != "graph" && model != "streams")
-      fail_at(file, r.get("model"), r.child_path("model"),
+      fail_at(file, r.node("model"), r.child_path("model"),
               fmt::format("unknown trace model '{}'; expected graph or streams", model));
   }
   TraceGraphOptions options;
@@ -87,8 +87,8 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
           fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", key, source, window.from, window.to,
                       options.launch_queue, options.recorded_launch_queue, options.handoff_gap, ref->name,
                       ref->compute_units, ref->fp64, ref->fp32, ref->fp16_tensor, ref->memory_bandwidth, ref->l2_cache);
-      for (const ParamSpec& p : roofline_params())
-        if (p.type == ParamType::Number && perf.has(p.name)) graph_key += fmt::format("|{}={}", p.name, perf.get(p.name));
+      const ParamValues values = RooflineParams::table().values(perf);
+      for (const ParamSpec& p : roofline_params()) graph_key += fmt::format("|{}={}", p.name, values.get(p.name));
       auto [cached, added] = loader.trace_graphs.try_emplace(graph_key);
       if (added) cached->second = make_trace_graph(recorded, *ref, perf, window, options);
       t->graph = cached->second;
@@ -96,7 +96,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
     // The per-stream replay: asked for, or the fallback.
     if (!t->graph) t->trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window));
   } catch (const TraceError& e) {
-    fail_at(file, r.has("window") ? r.get("window") : r.node(), r.path(), e.what());
+    fail_at(file, r.has("window") ? r.node("window") : r.node(), r.path(), e.what());
   }
   if (!t->graph && model == "graph")
     t->notes.push_back(fmt::format(

@@ -38,7 +38,7 @@ struct Setup {
 
 // Runs the kernels given (a and/or b) with the form's model; returns their completion times.
 std::pair<double, double> run(const Setup& s, const CorunKernel* a, const CorunKernel* b, const GpuSpec& gpu,
-                              const ParamValues& perf) {
+                              const RooflineParams& perf) {
   Engine engine;
   const auto g = engine.add_gpu(find_sharing_mode(s.mode)->create(s.model));
   Sequence seq[2];
@@ -65,7 +65,7 @@ std::pair<double, double> run(const Setup& s, const CorunKernel* a, const CorunK
 }  // namespace
 
 CorunPrediction predict_corun(const CorunExperiment& e, const GpuSpec& gpu, const ParamOverrides& params) {
-  const ParamValues perf = with_overrides(roofline_params(), params);
+  const RooflineParams perf = RooflineParams::table().with(params);
   Setup s;
   s.model.fidelity = Fidelity::Exact;
   s.model.gpu = gpu;

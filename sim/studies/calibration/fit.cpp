@@ -99,7 +99,7 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
   // repeated in each experiment): each distinct one counts once. Launch overheads at the roofline's default (this
   // fit has no small-kernel measurement; they are ~0.5% of the mixed kernel's time).
   const double memory_efficiency = best && ds.memory_bandwidth > 0 ? best->median / ds.memory_bandwidth : 0;
-  const double launch = ParamValues::defaults(roofline_params()).get("launch_overhead");
+  const double launch = RooflineParams::table().defaults().launch_overhead;
   std::vector<std::pair<double, const CorunKernel*>> solos;
   for (const CorunExperiment& c : raw.coruns)
     for (const auto& [k, solo] : {std::pair{&c.a, c.solo_full_a}, std::pair{&c.b, c.solo_full_b}})

@@ -39,8 +39,8 @@ namespace fs = std::filesystem;
 namespace vgpusim {
 
 double stream_reach(double share, double saturation) {
-  ParamValues p = ParamValues::defaults(contention_params());
-  p.set("bw_saturation_fraction", saturation);
+  ContentionParams p = ContentionParams::table().defaults();
+  p.bw_saturation_fraction = saturation;
   const ContextLoad load{1, 0, 0.0, 1.0, 1.0};
   std::vector<double> rates;
   const double cap = std::clamp(share, 1e-6, 1.0);
@@ -168,15 +168,15 @@ void small_kernel_facts(const fs::path& file, const std::string& source, const G
 }
 
 // The roofline values a calibration holds so far, over the defaults.
-ParamValues roofline_of(const Calibration& c) {
+RooflineParams roofline_of(const Calibration& c) {
   ParamOverrides o;
   for (const FittedValue& v : c.values) o[v.name] = v.value;
-  return with_overrides(roofline_params(), o);
+  return RooflineParams::table().with(o);
 }
 
 // graph_launch_overhead and grid_sync_overhead from the variants' tables beside the plain one.
 void launch_variants(const fs::path& plain, const std::string& source, const GpuSpec& gpu, Calibration& c) {
-  const ParamValues roof = roofline_of(c);
+  const RooflineParams roof = roofline_of(c);
   const struct {
     const char* suffix;
     const char* param;
@@ -235,10 +235,10 @@ void l2_values(const fs::path& file, const std::string& source, const GpuSpec& g
 
 }  // namespace
 
-double small_kernel_overhead(const std::vector<SmallKernelRow>& rows, const GpuSpec& gpu, const ParamValues& roof,
+double small_kernel_overhead(const std::vector<SmallKernelRow>& rows, const GpuSpec& gpu, const RooflineParams& roof,
                              const std::function<bool(size_t)>& keep) {
-  ParamValues p = roof;
-  for (const char* name : {"launch_overhead", "graph_launch_overhead", "grid_sync_overhead"}) p.set(name, 0);
+  RooflineParams p = roof;
+  p.launch_overhead = p.graph_launch_overhead = p.grid_sync_overhead = 0;
   // Least squares of relative errors: a = sum((t - m) / t^2) / sum(1 / t^2).
   double num = 0, den = 0;
   int n = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/gpu/gpu_spec.hpp"
+#include "models/gpu/roofline.hpp"
 #include "sim/core/params.hpp"
 #include "sim/io/calibration_file.hpp"
 #include "sim/io/published.hpp"
@@ -47,7 +48,7 @@ double median_bandwidth(const SmallKernelRow& row);
 // `roof`: the constant a that minimizes the squared relative errors of a + roofline time (without launch overhead)
 // against the time per launch, over the rows whose volume fits in a quarter of L2 and that `keep(i)` accepts (i: the
 // row's index). NaN with fewer than 3 such rows.
-double small_kernel_overhead(const std::vector<SmallKernelRow>& rows, const GpuSpec& gpu, const ParamValues& roof,
+double small_kernel_overhead(const std::vector<SmallKernelRow>& rows, const GpuSpec& gpu, const RooflineParams& roof,
                              const std::function<bool(size_t)>& keep);
 
 // The gpu-benches source line (commit) of the folder, from its SOURCE.txt; "" when absent.

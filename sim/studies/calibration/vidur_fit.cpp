@@ -120,17 +120,17 @@ std::pair<double, double> minimize(const std::vector<Prepared>& cases, bool gemm
 }  // namespace
 
 std::vector<FittedValue> fit_vidur_ops(const std::vector<const VidurCase*>& cases, const GpuSpec& gpu,
-                                       const ParamValues& base, const std::string& source) {
-  ParamValues unit = base;
-  unit.set("gemm_efficiency", 1.0);
-  unit.set("gemm_memory_efficiency", 1.0);
+                                       const RooflineParams& base, const std::string& source) {
+  RooflineParams unit = base;
+  unit.gemm_efficiency = 1.0;
+  unit.gemm_memory_efficiency = 1.0;
   std::map<OpClass, std::vector<Prepared>> by_class;
   std::map<OpClass, std::set<std::string>> models;
   for (const VidurCase* c : cases) {
     const OpClass op = c->kernel.op;
     if (op != OpClass::Gemm) {
-      unit.set(std::string(op_class_name(op)) + "_traffic", 1.0);
-      unit.set(std::string(op_class_name(op)) + "_overhead", 1.0);
+      unit.traffic[static_cast<size_t>(op)] = 1.0;
+      unit.class_overhead[static_cast<size_t>(op)] = 1.0;
     }
   }
   for (const VidurCase* c : cases) {
@@ -164,7 +164,7 @@ void add_vidur_fit(Calibration& c, const std::vector<const VidurCase*>& cases) {
   if (!entry) throw InputError(fmt::format("{}: not a catalog GPU", c.gpu));
   // The other parameters as scenarios would have them, less any earlier op-class values.
   std::erase_if(c.values, [](const FittedValue& v) { return v.from.starts_with(kVidurSource); });
-  const ParamValues base = with_overrides(roofline_params(), c.overrides());
+  const RooflineParams base = RooflineParams::table().with(c.overrides());
   for (FittedValue& v : fit_vidur_ops(cases, entry->spec, base, kVidurSource)) c.values.push_back(std::move(v));
 }
 

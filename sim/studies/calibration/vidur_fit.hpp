@@ -33,7 +33,7 @@ std::vector<VidurCase> read_vidur_cases(const std::string& dir, const std::strin
 // The op-class parameters fitted on `cases` (one GPU's), starting from `base` (the GPU's other parameters);
 // `source` starts each value's `from`.
 std::vector<FittedValue> fit_vidur_ops(const std::vector<const VidurCase*>& cases, const GpuSpec& gpu,
-                                       const ParamValues& base, const std::string& source);
+                                       const RooflineParams& base, const std::string& source);
 
 // The source every Vidur-fitted value names first.
 inline constexpr const char* kVidurSource = "microsoft/vidur 7d47513 profiled ops";

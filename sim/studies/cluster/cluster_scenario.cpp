@@ -121,13 +121,13 @@ std::string relative_to(const std::string& file, const std::string& path) {
 double at_least(const MapReader& r, const std::string& key, Dim dim, double min) {
   const double v = r.quantity(key, dim);
   if (v < min || !std::isfinite(v))
-    fail_at(r.file(), r.get(key), r.child_path(key), fmt::format("expected a value >= {}", units::format(min, dim)));
+    fail_at(r.file(), r.node(key), r.child_path(key), fmt::format("expected a value >= {}", units::format(min, dim)));
   return v;
 }
 
 double fraction(const MapReader& r, const std::string& key) {
   const double v = r.quantity(key, Dim::Ratio);
-  if (v < 0 || v > 1) fail_at(r.file(), r.get(key), r.child_path(key), "expected a fraction from 0 to 1");
+  if (v < 0 || v > 1) fail_at(r.file(), r.node(key), r.child_path(key), "expected a fraction from 0 to 1");
   return v;
 }
 
@@ -180,13 +180,13 @@ std::vector<ClusterJob> read_jobs(const std::string& file, const YAML::Node& nod
     return sample_jobs(pods, static_cast<size_t>(r.integer("sample", 1, 100000000)), seed);
   }
   for (const char* key : {"limit", "sample"})
-    if (r.has(key)) fail_at(file, r.get(key), r.child_path(key), fmt::format("`{}` applies to openb jobs only", key));
-  MapReader s(file, r.get("synthetic"), r.child_path("synthetic"), section("cluster.jobs.synthetic"));
+    if (r.has(key)) fail_at(file, r.node(key), r.child_path(key), fmt::format("`{}` applies to openb jobs only", key));
+  MapReader s(file, r.node("synthetic"), r.child_path("synthetic"), section("cluster.jobs.synthetic"));
   s.finish();
   SyntheticJobsSpec spec;
   spec.count = s.integer("count", 1, 100000000);
   spec.rate_per_s = s.quantity("rate", Dim::Rate);
-  if (!(spec.rate_per_s > 0)) fail_at(file, s.get("rate"), s.child_path("rate"), "expected a rate > 0");
+  if (!(spec.rate_per_s > 0)) fail_at(file, s.node("rate"), s.child_path("rate"), "expected a rate > 0");
   spec.mean_duration_s = at_least(s, "duration", Dim::Time, 0);
   spec.fractional = fraction(s, "fractional");
   spec.multi_gpu = fraction(s, "multi_gpu");
@@ -203,11 +203,11 @@ void read_preemption(const std::string& file, const YAML::Node& node, Preemption
   p.rate_per_s = at_least(r, "rate", Dim::Rate, 0);
   // Spot preemptions come minutes to days apart; one a second across the cluster is already far beyond any cloud's.
   if (p.rate_per_s > 1)
-    fail_at(file, r.get("rate"), r.child_path("rate"),
+    fail_at(file, r.node("rate"), r.child_path("rate"),
             fmt::format("{}/s is more than one preemption a second across the cluster; at most 1/s (3600/h)",
                         p.rate_per_s));
   if (r.has("times")) {
-    const YAML::Node list = r.get("times");
+    const YAML::Node list = r.node("times");
     if (!list.IsSequence()) fail_at(file, list, r.child_path("times"), "expected a list of times");
     for (size_t i = 0; i < list.size(); ++i)
       p.times_s.push_back(read_quantity(file, list[i], fmt::format("{}[{}]", r.child_path("times"), i), Dim::Time));
@@ -229,11 +229,11 @@ void apply_data_parallel(const std::string& file, const YAML::Node& node, std::v
   DataParallelQuery q;
   const std::string gpu = r.string("gpu");
   const CatalogEntry* entry = builtin_catalog().find(gpu);
-  if (!entry) fail_at(file, r.get("gpu"), r.child_path("gpu"), fmt::format("unknown GPU '{}' (see `vgpusim list gpus`)", gpu));
+  if (!entry) fail_at(file, r.node("gpu"), r.child_path("gpu"), fmt::format("unknown GPU '{}' (see `vgpusim list gpus`)", gpu));
   q.gpu = entry->spec;
   q.link = r.string("link");
   q.step.flops_fp16 = at_least(r, "flops", Dim::Flops, 0);
-  if (!(q.step.flops_fp16 > 0)) fail_at(file, r.get("flops"), r.child_path("flops"), "expected work > 0");
+  if (!(q.step.flops_fp16 > 0)) fail_at(file, r.node("flops"), r.child_path("flops"), "expected work > 0");
   q.step.bytes = at_least(r, "bytes", Dim::Bytes, 0);
   q.parameters = at_least(r, "parameters", Dim::Count, 0);
   if (r.has("bytes_per_gradient")) q.bytes_per_gradient = at_least(r, "bytes_per_gradient", Dim::Bytes, 0);
@@ -247,7 +247,7 @@ void apply_data_parallel(const std::string& file, const YAML::Node& node, std::v
       try {
         e = efficiency(q);
       } catch (const std::invalid_argument& err) {  // an unknown link kind
-        fail_at(file, r.get("link"), r.child_path("link"), err.what());
+        fail_at(file, r.node("link"), r.child_path("link"), err.what());
       } catch (const std::exception& err) {
         fail_at(file, node, "cluster.data_parallel",
                 fmt::format("the network model failed for {}-GPU jobs: {}", j.num_gpu, err.what()));
@@ -327,25 +327,25 @@ ClusterConfig load_cluster_scenario(const ScenarioDocument& doc) {
   MapReader top(file, doc.root, "", section(""));
   top.finish();
   top.integer("version", 1, 1);
-  if (top.string("kind") != "cluster") fail_at(file, top.get("kind"), "kind", "expected `cluster`");
+  if (top.string("kind") != "cluster") fail_at(file, top.node("kind"), "kind", "expected `cluster`");
   ClusterConfig c;
   c.name = top.has("name") ? top.string("name") : std::filesystem::path(file).filename().string();
   c.seed = static_cast<uint64_t>(top.integer("seed", 0, 1LL << 62));
-  MapReader cl(file, top.get("cluster"), "cluster", section("cluster"));
+  MapReader cl(file, top.node("cluster"), "cluster", section("cluster"));
   cl.finish();
-  c.nodes = read_nodes(file, cl.get("nodes"));
-  c.jobs = read_jobs(file, cl.get("jobs"), c.seed, c.no_departures);
+  c.nodes = read_nodes(file, cl.node("nodes"));
+  c.jobs = read_jobs(file, cl.node("jobs"), c.seed, c.no_departures);
   std::vector<std::string> names;
   for (const PlacementPolicyInfo& p : placement_policies()) names.push_back(p.name);
   c.policy = cl.choice("policy", names);
   // Without a sharing_slowdown mapping, its keys' defaults (the timeslice mode's).
-  c.sharing_efficiency = read_sharing_efficiency(file, cl.has("sharing_slowdown") ? cl.get("sharing_slowdown")
+  c.sharing_efficiency = read_sharing_efficiency(file, cl.has("sharing_slowdown") ? cl.node("sharing_slowdown")
                                                                                   : YAML::Node(YAML::NodeType::Map));
-  if (cl.has("preemption")) read_preemption(file, cl.get("preemption"), c.preemption);
-  if (cl.has("data_parallel")) apply_data_parallel(file, cl.get("data_parallel"), c.jobs);
+  if (cl.has("preemption")) read_preemption(file, cl.node("preemption"), c.preemption);
+  if (cl.has("data_parallel")) apply_data_parallel(file, cl.node("data_parallel"), c.jobs);
   c.sample_interval_s = cl.quantity("sample_interval", Dim::Time);
   if (!(c.sample_interval_s > 0))
-    fail_at(file, cl.get("sample_interval"), cl.child_path("sample_interval"), "expected a time > 0");
+    fail_at(file, cl.node("sample_interval"), cl.child_path("sample_interval"), "expected a time > 0");
   return c;
 }
 

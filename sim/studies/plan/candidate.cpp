@@ -89,7 +89,7 @@ std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup
     inst.id = fmt::format("i{}g{}", g / static_cast<size_t>(s.it->gpus), g % static_cast<size_t>(s.it->gpus));
     inst.spec = s.gpu->spec;
     inst.calibrated = builtin_overrides(s.gpu->spec.name);
-    inst.performance = with_overrides(roofline_params(), inst.calibrated);
+    inst.performance = RooflineParams::table().with(inst.calibrated);
     sc.gpus.push_back(inst);
     sc.sharing.push_back(*s.config);
     if (!s.mig) sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, s.gpu->spec, *s.config, true});

@@ -20,7 +20,7 @@ namespace {
 // A fraction 0..1 ("40%" or 0.4).
 double read_fraction(Loader& loader, const MapReader& r, const std::string& key) {
   const double v = loader.nonnegative(r, key, Dim::Ratio);
-  if (v >= 1) fail_at(r.file(), r.get(key), r.child_path(key), "expected a fraction below 1, e.g. 40% or 0.4");
+  if (v >= 1) fail_at(r.file(), r.node(key), r.child_path(key), "expected a fraction below 1, e.g. 40% or 0.4");
   return v;
 }
 
@@ -71,7 +71,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   plan.search_placement = top.choice("placement", {"search", "fewest_tenants"}) == "search";
 
   // Instance types: catalog names, or {name, gpu, gpus, price_per_hour} of the user's own.
-  const YAML::Node instances = top.get("instances");
+  const YAML::Node instances = top.node("instances");
   if (!instances.IsSequence() || instances.size() == 0)
     fail_at(file, instances, "instances", "expected a non-empty list of instance types");
   for (size_t i = 0; i < instances.size(); ++i) {
@@ -91,7 +91,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
     PlanInstanceType it;
     it.name = r.string("name");
     it.gpu = r.string("gpu");
-    if (!builtin_catalog().find(it.gpu)) loader.unknown_gpu_model(r.get("gpu"), r.child_path("gpu"), it.gpu);
+    if (!builtin_catalog().find(it.gpu)) loader.unknown_gpu_model(r.node("gpu"), r.child_path("gpu"), it.gpu);
     it.gpus = static_cast<int>(r.integer("gpus", 1, 64));
     it.price_per_hour = loader.positive(r, "price", Dim::MoneyRate) * 3600;
     if (r.has("spot_discount")) it.spot_discount = read_fraction(loader, r, "spot_discount");
@@ -100,7 +100,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
 
   // Spot capacity: every candidate also on spot instances.
   if (top.has("spot")) {
-    MapReader r(file, top.get("spot"), "spot", section_named("plan.spot"));
+    MapReader r(file, top.node("spot"), "spot", section_named("plan.spot"));
     r.finish();
     plan.spot.enabled = true;
     if (r.has("discount")) plan.spot.discount = read_fraction(loader, r, "discount");
@@ -121,8 +121,8 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   ScenarioGpu reference;
   reference.spec = builtin_catalog().find(plan.instances.front().gpu)->spec;
   reference.calibrated = builtin_overrides(reference.spec.name);
-  reference.performance = with_overrides(roofline_params(), reference.calibrated);
-  const YAML::Node workloads = top.get("workloads");
+  reference.performance = RooflineParams::table().with(reference.calibrated);
+  const YAML::Node workloads = top.node("workloads");
   if (!workloads.IsSequence() || workloads.size() == 0)
     fail_at(file, workloads, "workloads", "expected a non-empty list of workloads");
   for (size_t i = 0; i < workloads.size(); ++i) {
@@ -133,7 +133,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
     w.name = r.string("name");
     w.replicas = static_cast<int>(r.integer("replicas", 1, 1000));
     w.memory = loader.nonnegative(r, "memory", Dim::Bytes);
-    w.workload = loader.workload(r.get("workload"), r.child_path("workload"), reference);
+    w.workload = loader.workload(r.node("workload"), r.child_path("workload"), reference);
     // A workload that sizes itself by the memory it sees (an LLM server) sees the `memory` the plan gives it.
     if (w.workload->kind() == "llm" && !r.has("memory"))
       fail_at(file, workloads[i], path,
@@ -142,10 +142,10 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
     if (r.has("memory")) try {
         if (WorkloadRef sized = w.workload->sized_for(w.memory)) w.workload = std::move(sized);
       } catch (const std::invalid_argument& e) {
-        fail_at(file, r.get("memory"), r.child_path("memory"), e.what());
+        fail_at(file, r.node("memory"), r.child_path("memory"), e.what());
       }
     if (r.has("slo")) {
-      MapReader s(file, r.get("slo"), r.child_path("slo"), section_named("plan.workloads[].slo"));
+      MapReader s(file, r.node("slo"), r.child_path("slo"), section_named("plan.workloads[].slo"));
       s.finish();
       if (s.has("throughput")) w.slo.throughput = loader.positive(s, "throughput", Dim::Rate);
       if (s.has("deadline")) w.slo.deadline = loader.positive(s, "deadline", Dim::Time);
@@ -154,7 +154,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   }
 
   // Sharing options: each a `sharing.<gpu>` mapping (mode and parameters).
-  const YAML::Node sharing = top.get("sharing");
+  const YAML::Node sharing = top.node("sharing");
   if (!sharing.IsSequence() || sharing.size() == 0)
     fail_at(file, sharing, "sharing", "expected a non-empty list of sharing options");
   GpuSpec any_gpu;

@@ -23,10 +23,10 @@ namespace {
 // The roofline's bandwidth for a streaming kernel (256-thread blocks) holding `occupancy` of the GPU's thread
 // slots, with the fitted efficiency and saturation: what a scenario's kernel with `threads` gets.
 double roofline_stream_bandwidth(const GpuSpec& gpu, const StreamFit& fit, double occupancy) {
-  ParamValues p = ParamValues::defaults(roofline_params());
-  p.set("launch_overhead", 0);
-  p.set("memory_efficiency", fit.efficiency);
-  p.set("occupancy_saturation", fit.saturation);
+  RooflineParams p = RooflineParams::table().defaults();
+  p.launch_overhead = 0;
+  p.memory_efficiency = fit.efficiency;
+  p.occupancy_saturation = fit.saturation;
   KernelSpec k;
   k.bytes = 1e9;
   k.threads = 256;
@@ -38,8 +38,8 @@ ValidationRun stream_run(const fs::path& dir) {
   ValidationRun run;
   run.dataset = "gpu-benches-stream";
   run.quantity = "DRAM bandwidth (B/s)";
-  const ParamValues defaults_roof = ParamValues::defaults(roofline_params());
-  const ParamValues defaults_cont = ParamValues::defaults(contention_params());
+  const RooflineParams defaults_roof = RooflineParams::table().defaults();
+  const ContentionParams defaults_cont = ContentionParams::table().defaults();
   run.method =
       "gpu-stream runs streaming kernels (init, read, scale, triad, 3- and 5-point stencils) on every SM at rising "
       "occupancy. The model: the roofline's time for a streaming kernel whose blocks hold that occupancy of the "
@@ -52,8 +52,8 @@ ValidationRun stream_run(const fs::path& dir) {
       "triad; the shipped files themselves are fitted on all rows. Split \"per-kernel knee\": the two parameters "
       "fitted for each kernel on its even rows, checked on its odd rows: how well a knee can follow each curve. "
       "Baselines: the uncalibrated model (defaults: efficiency " +
-      fmt::format("{:g}, saturation {:g}", defaults_roof.get("memory_efficiency"),
-                  defaults_cont.get("bw_saturation_fraction")) +
+      fmt::format("{:g}, saturation {:g}", defaults_roof.memory_efficiency,
+                  defaults_cont.bw_saturation_fraction) +
       ") and the plain roofline (catalog bandwidth x default efficiency at every occupancy).";
   for (const fs::path file : gpu_benches_tables((dir / "gpu-stream").string())) {
     const std::string stem = file.stem().string();
@@ -78,9 +78,9 @@ ValidationRun stream_run(const fs::path& dir) {
       c.measured = r.bandwidth[k];
       c.predicted = entry->spec.threads_per_sm > 0 ? roofline_stream_bandwidth(entry->spec, fit, r.occupancy)
                                                    : fit.efficiency * peak * stream_reach(r.occupancy, fit.saturation);
-      c.baseline["uncalibrated model"] = defaults_roof.get("memory_efficiency") * peak *
-                                         stream_reach(r.occupancy, defaults_cont.get("bw_saturation_fraction"));
-      c.baseline["plain roofline"] = defaults_roof.get("memory_efficiency") * peak;
+      c.baseline["uncalibrated model"] = defaults_roof.memory_efficiency * peak *
+                                         stream_reach(r.occupancy, defaults_cont.bw_saturation_fraction);
+      c.baseline["plain roofline"] = defaults_roof.memory_efficiency * peak;
       run.cases.push_back(c);
     };
     // The shipped method on the even rows, checked on the odd rows.
@@ -132,7 +132,7 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       "and takes the default, the H200's). A GPU without an L2 capacity calibration (A40) takes its catalog L2 size. "
       "Baselines: the plain roofline at the catalog bandwidth (efficiency 1, no overhead) and the roofline with its "
       "default values (the H200's overheads for every GPU, no L2 level).";
-  const ParamValues defaults = ParamValues::defaults(roofline_params());
+  const RooflineParams defaults = RooflineParams::table().defaults();
   for (const fs::path file : gpu_benches_tables((dir / "gpu-small-kernels").string())) {
     std::string stem = file.stem().string();
     std::string variant = "plain";
@@ -150,7 +150,7 @@ ValidationRun small_kernels_run(const fs::path& dir) {
       for (size_t i = 0; i < rows.size(); ++i) run.skipped.push_back({gpu.empty() ? stem : gpu, "GPU not in the catalog"});
       continue;
     }
-    ParamValues roof = with_overrides(roofline_params(), builtin_overrides(gpu));
+    RooflineParams roof = RooflineParams::table().with(builtin_overrides(gpu));
     const LaunchKind launch = variant == "graph"                       ? LaunchKind::Graph
                               : variant == "gsync" || variant == "pt" ? LaunchKind::Persistent
                                                                       : LaunchKind::Stream;
@@ -158,14 +158,15 @@ ValidationRun small_kernels_run(const fs::path& dir) {
     const bool split_rows = variant == "graph" || variant == "gsync";
     std::string split = "plain (launch_overhead and l2_bandwidth fitted on its rows up to L2/4)";
     if (split_rows) {
-      const char* param = launch == LaunchKind::Graph ? "graph_launch_overhead" : "grid_sync_overhead";
+      const bool graph = launch == LaunchKind::Graph;
+      const char* param = graph ? "graph_launch_overhead" : "grid_sync_overhead";
       const double a = small_kernel_overhead(rows, entry->spec, roof, [](size_t i) { return i % 2 == 0; });
       if (!(a > 0)) {  // no fit on the even rows: the shipped value saw the odd ones, so nothing is held out
         for (size_t i = 1; i < rows.size(); i += 2)
           run.skipped.push_back({gpu, "no positive overhead fitted on the even rows up to L2/4"});
         continue;
       }
-      roof.set(param, a);
+      (graph ? roof.graph_launch_overhead : roof.grid_sync_overhead) = a;
       split = fmt::format("{}, odd rows ({} fitted on the even rows up to L2/4)", variant, param);
     } else if (variant == "pt") {
       split = "pt (held out: grid_sync_overhead of the gsync variant)";

@@ -124,7 +124,7 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       continue;
     }
     // The GPU's roofline as scenarios see it, with its shipped calibration.
-    const ParamValues roof = with_overrides(roofline_params(), builtin_overrides(r.gpu));
+    const RooflineParams roof = RooflineParams::table().with(builtin_overrides(r.gpu));
     const GpuSpec whole_spec = mig_partition_spec(entry->spec, *table, *whole);
     const GpuSpec slice_spec = mig_partition_spec(entry->spec, *table, *slice);
     const TelemetryWork w = telemetry_work(t, whole_spec, roof);

@@ -34,10 +34,10 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
   std::vector<VidurSkip> skipped;
   const std::vector<VidurCase> cases = read_vidur_cases(dir, options.gpu, skipped);
   for (const VidurSkip& s : skipped) run.skipped.push_back({s.gpu, s.reason});
-  const ParamValues defaults = ParamValues::defaults(roofline_params());
-  ParamValues plain = defaults;
-  plain.set("compute_efficiency", 1.0);
-  plain.set("memory_efficiency", 1.0);
+  const RooflineParams defaults = RooflineParams::table().defaults();
+  RooflineParams plain = defaults;
+  plain.compute_efficiency = 1.0;
+  plain.memory_efficiency = 1.0;
   std::map<std::string, std::map<std::string, std::vector<const VidurCase*>>> by_gpu_model;
   for (const VidurCase& c : cases) by_gpu_model[c.gpu][c.model].push_back(&c);
   for (const auto& [gpu, models] : by_gpu_model) {
@@ -47,7 +47,7 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
     if (const Calibration* cal = builtin_calibration(gpu))
       for (const FittedValue& v : cal->values)
         if (v.from.starts_with(kVidurSource)) shipped.erase(v.name);
-    const ParamValues roof = with_overrides(roofline_params(), shipped);
+    const RooflineParams roof = RooflineParams::table().with(shipped);
     for (const auto& [held_out, own] : models) {
       std::vector<const VidurCase*> train;
       for (const auto& [model, list] : models)
@@ -55,7 +55,7 @@ std::vector<ValidationRun> validate_vidur(const std::string& dir, const Publishe
       ParamOverrides fitted = shipped;
       if (!train.empty())
         for (const FittedValue& v : fit_vidur_ops(train, spec, roof, kVidurSource)) fitted[v.name] = v.value;
-      const ParamValues p = with_overrides(roofline_params(), fitted);
+      const RooflineParams p = RooflineParams::table().with(fitted);
       for (const VidurCase* c : own) {
         KernelSpec generic = c->kernel;
         generic.op = OpClass::Generic;
