@@ -10,6 +10,7 @@
 #include "models/gpu/roofline.hpp"
 #include "models/sharing/contention.hpp"
 #include "models/sharing/sharing_mode.hpp"
+#include "models/workload/llm.hpp"
 
 namespace vgpusim {
 namespace {
@@ -27,6 +28,10 @@ std::vector<ModelDescription> component_models() {
       {"contention", "contention", contention_description(),
        "a declared model; its coefficients come from the hwcal co-run experiments (docs/calibration.md)",
        "contention.md", "set beside the mode of a spatial sharing mode (mps)", contention_params()},
+      {"llm", "LLM serving", llm_server_description(),
+       "Kwon et al., Efficient Memory Management for Large Language Model Serving with PagedAttention (vLLM), SOSP "
+       "2023; Agrawal et al., Vidur, MLSys 2024",
+       "llm.md", "set per tenant under tenants[].workload.llm, or per GPU in its calibration file", llm_server_params()},
   };
 }
 

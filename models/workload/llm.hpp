@@ -20,37 +20,36 @@ struct LlmRequest {
   double output = 0;   // tokens, at least 1
 };
 
-// The serving engine's limits (vLLM's names in comments).
-struct LlmEngine {
-  int max_seqs = 256;             // max_num_seqs
-  int max_batched_tokens = 2048;  // max_num_batched_tokens
-  bool chunked_prefill = true;    // enable_chunked_prefill
-  int block_size = 16;            // tokens per KV block
-  double memory_fraction = 0.9;   // gpu_memory_utilization: of the memory the process sees
-  double max_model_len = 4096;    // tokens of prompt and output together
-  int tensor_parallel = 1;        // GPUs the model is split over (this tenant plays one of them)
+// The server's limits and costs, the `llm` model's parameters (vLLM's names in comments): a scenario sets them
+// under tenants[].workload.llm, a GPU's calibration file as llm.<name>.
+struct LlmServerParams {
+  int max_seqs;              // max_num_seqs
+  int max_batched_tokens;    // max_num_batched_tokens
+  bool chunked_prefill;      // enable_chunked_prefill
+  int block_size;            // tokens per KV block
+  double memory_fraction;    // gpu_memory_utilization: of the memory the process sees
+  int tensor_parallel;       // GPUs the model is split over (this tenant plays one of them)
   // CPU time per iteration (scheduling, preparing inputs, sampling, processing outputs): base + per sequence.
-  double cpu_base = 2.02e-3;
-  double cpu_per_sequence = 0.171e-3;
+  double cpu_per_iteration;  // s
+  double cpu_per_sequence;   // s
   // Tensor parallelism: ring all-reduce of each layer's activations (twice per layer) over this link.
-  double link_bandwidth = 300e9;  // bytes/s per direction
-  double link_latency = 3.4e-6;   // s per ring step
+  double link_bandwidth;     // bytes/s per direction
+  double link_latency;       // s per ring step
+
+  static const ParamTable<LlmServerParams>& table();
 };
+std::vector<ParamSpec> llm_server_params();
+std::string llm_server_description();
 
 struct LlmWorkload final : WorkloadSpec {
   LlmShape model;
-  LlmEngine engine;
-  // Requests: a trace, or open-loop arrivals at `rate` (gamma inter-arrival times of coefficient of variation
-  // `cv`; 1 = Poisson), or `clients` in a closed loop with `think` between an answer and the next request.
+  LlmServerParams server = LlmServerParams::table().defaults();
+  double max_model_len = 0;  // tokens of prompt and output together (the reader sets the model's max_position)
+  // Requests: a trace (its rows' arrival times are `arrivals.trace_times`), open-loop arrivals or clients.
+  RequestArrivals arrivals;
   std::shared_ptr<const std::vector<LlmRequest>> trace;
-  double trace_speed = 1;  // arrivals come this many times as fast as the trace says
-  double rate = 0;
-  double cv = 1;
-  long long clients = 0;
-  Distribution think;
-  Distribution prompt_tokens = Distribution::constant(512);
-  Distribution output_tokens = Distribution::constant(128);
-  long long requests = -1;  // -1 = until the trace or the scenario ends
+  Distribution prompt_tokens;  // without a trace (the reader sets the declared defaults)
+  Distribution output_tokens;
   std::vector<SloTarget> targets;
   // Set by sized_for: the bytes the server allocates and the KV blocks they leave.
   double allocated = 0;
@@ -58,8 +57,8 @@ struct LlmWorkload final : WorkloadSpec {
 
   std::string kind() const override { return "llm"; }
   std::string unit() const override { return "requests"; }
-  bool bounded() const override { return requests >= 0 || trace != nullptr; }
-  bool open_loop() const override { return clients == 0; }
+  bool bounded() const override { return arrivals.bounded(); }
+  bool open_loop() const override { return arrivals.open_loop(); }
   bool reports_latency() const override { return true; }
   std::vector<SloTarget> slo() const override { return targets; }
   double device_memory() const override { return allocated; }
@@ -83,7 +82,7 @@ struct LlmBatch {
 };
 // The GPU work of one iteration on one shard: kernels in launch order, each an op merged over the layers; `names`,
 // when given, gets each kernel's op name (Vidur's names, and attn_prefill, attn_decode, all_reduce, lm_head).
-std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmEngine& e, const LlmBatch& batch,
+std::vector<KernelSpec> llm_iteration(const LlmShape& s, const LlmServerParams& e, const LlmBatch& batch,
                                       std::vector<const char*>* names = nullptr);
 
 }  // namespace vgpusim

@@ -13,7 +13,6 @@ namespace vgpusim {
 namespace {
 
 constexpr uint64_t kTimerDelayDone = 1;
-constexpr uint64_t kTimerArrival = 2;
 
 // One unit = a delay on the host, then `parts` equal kernels of `unit_kernel`, run back to back.
 class ClosedLoop : public Workload {
@@ -143,40 +142,30 @@ class KernelMix final : public ClosedLoop {
   bool started_ = false;
 };
 
-// Requests: open loop (Poisson arrivals at `rate`) or closed loop (`clients`, each thinking between its answer and
-// its next request). A request spends its host time (parallel CPU workers) and then queues for the GPU, served one
-// at a time in order; its latency runs from its arrival to its last kernel's end.
+// Requests from a RequestSource (open or closed loop). A request spends its host time (parallel CPU workers) and
+// then queues for the GPU, served one at a time in order (or in batches); its latency runs from its arrival to its
+// last kernel's end.
 class Inference final : public Workload {
  public:
   Inference(const InferenceWorkload& s, Fidelity f, uint64_t seed)
-      : s_(s), parts_(parts_for(f, s.kernels_per_request)), rng_(seed), arrivals_left_(s.requests) {}
+      : s_(s), parts_(parts_for(f, s.kernels_per_request)), rng_(seed), source_(s.arrivals, rng_) {}
 
   void start(WorkloadPort& port) override {
-    if (s_.clients == 0)
-      schedule_arrival(port);
-    else
-      for (long long c = 0; c < s_.clients; ++c) client_thinks(port, c);
+    source_.start(port);
     finish_if_done(port);  // `requests: 0`
   }
 
   void on_timer(WorkloadPort& port, uint64_t tag) override {
-    if (tag >= kTimerBatchBase && tag < kTimerClientBase) {
-      // A batch's wait ran out: serve what is queued (unless a full batch went already).
-      if (tag == kTimerBatchBase + batch_generation_ && !serving_ && !queue_.empty()) serve_next(port, true);
-      return;
-    }
-    if (tag == kTimerArrival) {
-      arrival_pending_ = false;
-      arrive(port, -1);
-      schedule_arrival(port);
+    if (RequestSource::owns(tag)) {
+      source_.on_timer(port, tag, [&](const Arrival& a) { arrive(port, a.client); });
     } else if (tag >= kTimerHostBase) {
       const auto it = in_host_.find(tag);
       if (it == in_host_.end()) return;
       enqueue(port, it->second);
       in_host_.erase(it);
-    } else if (tag >= kTimerClientBase) {
-      --thinking_;
-      arrive(port, static_cast<long long>(tag - kTimerClientBase));
+    } else if (tag >= kTimerBatchBase) {
+      // A batch's wait ran out: serve what is queued (unless a full batch went already).
+      if (tag == kTimerBatchBase + batch_generation_ && !serving_ && !queue_.empty()) serve_next(port, true);
     }
   }
 
@@ -190,7 +179,7 @@ class Inference final : public Workload {
       const Request done = queue_.front();
       port.unit_done(done.arrival);
       queue_.pop_front();
-      if (done.client >= 0) client_thinks(port, done.client);
+      source_.answered(port, done.client);
     }
     in_batch_ = 0;
     if (!queue_.empty())
@@ -206,26 +195,10 @@ class Inference final : public Workload {
     long long client = -1;  // closed loop: who waits for it
     double queued = 0;      // when it joined the GPU queue (after its host time)
   };
-  static constexpr uint64_t kTimerBatchBase = 1ULL << 20;   // + batch generation, which wraps below the clients'
-  static constexpr uint64_t kTimerClientBase = 1ULL << 32;  // + client
-  static constexpr uint64_t kBatchGenerations = kTimerClientBase - kTimerBatchBase;
-  static constexpr uint64_t kTimerHostBase = 1ULL << 48;    // + request number
+  static constexpr uint64_t kTimerBatchBase = 1ULL << 20;  // + batch generation, which wraps below the host tags
+  static constexpr uint64_t kTimerHostBase = 1ULL << 48;   // + request number
+  static constexpr uint64_t kBatchGenerations = kTimerHostBase - kTimerBatchBase;
 
-  bool take_arrival() {
-    if (arrivals_left_ == 0) return false;
-    if (arrivals_left_ > 0) --arrivals_left_;
-    return true;
-  }
-  void schedule_arrival(WorkloadPort& port) {
-    if (!take_arrival()) return;
-    arrival_pending_ = true;
-    port.wake_at(port.now() + rng_.exponential(1.0 / s_.rate), kTimerArrival);
-  }
-  void client_thinks(WorkloadPort& port, long long client) {
-    if (!take_arrival()) return;
-    ++thinking_;
-    port.wake_at(port.now() + s_.think.sample(rng_), kTimerClientBase + static_cast<uint64_t>(client));
-  }
   // A request arrives: the size is drawn now, so its work does not depend on when it is served.
   void arrive(WorkloadPort& port, long long client) {
     Request r{port.now(), s_.size.sample(rng_), client};
@@ -276,25 +249,22 @@ class Inference final : public Workload {
     port.launch(kernel_, 0);
   }
   void finish_if_done(WorkloadPort& port) {
-    if (arrivals_left_ == 0 && !arrival_pending_ && thinking_ == 0 && in_host_.empty() && queue_.empty())
-      port.finished();
+    if (source_.done() && in_host_.empty() && queue_.empty()) port.finished();
   }
 
   InferenceWorkload s_;
   int parts_;
   Rng rng_;
-  long long arrivals_left_;
+  RequestSource source_;
   KernelSpec kernel_;
   std::deque<Request> queue_;  // the head is in service
   std::map<uint64_t, Request> in_host_;  // requests in their host time, by timer tag
   uint64_t next_request_ = 0;
-  long long thinking_ = 0;  // clients whose next request is still to come
   size_t in_batch_ = 0;     // requests at the head of the queue being served
   uint64_t batch_generation_ = 0;
   double batch_due_ = 0;
   bool batch_timer_ = false;
   bool serving_ = false;
-  bool arrival_pending_ = false;
   int part_ = 0;
 };
 

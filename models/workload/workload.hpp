@@ -12,6 +12,7 @@
 
 #include "models/gpu/roofline.hpp"
 #include "models/workload/distribution.hpp"
+#include "models/workload/request_source.hpp"
 #include "sim/core/sharing_model.hpp"
 
 namespace vgpusim {
@@ -93,9 +94,7 @@ struct TrainingWorkload final : WorkloadSpec {
 // Online inference: requests from Poisson arrivals (open loop) or from clients that wait for each answer (closed
 // loop), each spending host time and then served on the GPU one at a time in arrival order.
 struct InferenceWorkload final : WorkloadSpec {
-  double rate = 0;        // open loop: requests per second
-  long long clients = 0;  // closed loop: clients, each with one request at a time; 0 = open loop
-  Distribution think;     // closed loop: a client's time between an answer and its next request
+  RequestArrivals arrivals;  // open loop (rate) or closed loop (clients); the requests to issue
   Distribution host_time;  // per request, on the CPU before its GPU work (preprocessing, RPC); in its latency
   int batch_max = 1;        // dynamic batching: at most this many queued requests served as one
   double batch_wait = 0;    // s a batch short of batch_max waits for more, from its oldest request's queueing
@@ -103,13 +102,12 @@ struct InferenceWorkload final : WorkloadSpec {
   KernelSpec request;
   Distribution size = Distribution::constant(1);  // a request's work is `request` times a draw of this
   int kernels_per_request = 1;
-  long long requests = -1;  // arrivals; -1 = until the scenario ends
   std::vector<SloTarget> targets;
 
   std::string kind() const override { return "inference"; }
   std::string unit() const override { return "requests"; }
-  bool bounded() const override { return requests >= 0; }
-  bool open_loop() const override { return clients == 0; }
+  bool bounded() const override { return arrivals.bounded(); }
+  bool open_loop() const override { return arrivals.open_loop(); }
   bool reports_latency() const override { return true; }
   std::vector<SloTarget> slo() const override { return targets; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;

@@ -28,7 +28,7 @@ ParamSpec declared(std::string owner, std::string name, ParamType type, std::str
 std::string ParamSpec::type_text() const {
   switch (type) {
     case ParamType::Number:
-      return std::string(units::dim_noun(dim));
+      return whole ? "integer" : std::string(units::dim_noun(dim));
     case ParamType::Choice:
       return fmt::format("{}", fmt::join(words, " | "));
     case ParamType::Text:
@@ -42,7 +42,7 @@ std::string ParamSpec::type_text() const {
 std::string ParamSpec::default_text() const {
   switch (type) {
     case ParamType::Number:
-      return units::format(default_value, dim);
+      return whole ? std::to_string(static_cast<long long>(default_value)) : units::format(default_value, dim);
     case ParamType::Choice:
     case ParamType::Text:
       return default_word.empty() ? "(none)" : default_word;
@@ -54,6 +54,7 @@ std::string ParamSpec::default_text() const {
 
 std::string ParamSpec::range_text() const {
   if (type != ParamType::Number) return "";
+  if (whole) return fmt::format("{} to {}", static_cast<long long>(min), static_cast<long long>(max));
   const bool low = std::isfinite(min), high = std::isfinite(max);
   if (low && high) return fmt::format("{} to {}", units::format(min, dim), units::format(max, dim));
   if (low) return fmt::format("at least {}", units::format(min, dim));
@@ -89,6 +90,14 @@ ParamSpec text_param(std::string owner, std::string name, std::string default_wo
 ParamSpec flag_param(std::string owner, std::string name, bool default_flag, std::string help, std::string source) {
   ParamSpec p = declared(std::move(owner), std::move(name), ParamType::Flag, std::move(help), std::move(source));
   p.default_flag = default_flag;
+  return p;
+}
+
+ParamSpec whole_param(std::string owner, std::string name, long long default_value, long long min, long long max,
+                      std::string help, std::string source) {
+  ParamSpec p = number_param(std::move(owner), std::move(name), units::Dim::Count, static_cast<double>(default_value),
+                             static_cast<double>(min), static_cast<double>(max), std::move(help), std::move(source));
+  p.whole = true;
   return p;
 }
 

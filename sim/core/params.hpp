@@ -37,6 +37,7 @@ struct ParamSpec {
   std::string default_word;        // Choice and Text; a Text without a default must be given where the model needs it
   bool default_flag = false;       // Flag
   bool per_tenant = false;         // set once per tenant, under tenants[].share
+  bool whole = false;              // Number: a whole number (a count), read as an integer
   std::string help;                // one sentence
   std::string source;              // where the default comes from
 
@@ -57,6 +58,9 @@ ParamSpec choice_param(std::string owner, std::string name, std::vector<std::str
 ParamSpec text_param(std::string owner, std::string name, std::string default_word, std::string help,
                      std::string source);
 ParamSpec flag_param(std::string owner, std::string name, bool default_flag, std::string help, std::string source);
+// A whole number (Dim::Count) within inclusive bounds.
+ParamSpec whole_param(std::string owner, std::string name, long long default_value, long long min, long long max,
+                      std::string help, std::string source);
 // The same parameter, set per tenant (tenants[].share).
 ParamSpec per_tenant(ParamSpec p);
 
@@ -104,6 +108,13 @@ class ParamTable {
     expect(spec, ParamType::Number, "a number");
     return bind(std::move(spec), [member](T& t, const ParamValues& v, const std::string& n) { t.*member = v.get(n); },
                 [member](const T& t, ParamValues& v, const std::string& n) { v.set(n, t.*member); });
+  }
+  // A whole Number into an int member.
+  ParamTable& add(int T::*member, ParamSpec spec) {
+    if (spec.type != ParamType::Number || !spec.whole) wrong(spec, "a whole number");
+    return bind(
+        std::move(spec), [member](T& t, const ParamValues& v, const std::string& n) { t.*member = static_cast<int>(v.get(n)); },
+        [member](const T& t, ParamValues& v, const std::string& n) { v.set(n, t.*member); });
   }
   // A Choice or a Text into a string member.
   ParamTable& add(std::string T::*member, ParamSpec spec) {

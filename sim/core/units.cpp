@@ -194,9 +194,15 @@ std::string with_prefix(double si, std::string_view base, const std::vector<Pref
   return fmt::format("{:.4g} {}{}", si / chosen->factor, chosen->name, base);
 }
 
-const std::vector<Prefix> kDecimal = {{1, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}, {1e15, "P"}};
-const std::vector<Prefix> kDecimalUpperK = {{1, ""},   {1e3, "K"},  {1e6, "M"},
-                                            {1e9, "G"}, {1e12, "T"}, {1e15, "P"}};
+// Function-local tables: format() may run during other files' static initialization (a registry built then).
+const std::vector<Prefix>& decimal() {
+  static const std::vector<Prefix> p = {{1, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}, {1e15, "P"}};
+  return p;
+}
+const std::vector<Prefix>& decimal_upper_k() {
+  static const std::vector<Prefix> p = {{1, ""}, {1e3, "K"}, {1e6, "M"}, {1e9, "G"}, {1e12, "T"}, {1e15, "P"}};
+  return p;
+}
 
 // Sizes print with binary prefixes (memory is binary-sized) unless they are a whole number of kilobytes but not of
 // MiB, i.e. were written in decimal units ("16GB").
@@ -216,18 +222,18 @@ std::string format(double si, Dim dim) {
       if (prints_binary(si))
         return with_prefix(si, "B", {{1, ""}, {1024.0, "Ki"}, {1048576.0, "Mi"}, {1073741824.0, "Gi"},
                                      {1099511627776.0, "Ti"}});
-      return with_prefix(si, "B", kDecimalUpperK);
+      return with_prefix(si, "B", decimal_upper_k());
     case Dim::Time:
       if (si == 0) return "0 s";
       return with_prefix(si, "s", {{1e-9, "n"}, {1e-6, "u"}, {1e-3, "m"}, {1, ""}});
-    case Dim::Bandwidth: return with_prefix(si, "B/s", kDecimalUpperK);
-    case Dim::Frequency: return with_prefix(si, "Hz", kDecimal);
-    case Dim::Flops: return with_prefix(si, "FLOP", kDecimalUpperK);
-    case Dim::FlopRate: return with_prefix(si, "FLOPS", kDecimalUpperK);
+    case Dim::Bandwidth: return with_prefix(si, "B/s", decimal_upper_k());
+    case Dim::Frequency: return with_prefix(si, "Hz", decimal());
+    case Dim::Flops: return with_prefix(si, "FLOP", decimal_upper_k());
+    case Dim::FlopRate: return with_prefix(si, "FLOPS", decimal_upper_k());
     case Dim::Ratio: return fmt::format("{:.4g}%", si * 100);
     case Dim::Money: return fmt::format("${:.2f}", si);
     case Dim::MoneyRate: return fmt::format("${:.4g}/h", si * 3600);
-    case Dim::Power: return with_prefix(si, "W", kDecimal);
+    case Dim::Power: return with_prefix(si, "W", decimal());
     case Dim::Rate: return fmt::format("{:.4g}/s", si);
   }
   return fmt::format("{}", si);

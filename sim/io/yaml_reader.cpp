@@ -223,6 +223,8 @@ std::string MapReader::choice(const std::string& key, const std::vector<std::str
 }
 
 double MapReader::number_param(const ParamSpec& p) const {
+  if (p.whole)
+    return static_cast<double>(integer(p.name, static_cast<long long>(p.min), static_cast<long long>(p.max)));
   const double v = quantity(p.name, p.dim);
   if (v < p.min || v > p.max)
     fail_at(file_, node(p.name), child_path(p.name),

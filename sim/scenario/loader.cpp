@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "sim/io/calibration_file.hpp"
 #include "sim/scenario/loader_state.hpp"
@@ -22,8 +23,9 @@ double Loader::nonnegative(const MapReader& r, const std::string& key, Dim dim) 
   return v;
 }
 
-Distribution Loader::distribution(const MapReader& r, const std::string& key, Dim dim, Distribution fallback) {
-  if (!r.has(key)) return fallback;
+Distribution Loader::distribution(const MapReader& r, const std::string& key, Dim dim,
+                                  std::optional<Distribution> fallback) {
+  if (!r.has(key)) return fallback ? *fallback : Distribution::constant(nonnegative(r, key, dim));
   const YAML::Node node = r.node(key);
   if (!node.IsMap()) return Distribution::constant(nonnegative(r, key, dim));
   const std::string path = r.child_path(key);

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,8 +64,9 @@ struct Loader {
   WorkloadRef workload(const YAML::Node& node, const std::string& path, const ScenarioGpu& gpu);
   double nonnegative(const MapReader& r, const std::string& key, units::Dim dim);
   // A nonnegative quantity that may vary: a plain value (constant) or {distribution: NAME, ...} (section
-  // `distribution`); `fallback` when the key is absent.
-  Distribution distribution(const MapReader& r, const std::string& key, units::Dim dim, Distribution fallback);
+  // `distribution`); when the key is absent, `fallback` (a computed default), else the key's declared default.
+  Distribution distribution(const MapReader& r, const std::string& key, units::Dim dim,
+                            std::optional<Distribution> fallback = std::nullopt);
   double positive(const MapReader& r, const std::string& key, units::Dim dim);
   void gpus(const MapReader& top);
   std::vector<std::string> gpu_ids() const;

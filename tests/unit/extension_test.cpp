@@ -2,6 +2,7 @@
 // registered here alone, then used through a scenario as a user would (docs/architecture.md, "Where to add").
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "sim/report/run_formats.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/request_keys.hpp"
 #include "sim/scenario/workload_kind.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
@@ -32,17 +34,31 @@ class FixedShare final : public SharingModel {
   double share_;
 };
 
+// Its parameters as a typed struct, each member bound to its declaration.
+struct ToyShareParams {
+  double share;
+  bool full_speed;
+};
+
+const ParamTable<ToyShareParams>& toy_params() {
+  static const ParamTable<ToyShareParams> table =
+      ParamTable<ToyShareParams>()
+          .add(&ToyShareParams::share,
+               number_param("toy_share", "share", units::Dim::Ratio, 0.5, 0.01, 1.0, "each context's share", "a test"))
+          .add(&ToyShareParams::full_speed,
+               flag_param("toy_share", "full_speed", false, "true: every context at full speed instead", "a test"));
+  return table;
+}
+
 SharingModeInfo toy_mode() {
   SharingModeInfo info;
   info.name = "toy_share";
   info.description = "every context with work at a fixed share of the GPU";
   info.citation = "tests/unit/extension_test.cpp";
-  info.params = {
-      number_param("toy_share", "share", units::Dim::Ratio, 0.5, 0.01, 1.0, "each context's share", "a test"),
-      flag_param("toy_share", "full_speed", false, "true: every context at full speed instead", "a test"),
-  };
+  info.params = toy_params().specs();
   info.create = [](const ModelSetup& s) -> std::unique_ptr<SharingModel> {
-    return std::make_unique<FixedShare>(s.params.flag("full_speed") ? 1.0 : s.params.get("share"));
+    const ToyShareParams p = toy_params().read(s.params);
+    return std::make_unique<FixedShare>(p.full_speed ? 1.0 : p.share);
   };
   return info;
 }
@@ -108,6 +124,82 @@ WorkloadKindInfo toy_kind() {
   return kind;
 }
 
+// ---- A toy request-driven kind: each request one kernel, served in arrival order. Its arrivals (open or closed
+// loop), their keys and its SLO keys are the shared request source's: no arrival code of its own. ----
+
+class QueriesPlay final : public Workload {
+ public:
+  QueriesPlay(const RequestArrivals& arrivals, KernelSpec kernel, uint64_t seed)
+      : rng_(seed), source_(arrivals, rng_), kernel_(kernel) {}
+  void start(WorkloadPort& port) override {
+    source_.start(port);
+    done_if_idle(port);
+  }
+  void on_timer(WorkloadPort& port, uint64_t tag) override {
+    if (!RequestSource::owns(tag)) return;
+    source_.on_timer(port, tag, [&](const Arrival& a) {
+      queue_.push_back({port.now(), a.client});
+      if (queue_.size() == 1) port.launch(kernel_, 0);
+    });
+  }
+  void on_kernel_done(WorkloadPort& port, uint64_t) override {
+    const auto [arrived, client] = queue_.front();
+    queue_.pop_front();
+    port.unit_done(arrived);
+    source_.answered(port, client);
+    if (!queue_.empty()) port.launch(kernel_, 0);
+    done_if_idle(port);
+  }
+
+ private:
+  void done_if_idle(WorkloadPort& port) {
+    if (source_.done() && queue_.empty()) port.finished();
+  }
+  Rng rng_;
+  RequestSource source_;
+  KernelSpec kernel_;
+  std::deque<std::pair<double, long long>> queue_;  // arrival time, client
+};
+
+struct QueriesWorkload final : WorkloadSpec {
+  RequestArrivals arrivals;
+  KernelSpec kernel;
+  std::vector<SloTarget> targets;
+  std::string kind() const override { return "queries"; }
+  std::string unit() const override { return "requests"; }
+  bool bounded() const override { return arrivals.bounded(); }
+  bool open_loop() const override { return arrivals.open_loop(); }
+  bool reports_latency() const override { return true; }
+  std::vector<SloTarget> slo() const override { return targets; }
+  std::unique_ptr<Workload> play(Fidelity, uint64_t seed) const override {
+    return std::make_unique<QueriesPlay>(arrivals, kernel, seed);
+  }
+};
+
+WorkloadKindInfo toy_request_kind() {
+  static const std::vector<SloFigure> figures = {{"", "latency"}};
+  WorkloadKindInfo kind;
+  kind.name = "queries";
+  kind.help = "requests of one kernel each, in arrival order";
+  std::vector<KeySpec> keys = request_keys();
+  keys.push_back({"kernel", "kernel", true, "", "each request's work"});
+  keys.push_back({"slo", "slo", false, "", "latency targets"});
+  kind.sections = {{"workload.queries", "Requests of one kernel each.", keys},
+                   slo_section("workload.queries.slo", figures)};
+  kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
+    auto w = std::make_shared<QueriesWorkload>();
+    w->arrivals = read_request_arrivals(loader, r);
+    w->kernel = loader.kernel(r.node("kernel"), r.child_path("kernel"), "fp32", gpu);
+    if (r.has("slo")) {
+      MapReader s(r.file(), r.node("slo"), r.child_path("slo"), section_named("workload.queries.slo"));
+      s.finish();
+      w->targets = read_slo(loader, s, figures);
+    }
+    return w;
+  };
+  return kind;
+}
+
 // ---- A toy output format: one line per tenant. ----
 
 RunFormat toy_format() {
@@ -124,6 +216,7 @@ RunFormat toy_format() {
 const bool kRegistered = [] {
   register_sharing_mode(toy_mode());
   register_workload_kind(toy_kind());
+  register_workload_kind(toy_request_kind());
   register_run_format(toy_format());
   return true;
 }();
@@ -175,6 +268,41 @@ TEST(Extension, AToyWorkloadKindRegisteredFromOneFileRuns) {
   const std::string reference = scenario_reference_markdown();
   EXPECT_NE(reference.find("## `workload.bursts`"), std::string::npos);
   EXPECT_NE(reference.find("| `bursts` | workload.bursts |"), std::string::npos);
+}
+
+TEST(Extension, AToyRequestKindTakesTheSharedArrivalsAndSlos) {
+  ASSERT_TRUE(kRegistered);
+  // Closed loop: two clients, no think time, 1 ms requests served one at a time (on passthrough, the default: 2%
+  // slower): each request but the first waits for the other client's.
+  const std::string closed = R"(version: 1
+name: queries
+gpus: [{id: g0, model: H100-SXM}]
+tenants:
+  - {name: q, on: g0, start: 0s,
+     workload: {queries: {clients: 2, requests: 10, kernel: {duration: 1ms}, slo: {p95: 2.5ms}}}}
+)";
+  const Results r = testing_support::run_text(closed);
+  ASSERT_EQ(r.tenants.size(), 1u);
+  EXPECT_EQ(r.tenants[0].shared.units, 10);
+  EXPECT_NEAR(r.tenants[0].shared.unit_time_mean, 1.02 * (1e-3 + 9 * 2e-3) / 10, 1e-9);
+  ASSERT_EQ(r.tenants[0].slo.size(), 1u);
+  EXPECT_EQ(r.tenants[0].slo[0].percentile, 95);
+  EXPECT_TRUE(r.tenants[0].slo[0].met);
+  // The source's rules and messages come with it.
+  std::string both = closed;
+  both.replace(both.find("clients: 2"), 10, "clients: 2, rate: 5/s");
+  EXPECT_NE(testing_support::error_of(both, "t.yaml").find("give either `rate` (open loop) or `clients` (closed loop)"),
+            std::string::npos);
+  std::string cv = closed;
+  cv.replace(cv.find("clients: 2"), 10, "clients: 2, cv: 2");
+  EXPECT_NE(testing_support::error_of(cv, "t.yaml").find("`cv` goes with `rate`"), std::string::npos);
+  // Open loop with gamma gaps: as many requests as asked for.
+  std::string open = closed;
+  open.replace(open.find("clients: 2"), 10, "rate: 100/s, cv: 2");
+  EXPECT_EQ(testing_support::run_text(open).tenants[0].shared.units, 10);
+  const std::string reference = scenario_reference_markdown();
+  EXPECT_NE(reference.find("## `workload.queries.slo`"), std::string::npos);
+  EXPECT_NE(reference.find("| `p999` | time |"), std::string::npos);
 }
 
 TEST(Extension, AToyOutputFormatRegisteredFromOneFileIsWritten) {

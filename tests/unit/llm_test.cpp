@@ -46,7 +46,7 @@ const LlmWorkload& llm_of(const Scenario& sc, size_t t = 0) {
 double iteration_time(const Scenario& sc, const LlmBatch& b) {
   const LlmWorkload& w = llm_of(sc);
   double t = 0;
-  for (const KernelSpec& k : llm_iteration(w.model, w.engine, b))
+  for (const KernelSpec& k : llm_iteration(w.model, w.server, b))
     t += solo_time(k, sc.gpus[0].spec, sc.gpus[0].performance);
   return t;
 }
@@ -131,7 +131,7 @@ TEST(LlmOps, ShapesAndMemory) {
 
 TEST(LlmOps, TensorParallelIterationsAllReduceTwicePerLayer) {
   const LlmShape s = find_llm_model("Llama-2-70B")->shape;
-  LlmEngine e;
+  LlmServerParams e = LlmServerParams::table().defaults();
   e.tensor_parallel = 4;
   const auto kernels = llm_iteration(s, e, {0, 0, 0, 8, 8 * 1000, 8});
   double allreduce_time = 0, allreduce_kernels = 0;
@@ -161,6 +161,27 @@ TEST(LlmServer, OneRequestTakesItsPrefillAndDecodeIterations) {
   EXPECT_NEAR(r.tenants[0].unit_times[0], prefill + decode1 + decode2, 1e-9);
   EXPECT_EQ(count(r, "output_tokens"), 3);
   EXPECT_EQ(count(r, "preemptions"), 0);
+}
+
+TEST(LlmServer, ItsParametersComeFromTheCalibrationThenTheScenario) {
+  // The server's CPU costs and limits are the `llm` model's parameters: their defaults, a GPU calibration's
+  // llm.* values, then the tenant's own keys.
+  EXPECT_EQ(llm_of(load(scenario("{model: Llama-2-7B, rate: 1/s}"))).server.cpu_per_iteration, 2.02e-3);
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "vgpusim-llm-cal";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "h100.yaml") << "version: 1\ngpu: H100-SXM\nparameters:\n"
+                                      "  llm.cpu_per_iteration: {value: 1ms}\n  llm.max_seqs: {value: 32}\n";
+  std::string text = scenario("{model: Llama-2-7B, rate: 1/s}");
+  text.replace(text.find("model: H100-SXM}"), 16, "model: H100-SXM, calibration: h100.yaml}");
+  const LlmWorkload& cal = llm_of(load_scenario_text(text, (dir / "l.yaml").string(), builtin_catalog()));
+  EXPECT_DOUBLE_EQ(cal.server.cpu_per_iteration, 1e-3);
+  EXPECT_EQ(cal.server.max_seqs, 32);
+  std::string own = scenario("{model: Llama-2-7B, rate: 1/s, max_seqs: 8}");
+  own.replace(own.find("model: H100-SXM}"), 16, "model: H100-SXM, calibration: h100.yaml}");
+  EXPECT_EQ(llm_of(load_scenario_text(own, (dir / "l.yaml").string(), builtin_catalog())).server.max_seqs, 8);
+  // A whole-number parameter is read as an integer.
+  EXPECT_NE(error_of(scenario("{model: Llama-2-7B, rate: 1/s, max_seqs: 2.5}"), "l.yaml").find("expected an integer"),
+            std::string::npos);
 }
 
 TEST(LlmServer, TheTimelineNamesEachOpAndItsBatch) {

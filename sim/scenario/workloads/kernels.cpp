@@ -46,7 +46,7 @@ WorkloadKindInfo kernels_workload_kind() {
       }
     }
     t->count = r.has("count") ? r.integer("count", 0, 1LL << 50) : -1;
-    t->think = loader.distribution(r, "think", units::Dim::Time, Distribution::constant(0));
+    t->think = loader.distribution(r, "think", units::Dim::Time);
     if (r.choice("think_distribution", {"constant", "exponential"}) == "exponential") {
       if (!t->think.is_constant())
         fail_at(r.file(), r.node("think_distribution"), r.child_path("think_distribution"),

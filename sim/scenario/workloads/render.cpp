@@ -22,7 +22,7 @@ WorkloadKindInfo render_workload_kind() {
     t->frames = r.has("frames") ? r.integer("frames", 0, 1LL << 50) : -1;
     t->kernels_per_frame = loader.count(r, "kernels_per_frame");
     t->frame = loader.kernel(r.node("frame"), r.child_path("frame"), "fp32", gpu, t->kernels_per_frame);
-    t->cpu_time = loader.distribution(r, "cpu_time", units::Dim::Time, Distribution::constant(0));
+    t->cpu_time = loader.distribution(r, "cpu_time", units::Dim::Time);
     t->fps_cap = r.has("fps_cap") ? loader.positive(r, "fps_cap", units::Dim::Count) : 0;
     return t;
   };

@@ -21,7 +21,7 @@ WorkloadKindInfo training_workload_kind() {
     t->iterations = r.has("iterations") ? r.integer("iterations", 0, 1LL << 50) : -1;
     t->kernels_per_step = loader.count(r, "kernels_per_step");
     t->step = loader.kernel(r.node("step"), r.child_path("step"), "fp16", gpu, t->kernels_per_step);
-    t->host_time = loader.distribution(r, "host_time", units::Dim::Time, Distribution::constant(0));
+    t->host_time = loader.distribution(r, "host_time", units::Dim::Time);
     return t;
   };
   return kind;
