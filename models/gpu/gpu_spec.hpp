@@ -25,6 +25,8 @@ struct GpuSpec {
   // Resident threads per SM (NVIDIA, by compute capability); 0 = unknown: kernels' occupancy is not modelled.
   double threads_per_sm = 0;
   double blocks_per_sm = 0;  // resident thread blocks per SM at most (by compute capability); 0 = unknown: no cap
+
+  bool operator==(const GpuSpec&) const = default;
 };
 
 }  // namespace vgpusim

@@ -19,6 +19,7 @@ struct Distribution {
   static Distribution uniform(double low, double high) { return {Kind::Uniform, low, high}; }
 
   bool is_constant() const { return kind == Kind::Constant; }
+  bool operator==(const Distribution&) const = default;
   // The mean of what sample() returns (the normal's truncation at 0 is ignored: keep sd well below the mean).
   double mean() const;
   // One draw, never negative (a negative normal draw is drawn again).

@@ -78,6 +78,7 @@ class ParamValues {
   bool flag(const std::string& name) const;
   void set_flag(const std::string& name, bool value);
   bool has(const std::string& name) const;
+  bool operator==(const ParamValues&) const = default;
 
  private:
   std::map<std::string, double> numbers_;

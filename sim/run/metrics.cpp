@@ -241,7 +241,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     GpuResult gr;
     gr.id = target.id;
     gr.model = target.partition.empty() ? target.spec.name : target.spec.name + " " + target.partition;
-    gr.mode = target.sharing.mode;
+    gr.mode = target.sharing.mode_name();
     gr.utilization = shared.end > 0 ? s.delivered / shared.end : 0;
     gr.busy_fraction = shared.end > 0 ? s.busy_time / shared.end : 0;
     gr.interval = s.series.interval;

@@ -311,6 +311,7 @@ class LayoutController final : public EngineClient {
 // tenants run on which target, memory partitions.
 struct RunSetup {
   std::vector<Target> targets;
+  std::vector<std::string> modes;                     // per target: its sharing mode's name
   std::vector<std::unique_ptr<SharingModel>> models;  // one per target
   std::vector<size_t> tenants;                        // scenario tenant indices
   std::vector<size_t> target_of;                      // per entry of `tenants`: index into `targets`
@@ -332,7 +333,7 @@ RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunOb
     for (size_t k = 0; k < targets.size(); ++k)
       observer->add_process(gpu_index[k], fmt::format("{} ({}{}, {})", targets[k].id, targets[k].spec.name,
                                                       targets[k].partition.empty() ? "" : " " + targets[k].partition,
-                                                      targets[k].sharing.mode));
+                                                      run_setup.modes[k]));
   }
 
   // Memory: one pool per target, unless its mode gives each tenant a partition of its own.
@@ -384,7 +385,7 @@ RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunOb
   if (run_setup.faults) {
     for (size_t i = 0; i < drivers.size(); ++i) {
       const size_t target = sc.tenants[tenant_ids[i]].target;
-      const bool whole_gpu = find_sharing_mode(sc.targets[target].sharing.mode)->fault_takes_down_gpu;
+      const bool whole_gpu = sc.targets[target].sharing.mode->fault_takes_down_gpu;
       drivers[i]->on_fault = [&drivers, &sc, target, whole_gpu](TenantDriver& who) {
         who.abort("fatal_fault", "fatal fault injected");
         if (!whole_gpu) return;
@@ -392,7 +393,7 @@ RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunOb
           if (other.get() != &who && other->spec().target == target)
             other->abort("fault_of_other_client",
                          fmt::format("ended by the fatal fault of {} on {} (mode {} has no fault isolation)",
-                                     who.spec().name, sc.targets[target].id, sc.targets[target].sharing.mode));
+                                     who.spec().name, sc.targets[target].id, sc.targets[target].sharing.mode_name()));
       };
     }
     for (const FaultSpec& f : sc.faults) drivers[f.tenant]->schedule_fault(f.time);
@@ -425,8 +426,9 @@ RunSetup shared_setup(const Scenario& sc) {
   RunSetup run_setup;
   run_setup.targets = sc.targets;
   for (size_t k = 0; k < sc.targets.size(); ++k) {
-    const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
-    const ModelSetup setup = model_setup(sc, k);
+    const SharingModeInfo* info = sc.targets[k].sharing.mode;
+    const ModelSetup& setup = sc.targets[k].setup;
+    run_setup.modes.push_back(info->name);
     run_setup.models.push_back(info->create(setup));
     run_setup.partitions.push_back(info->memory_partitions ? info->memory_partitions(setup) : std::vector<double>{});
     run_setup.partition_notes.push_back(info->memory_partition_note ? info->memory_partition_note(setup) : "");
@@ -456,7 +458,12 @@ RunRecord simulate_baseline(const Scenario& sc, size_t t) {
   // Alone on the whole physical GPU, bare metal, with the tenant's memory in the GPU's full pool.
   const size_t g = sc.tenants[t].gpu;
   RunSetup run_setup;
-  run_setup.targets.push_back(Target{sc.gpus[g].id, g, "", -1, sc.gpus[g].spec, {"bare-metal", {}}});
+  Target whole;
+  whole.id = sc.gpus[g].id;
+  whole.gpu = g;
+  whole.spec = sc.gpus[g].spec;
+  run_setup.targets.push_back(whole);
+  run_setup.modes.push_back("bare-metal");
   run_setup.models.push_back(make_bare_metal_model());
   run_setup.partitions.emplace_back();
   run_setup.tenants = {t};

@@ -77,7 +77,7 @@ void Loader::gpus(const MapReader& top) {
     r.finish();
     ScenarioGpu g;
     g.id = r.string("id");
-    for (const ScenarioGpu& other : sc.gpus)
+    for (const ScenarioGpu& other : sc().gpus)
       if (other.id == g.id) fail_at(file, r.node("id"), r.child_path("id"), "duplicate GPU id '" + g.id + "'");
     const std::string model = r.string("model");
     const CatalogEntry* e = catalog.find(model);
@@ -100,19 +100,19 @@ void Loader::gpus(const MapReader& top) {
     }
     // Parameters: the model's default, then the calibration's value, then the scenario's own.
     g.performance = RooflineParams::table().read(read_params(r, roofline_params(), g.calibrated));
-    sc.gpus.push_back(std::move(g));
+    build.add_gpu(std::move(g));
   }
 }
 
 std::vector<std::string> Loader::gpu_ids() const {
   std::vector<std::string> ids;
-  for (const ScenarioGpu& g : sc.gpus) ids.push_back(g.id);
+  for (const ScenarioGpu& g : sc().gpus) ids.push_back(g.id);
   return ids;
 }
 
 size_t Loader::gpu_index(const YAML::Node& node, const std::string& path, const std::string& id) {
-  for (size_t i = 0; i < sc.gpus.size(); ++i)
-    if (sc.gpus[i].id == id) return i;
+  for (size_t i = 0; i < sc().gpus.size(); ++i)
+    if (sc().gpus[i].id == id) return i;
   fail_at(file, node, path,
           fmt::format("no GPU with id '{}'{}", id, did_you_mean_suffix(id, gpu_ids())));
 }
@@ -120,24 +120,28 @@ size_t Loader::gpu_index(const YAML::Node& node, const std::string& path, const 
 void Loader::tenants(const MapReader& top) {
   const YAML::Node list = top.node("tenants");
   if (!list.IsSequence() || list.size() == 0) fail_at(file, list, "tenants", "expected a non-empty list of tenants");
+  tenant_list.reset(list);
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("tenants[{}]", i);
     MapReader r(file, list[i], path, section_named("tenants[]"));
     r.finish();
     TenantSpec t;
+    ScenarioBuilder::TenantGiven given;
     t.name = r.string("name");
-    for (const TenantSpec& other : sc.tenants)
+    for (const TenantSpec& other : sc().tenants)
       if (other.name == t.name) fail_at(file, r.node("name"), r.child_path("name"), "duplicate tenant name '" + t.name + "'");
     t.target = target_index(r.node("on"), r.child_path("on"), r.string("on"));
-    const Target& target = sc.targets[t.target];
+    const Target& target = sc().targets[t.target];
     t.gpu = target.gpu;
+    given.memory = r.has("memory");
     t.memory = nonnegative(r, "memory", Dim::Bytes);
-    // Without `start`, tenants begin at a random offset in [0, start_jitter): processes launched together never
-    // start in the same microsecond, and identical tenants would otherwise stay in lockstep.
-    t.start_distribution = distribution(r, "start", Dim::Time, Distribution::uniform(0, start_jitter));
-    t.start = 0;  // drawn once the seed is known (draw_starts)
+    // Without `start`, the builder starts it within the start jitter.
+    if (r.has("start")) {
+      t.start_distribution = distribution(r, "start", Dim::Time);
+      given.start = true;
+    }
     t.stream = r.has("stream") ? r.string("stream") : t.name;
-    const SharingModeInfo* info = find_sharing_mode(target.sharing.mode);
+    const SharingModeInfo* info = target.sharing.mode;
     const std::vector<ParamSpec> tenant_params = info->tenant_params();
     const auto imported_it = target.partition.empty() ? imported.find(t.gpu) : imported.end();
     const ImportedLimits* imported_here = imported_it == imported.end() ? nullptr : &imported_it->second;
@@ -160,16 +164,17 @@ void Loader::tenants(const MapReader& top) {
                   fmt::format("above the {} the imported device plugin config gives each of its {} replicas ({})",
                               units::format(limit->second, p.dim), imported_here->replicas, imported_here->source));
       }
-    } else {
+      given.share = true;
+    } else if (imported_here) {
       t.share = with_overrides(tenant_params, tenant_defaults);
+      given.share = true;
     }
-    t.workload = workload(r.node("workload"), r.child_path("workload"), sc.gpus[t.gpu]);
-    if (!r.has("memory")) t.memory = t.workload->device_memory();
-    if (!t.workload->bounded() && !std::isfinite(sc.duration))
+    t.workload = workload(r.node("workload"), r.child_path("workload"), sc().gpus[t.gpu]);
+    if (!t.workload->bounded() && !std::isfinite(sc().duration))
       fail_at(file, r.node("workload"), r.child_path("workload"),
               "this workload has no count, so it runs until the scenario ends, but the scenario has no `duration`");
     int on_same = 0;
-    for (const TenantSpec& other : sc.tenants) on_same += other.target == t.target ? 1 : 0;
+    for (const TenantSpec& other : sc().tenants) on_same += other.target == t.target ? 1 : 0;
     if (imported_here && on_same >= imported_here->replicas)
       fail_at(file, r.node("on"), r.child_path("on"),
               fmt::format("'{}' is shared by the imported device plugin config as {} replica(s) ({}): Kubernetes "
@@ -181,59 +186,8 @@ void Loader::tenants(const MapReader& top) {
                           info->max_contexts,
                           info->max_contexts == 1 ? "; use a sharing mode such as timeslice to put several tenants on it"
                                                   : ""));
-    sc.tenants.push_back(std::move(t));
+    build.add_tenant(std::move(t), given);
   }
-  // Checks that need every tenant of a target (profile limits, shares that must add up).
-  for (size_t k = 0; k < sc.targets.size(); ++k) {
-    const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
-    if (!info->validate) continue;
-    const std::string error = info->validate(model_setup(sc, k));
-    if (!error.empty()) fail_at(file, target_nodes[k], "sharing." + sc.targets[k].id, error);
-  }
-  // Workloads sized by the memory their process sees (an LLM server's KV cache), once every tenant is known and
-  // the sharing is valid.
-  std::vector<bool> memory_given;
-  for (size_t i = 0; i < list.size(); ++i) memory_given.push_back(list[i].IsMap() && list[i]["memory"].IsDefined());
-  for (const auto& [i, why] : size_workloads(sc, memory_given)) {
-    const char* key = memory_given[i] ? "memory" : "workload";
-    fail_at(file, list[i][key], fmt::format("tenants[{}].{}", i, key), why);
-  }
-}
-
-std::vector<std::pair<size_t, std::string>> size_workloads(Scenario& sc, const std::vector<bool>& memory_given) {
-  std::vector<std::pair<size_t, std::string>> failed;
-  for (size_t k = 0; k < sc.targets.size(); ++k) {
-    const SharingModeInfo* info = find_sharing_mode(sc.targets[k].sharing.mode);
-    const std::vector<double> parts = info->memory_partitions ? info->memory_partitions(model_setup(sc, k))
-                                                              : std::vector<double>{};
-    size_t slot = 0;
-    for (size_t i = 0; i < sc.tenants.size(); ++i) {
-      TenantSpec& t = sc.tenants[i];
-      if (t.target != k) continue;
-      const double visible = slot < parts.size() ? parts[slot] : sc.targets[k].spec.memory;
-      ++slot;
-      // A tenant that gives `memory` sees that much, within what its process sees.
-      const bool given = i < memory_given.size() && memory_given[i];
-      WorkloadRef sized;
-      std::string error;
-      try {
-        sized = t.workload->sized_for(given ? t.memory : visible);
-      } catch (const std::invalid_argument& e) {
-        error = e.what();
-      }
-      if (!sized && error.empty()) continue;  // it does not size itself
-      if (given && t.memory > visible)
-        error = fmt::format("{} is more than the {} the tenant sees", units::format(t.memory, units::Dim::Bytes),
-                            units::format(visible, units::Dim::Bytes));
-      if (!error.empty()) {
-        failed.emplace_back(i, fmt::format("on {}: {}", sc.targets[k].id, error));
-        continue;
-      }
-      t.workload = std::move(sized);
-      if (!given) t.memory = t.workload->device_memory();
-    }
-  }
-  return failed;
 }
 
 void Loader::faults(const MapReader& top) {
@@ -247,16 +201,16 @@ void Loader::faults(const MapReader& top) {
     FaultSpec f;
     f.tenant = tenant_named(r, "tenant");
     f.time = nonnegative(r, "at", Dim::Time);
-    sc.faults.push_back(f);
+    build.add_fault(f);
   }
 }
 
 size_t Loader::tenant_named(const MapReader& r, const std::string& key) {
   const std::string name = r.string(key);
   std::vector<std::string> names;
-  for (size_t t = 0; t < sc.tenants.size(); ++t) {
-    if (sc.tenants[t].name == name) return t;
-    names.push_back(sc.tenants[t].name);
+  for (size_t t = 0; t < sc().tenants.size(); ++t) {
+    if (sc().tenants[t].name == name) return t;
+    names.push_back(sc().tenants[t].name);
   }
   fail_at(file, r.node(key), r.child_path(key),
           fmt::format("no tenant named '{}'{}", name, did_you_mean_suffix(name, names)));
@@ -283,32 +237,36 @@ void Loader::comparisons(const MapReader& top) {
     if (pair) c.versus = static_cast<long>(tenant_named(r, "versus"));
     c.article = r.quantity("article", Dim::Count);
     c.source = r.string("source");
-    sc.compare.push_back(c);
+    build.add_comparison(c);
   }
 }
 
 void Loader::load(const YAML::Node& root) {
-  sc.file = file;
   MapReader top(file, root, "", section_named(""));
   top.finish();
-  sc.version = static_cast<int>(top.integer("version", 1, 1));
-  sc.name = top.string("name");
-  sc.seed = static_cast<uint64_t>(top.integer("seed", 0, 1LL << 62));
-  sc.replications = static_cast<int>(top.integer("replications", 1, 1000));
-  start_jitter = nonnegative(top, "start_jitter", Dim::Time);
-  if (top.has("duration")) sc.duration = positive(top, "duration", Dim::Time);
-  sc.fidelity = top.choice("fidelity", {"exact", "fluid"}) == "fluid" ? Fidelity::Fluid : Fidelity::Exact;
+  build.set_version(static_cast<int>(top.integer("version", 1, 1)));
+  build.set_name(top.string("name"));
+  build.set_seed(static_cast<uint64_t>(top.integer("seed", 0, 1LL << 62)));
+  build.set_replications(static_cast<int>(top.integer("replications", 1, 1000)));
+  build.set_start_jitter(nonnegative(top, "start_jitter", Dim::Time));
+  if (top.has("duration")) build.set_duration(positive(top, "duration", Dim::Time));
+  build.set_fidelity(top.choice("fidelity", {"exact", "fluid"}) == "fluid" ? Fidelity::Fluid : Fidelity::Exact);
   gpus(top);
   sharing(top);
   tenants(top);
-  draw_starts(sc);
   faults(top);
   comparisons(top);
-  sc.metrics_interval = std::isfinite(sc.duration) ? sc.duration / 100 : 1.0;
   if (top.has("metrics")) {
     MapReader m(file, top.node("metrics"), "metrics", section_named("metrics"));
     m.finish();
-    if (m.has("interval")) sc.metrics_interval = positive(m, "interval", Dim::Time);
+    if (m.has("interval")) build.set_metrics_interval(positive(m, "interval", Dim::Time));
+  }
+  // The builder's invariants; what it finds wrong is reported where the file said it.
+  for (const ScenarioBuilder::Problem& p : build.finish()) {
+    if (p.where == ScenarioBuilder::Problem::Where::Target)
+      fail_at(file, target_nodes[p.index], "sharing." + sc().targets[p.index].id, p.message);
+    const char* key = p.memory_given ? "memory" : "workload";
+    fail_at(file, tenant_list[p.index][key], fmt::format("tenants[{}].{}", p.index, key), p.message);
   }
 }
 
@@ -379,10 +337,10 @@ Scenario load_scenario(ScenarioDocument&& doc, const Catalog& catalog, const std
   YAML::Node& root = doc.root;  // overrides go into its own tree: a clone would lose the marks messages cite
   if (!root.IsMap()) throw InputError(fmt::format("{}:1:1: expected a mapping at the top level", doc.file));
   for (const Override& o : overrides) apply_override(root, o);
-  Loader loader{doc.file, catalog, {}, {}, {}, 0};
+  Loader loader{doc.file, catalog, ScenarioBuilder(doc.file), {}, {}, {}};
+  loader.build.set_file_hash(doc.hash);
   loader.load(root);
-  loader.sc.file_hash = doc.hash;
-  return std::move(loader.sc);
+  return loader.build.take();
 }
 
 Scenario load_scenario_text(const std::string& text, const std::string& file, const Catalog& catalog,

@@ -31,12 +31,8 @@ Scenario load_scenario_text(const std::string& text, const std::string& file, co
 Scenario load_scenario_file(const std::string& path, const Catalog& catalog,
                             const std::vector<Override>& overrides = {});
 
-// Workloads that size their memory from what their process sees (WorkloadSpec::sized_for: an LLM server's KV
-// cache) are replaced by their sized copies, and a tenant without its own `memory` allocates what they take. The
-// memory a tenant sees: its partition's under a mode that partitions memory (vGPU, SR-IOV, MPS limits), else its
-// target's (a MIG instance's, or the whole GPU's). Returns, for each tenant that does not fit, its index and why.
-std::vector<std::pair<size_t, std::string>> size_workloads(Scenario& sc, const std::vector<bool>& memory_given);
-
+// A documented section by its path (the scenario format's, a plan file's, or a workload kind's).
+const Section& section_named(const std::string& path);
 // The documented sections of the scenario format, in document order (the workload kinds' from their registry).
 std::vector<Section> scenario_sections();
 // docs/scenario-reference.md, generated from the sections and the model parameter tables.

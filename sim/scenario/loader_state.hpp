@@ -14,14 +14,14 @@
 #include "models/workload/trace_graph.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/io/gpu_catalog.hpp"
+#include "sim/scenario/builder.hpp"
+#include "sim/scenario/loader.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {
 
-// A documented section by its path (the scenario format's or a workload kind's), and the tenants[].workload section
-// with a key per registered kind (sections.cpp).
-const Section& section_named(const std::string& path);
+// The tenants[].workload section with a key per registered kind (sections.cpp); section_named is in loader.hpp.
 Section workload_section();
 
 // The loader's state while it reads one file, and its helpers. A workload kind's reader (sim/scenario/workloads)
@@ -29,7 +29,8 @@ Section workload_section();
 struct Loader {
   const std::string& file;
   const Catalog& catalog;
-  Scenario sc;
+  ScenarioBuilder build;  // what the file says goes in here; load() finishes it
+  const Scenario& sc() const { return build.draft(); }
 
   std::map<std::string, std::shared_ptr<const KinetoTrace>> traces;  // read once per file and device
 
@@ -41,7 +42,7 @@ struct Loader {
 
   std::vector<YAML::Node> target_nodes;  // where each target's sharing was given, for messages
 
-  double start_jitter = 0;  // s: tenants without `start` begin uniformly in [0, start_jitter)
+  YAML::Node tenant_list;  // tenants[], for messages about a tenant that finish() finds
 
   // A GPU shared by an imported device plugin config: how many containers it takes, and the per-tenant defaults
   // the plugin's MPS daemon sets (a tenant may only lower them).

@@ -24,9 +24,12 @@ struct ScenarioGpu {
   ParamOverrides calibrated;  // model parameters from its calibration file, by qualified name (SI)
 };
 
+// A sharing mode, resolved: its registry entry (entries stay valid while the program runs) and its parameters.
 struct SharingConfig {
-  std::string mode;  // a registered sharing model
+  const SharingModeInfo* mode = nullptr;
   ParamValues params;
+
+  const std::string& mode_name() const { return mode->name; }
 };
 
 // Where tenants run: a whole GPU, or one partition of it (MIG). Each target is one engine GPU with
@@ -39,6 +42,9 @@ struct Target {
   GpuSpec spec;           // the whole GPU's, or the partition's share of it
   SharingConfig sharing;  // how the target is shared among its tenants
   bool present_at_start = true;  // false: a partition that a later layout change creates
+  // What its sharing model is built from (parameters, device, its tenants' shares and starts in tenant order),
+  // computed once by the ScenarioBuilder; the starts are each replication's (draw_starts).
+  ModelSetup setup;
 };
 
 // A partitioned GPU's layout change during the run: the affected partitions drain (their running kernels finish,
@@ -106,28 +112,16 @@ struct Scenario {
   std::vector<Comparison> compare;
 };
 
-// Draws each tenant's start from its distribution with the scenario's seed (the loader does it, so a loaded
-// scenario is its first replication; sim/run's replication() does it again for the others).
+// Draws each tenant's start from its distribution with the scenario's seed, and gives each target's setup its
+// tenants' starts (the builder does it, so a built scenario is its first replication; sim/run's replication() does
+// it again for the others).
 inline void draw_starts(Scenario& sc) {
+  for (Target& k : sc.targets) k.setup.tenant_start.clear();
   for (TenantSpec& t : sc.tenants) {
     Rng rng(stream_seed(sc.seed, t.stream + "/start"));
     t.start = t.start_distribution.sample(rng);
+    sc.targets[t.target].setup.tenant_start.push_back(t.start);
   }
-}
-
-// The setup of target `k`'s sharing model: its parameters, device and its tenants' `share` values in tenant
-// order (the order their contexts are created in).
-inline ModelSetup model_setup(const Scenario& sc, size_t k) {
-  ModelSetup s;
-  s.params = sc.targets[k].sharing.params;
-  s.fidelity = sc.fidelity;
-  s.gpu = sc.targets[k].spec;
-  for (const TenantSpec& t : sc.tenants)
-    if (t.target == k) {
-      s.tenants.push_back(t.share);
-      s.tenant_start.push_back(t.start);
-    }
-  return s;
 }
 
 }  // namespace vgpusim

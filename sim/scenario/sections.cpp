@@ -24,7 +24,7 @@ const std::vector<Section>& sections_before_workloads() {
                    "independent runs, each with its own seed (the first uses `seed`, the others seeds derived from "
                    "it); results are their means and the ± is a 95% interval across them (with 1: batch means within "
                    "the run)"},
-                  {"start_jitter", "time", false, "1 ms",
+                  {"start_jitter", "time", false, units::format(ScenarioBuilder::kStartJitter, units::Dim::Time),
                    "tenants without `start` begin at a random offset in [0, start_jitter), drawn per replication, so "
                    "that identical tenants are not in lockstep; 0s starts them together"},
                   {"duration", "time", false, "", "simulated time to run; needed when a workload has no count",

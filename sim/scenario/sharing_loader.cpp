@@ -54,7 +54,7 @@ SharingConfig Loader::sharing_config(const YAML::Node& node, const std::string& 
   }
   MapReader r(file, node, path, params);
   r.finish();
-  return {info->name, read_params(r, specs, calibrated)};
+  return {info, read_params(r, specs, calibrated)};
 }
 
 ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>& specs,
@@ -73,11 +73,9 @@ ParamValues Loader::read_params(const MapReader& r, const std::vector<ParamSpec>
 }
 
 void Loader::sharing(const MapReader& top) {
-  const SharingModeInfo* passthrough = find_sharing_mode("passthrough");
-  for (size_t i = 0; i < sc.gpus.size(); ++i)
-    sc.sharing.push_back({passthrough->name, ParamValues::defaults(passthrough->params)});
-  std::vector<YAML::Node> nodes(sc.gpus.size());
-  std::vector<bool> given(sc.gpus.size(), false);
+  const SharingModeInfo* passthrough = find_sharing_mode("passthrough");  // the builder's default
+  std::vector<YAML::Node> nodes(sc().gpus.size());
+  std::vector<bool> given(sc().gpus.size(), false);
   if (top.has("sharing")) {
     const YAML::Node map = top.node("sharing");
     if (!map.IsMap()) fail_at(file, map, "sharing", "expected a mapping from GPU id to its sharing");
@@ -88,22 +86,22 @@ void Loader::sharing(const MapReader& top) {
       given[g] = true;
     }
   }
-  for (size_t g = 0; g < sc.gpus.size(); ++g) {
-    const ScenarioGpu& gpu = sc.gpus[g];
+  for (size_t g = 0; g < sc().gpus.size(); ++g) {
+    const ScenarioGpu& gpu = sc().gpus[g];
     const std::string path = "sharing." + gpu.id;
     const SharingModeInfo* info = passthrough;
     if (given[g] && nodes[g].IsMap() && nodes[g]["import"]) {
       info = imported_sharing(g, nodes[g], path);
       if (info->partitions) continue;  // its partitions are targets now
     } else if (given[g]) {
-      sc.sharing[g] = sharing_config(nodes[g], path, gpu.spec, info, gpu.calibrated);
+      build.share_gpu(g, sharing_config(nodes[g], path, gpu.spec, info, gpu.calibrated));
     } else if (gpu.spec.kind != passthrough->device_kind) {
       fail_at(file, top.node(), gpu.id,
               fmt::format("GPU '{}' is a {} device ({}): give it a sharing mode for {} devices, e.g. software",
                           gpu.id, gpu.spec.kind, gpu.spec.name, gpu.spec.kind));
     }
     if (!info->partitions) {
-      sc.targets.push_back({gpu.id, g, "", -1, gpu.spec, sc.sharing[g]});
+      build.add_whole_gpu(g);
       target_nodes.push_back(given[g] ? nodes[g] : top.node());
       continue;
     }
@@ -112,7 +110,7 @@ void Loader::sharing(const MapReader& top) {
 }
 
 const SharingModeInfo* Loader::imported_sharing(size_t g, const YAML::Node& node, const std::string& path) {
-  const ScenarioGpu& gpu = sc.gpus[g];
+  const ScenarioGpu& gpu = sc().gpus[g];
   MapReader r(file, node, path, section_named("sharing.<gpu> (import)"));
   r.finish();
   const std::string kind = r.choice("import", {"device-plugin", "mig-parted"});
@@ -123,7 +121,7 @@ const SharingModeInfo* Loader::imported_sharing(size_t g, const YAML::Node& node
   if (config_path.is_relative()) config_path = std::filesystem::path(file).parent_path() / config_path;
   auto set_mode = [&](const char* mode) {
     const SharingModeInfo* info = find_sharing_mode(mode);
-    sc.sharing[g] = {info->name, with_overrides(info->mode_params(), gpu.calibrated)};
+    build.share_gpu(g, {info, with_overrides(info->mode_params(), gpu.calibrated)});
     return info;
   };
   if (kind == "device-plugin") {
@@ -171,7 +169,7 @@ const SharingModeInfo* Loader::imported_sharing(size_t g, const YAML::Node& node
   if (profiles.empty())
     throw InputError(fmt::format("{}: mig-configs.{}: MIG is enabled on device {} with no MIG devices", mine->where,
                                  layout, g));
-  auto made = info->make_partitions(gpu.spec, profiles, sc.sharing[g].params);
+  auto made = info->make_partitions(gpu.spec, profiles, sc().sharing[g].params);
   if (const auto* error = std::get_if<std::string>(&made))
     throw InputError(fmt::format("{}: mig-configs.{} on GPU '{}' ({}): {}", mine->where, layout, gpu.id,
                                  gpu.spec.name, *error));
@@ -199,29 +197,25 @@ std::vector<Partition> Loader::place(const ScenarioGpu& gpu, const SharingModeIn
                              const std::vector<LayoutEntry>& entries, const YAML::Node& list, const std::string& path) {
   std::vector<std::string> profiles;
   for (const LayoutEntry& e : entries) profiles.push_back(e.profile);
-  auto made = info.make_partitions(gpu.spec, profiles, sc.sharing[g].params);
+  auto made = info.make_partitions(gpu.spec, profiles, sc().sharing[g].params);
   if (const auto* error = std::get_if<std::string>(&made)) fail_at(file, list, path, *error);
   return std::get<std::vector<Partition>>(made);
 }
 
 void Loader::add_partition(size_t g, const LayoutEntry& e, const Partition& part, const YAML::Node& where,
                   const std::string& path, bool present) {
-  Target t{sc.gpus[g].id + "/" + e.id, g, part.profile, part.slot, part.spec, {}, present};
+  std::optional<SharingConfig> sharing;  // without one, the builder time-slices the partition
   if (e.has_sharing) {
     const SharingModeInfo* inner = nullptr;
-    t.sharing = sharing_config(e.sharing, path + ".sharing", t.spec, inner, sc.gpus[g].calibrated);
+    sharing = sharing_config(e.sharing, path + ".sharing", part.spec, inner, sc().gpus[g].calibrated);
     if (inner->partitions) fail_at(file, e.sharing, path + ".sharing", "a partition cannot be partitioned again");
-  } else {
-    const SharingModeInfo* ts = find_sharing_mode("timeslice");
-    const std::vector<ParamSpec> specs = ts->mode_params();
-    t.sharing = {ts->name, with_overrides(specs, sc.gpus[g].calibrated)};
   }
-  sc.targets.push_back(std::move(t));
+  build.add_partition(g, e.id, part, sharing, present);
   target_nodes.push_back(e.has_sharing ? e.sharing : where);
 }
 
 void Loader::partitions(size_t g, const YAML::Node& node, const std::string& path, const SharingModeInfo& info) {
-  const ScenarioGpu& gpu = sc.gpus[g];
+  const ScenarioGpu& gpu = sc().gpus[g];
   if (!node.IsMap() || !node["partitions"])
     fail_at(file, node, path + ".partitions",
             fmt::format("mode {} partitions the GPU: give its `partitions`, a list of {{id, profile}}", info.name));
@@ -231,7 +225,7 @@ void Loader::partitions(size_t g, const YAML::Node& node, const std::string& pat
   std::map<std::string, size_t> target_of;  // partition id -> target index
   std::map<std::string, std::pair<std::string, int>> current;  // id -> (profile, slot) in the layout now
   for (size_t i = 0; i < parts.size(); ++i) {
-    target_of[first[i].id] = sc.targets.size();
+    target_of[first[i].id] = sc().targets.size();
     current[first[i].id] = {parts[i].profile, parts[i].slot};
     add_partition(g, first[i], parts[i], list[i], fmt::format("{}.partitions[{}]", path, i), true);
   }
@@ -248,7 +242,7 @@ void Loader::partitions(size_t g, const YAML::Node& node, const std::string& pat
     change.at = positive(r, "at", Dim::Time);
     if (change.at <= last) fail_at(file, r.node("at"), r.child_path("at"), "layout changes must come in time order");
     last = change.at;
-    change.reconfiguration_time = info.reconfiguration_time ? info.reconfiguration_time(sc.sharing[g].params) : 0;
+    change.reconfiguration_time = info.reconfiguration_time ? info.reconfiguration_time(sc().sharing[g].params) : 0;
     const YAML::Node layout = r.node("partitions");
     const std::vector<LayoutEntry> entries = read_layout(layout, r.child_path("partitions"));
     const std::vector<Partition> placed = place(gpu, info, g, entries, layout, r.child_path("partitions"));
@@ -258,7 +252,7 @@ void Loader::partitions(size_t g, const YAML::Node& node, const std::string& pat
       next[e.id] = {placed[i].profile, placed[i].slot};
       auto known = target_of.find(e.id);
       if (known == target_of.end()) {  // a new partition: absent until this change completes
-        target_of[e.id] = sc.targets.size();
+        target_of[e.id] = sc().targets.size();
         add_partition(g, e, placed[i], layout[i], fmt::format("{}.partitions[{}]", r.path(), i), false);
         change.changes.push_back({target_of[e.id], false, placed[i].profile, placed[i].slot, placed[i].spec});
         continue;
@@ -273,21 +267,21 @@ void Loader::partitions(size_t g, const YAML::Node& node, const std::string& pat
     for (const auto& [id, where] : current)
       if (!next.count(id)) change.changes.push_back({target_of[id], true, "", -1, {}});
     current = next;
-    sc.layout_changes.push_back(std::move(change));
+    build.add_layout_change(std::move(change));
   }
 }
 
 size_t Loader::target_index(const YAML::Node& node, const std::string& path, const std::string& id) {
   std::vector<std::string> ids;
-  for (size_t i = 0; i < sc.targets.size(); ++i) {
-    if (sc.targets[i].id == id) return i;
-    ids.push_back(sc.targets[i].id);
+  for (size_t i = 0; i < sc().targets.size(); ++i) {
+    if (sc().targets[i].id == id) return i;
+    ids.push_back(sc().targets[i].id);
   }
-  for (const ScenarioGpu& g : sc.gpus)
+  for (const ScenarioGpu& g : sc().gpus)
     if (g.id == id) {
       std::string inside;
-      for (const Target& t : sc.targets)
-        if (sc.gpus[t.gpu].id == id) inside += (inside.empty() ? "" : ", ") + t.id;
+      for (const Target& t : sc().targets)
+        if (sc().gpus[t.gpu].id == id) inside += (inside.empty() ? "" : ", ") + t.id;
       fail_at(file, node, path,
               fmt::format("GPU '{}' is split into partitions; put the tenant on one of: {}", id, inside));
     }

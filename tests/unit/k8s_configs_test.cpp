@@ -50,7 +50,7 @@ std::string device_plugin_error(const std::string& config_text) {
 TEST(K8sConfigs, DevicePluginTimeSlicingIsTimesliceWithAtMostItsReplicas) {
   const Scenario sc = load(scenario("  g0: {import: device-plugin, file: time-slicing.yaml}\n",
                                     tenant("a", "g0") + tenant("b", "g0")));
-  EXPECT_EQ(sc.targets.at(0).sharing.mode, "timeslice");
+  EXPECT_EQ(sc.targets.at(0).sharing.mode_name(), "timeslice");
   std::string five;
   for (const char* n : {"a", "b", "c", "d", "e"}) five += tenant(n, "g0");
   const std::string e =
@@ -63,7 +63,7 @@ TEST(K8sConfigs, DevicePluginTimeSlicingIsTimesliceWithAtMostItsReplicas) {
 TEST(K8sConfigs, DevicePluginMpsGivesEachReplicaAnEqualShareOfSmsAndMemory) {
   const Scenario sc =
       load(scenario("  g0: {import: device-plugin, file: mps.yaml}\n", tenant("a", "g0") + tenant("b", "g0")));
-  EXPECT_EQ(sc.targets.at(0).sharing.mode, "mps");
+  EXPECT_EQ(sc.targets.at(0).sharing.mode_name(), "mps");
   for (const TenantSpec& t : sc.tenants) {
     EXPECT_DOUBLE_EQ(t.share.get("active_threads"), 0.5);
     EXPECT_DOUBLE_EQ(t.share.get("memory_limit"), sc.gpus[0].spec.memory / 2);
@@ -118,7 +118,7 @@ TEST(K8sConfigs, DevicePluginConfigsThatCannotBeExpressedAreRefused) {
   const std::string path = write_config("none.yaml", "version: v1\nflags: {migStrategy: none}\n");
   EXPECT_EQ(load(scenario("  g0: {import: device-plugin, file: " + path + "}\n", tenant("a", "g0")))
                 .targets.at(0)
-                .sharing.mode,
+                .sharing.mode_name(),
             "passthrough");
 }
 
@@ -137,7 +137,7 @@ TEST(K8sConfigs, MigPartedLayoutsBecomePartitionsNamedByProfile) {
                     "  g1: {import: mig-parted, file: mig-parted.yaml, config: half-balanced}\n",
                     tenant("a", "g0") + tenant("b", "g1/4g.40gb-0"), 2));
   ASSERT_EQ(half.targets.size(), 3u);
-  EXPECT_EQ(half.targets[0].sharing.mode, "passthrough");
+  EXPECT_EQ(half.targets[0].sharing.mode_name(), "passthrough");
   EXPECT_EQ(half.targets[2].id, "g1/4g.40gb-0");
 }
 

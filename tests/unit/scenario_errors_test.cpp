@@ -53,7 +53,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 TEST(ScenarioErrors, GoodScenarioLoads) {
   const Scenario sc = load_scenario_text(kGood, "s.yaml", builtin_catalog());
   EXPECT_EQ(sc.tenants.size(), 1u);
-  EXPECT_EQ(sc.sharing[0].mode, "timeslice");
+  EXPECT_EQ(sc.sharing[0].mode_name(), "timeslice");
   EXPECT_DOUBLE_EQ(sc.sharing[0].params.get("slice"), 2e-3);
   EXPECT_DOUBLE_EQ(sc.tenants[0].memory, 10.0 * (1 << 30));
 }

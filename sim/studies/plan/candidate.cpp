@@ -10,12 +10,10 @@
 #include <variant>
 
 #include "sim/io/calibration_file.hpp"
+#include "sim/scenario/builder.hpp"
 
 namespace vgpusim::plan_detail {
 namespace {
-
-// The scenarios' default start_jitter (sim/scenario/sections.cpp).
-constexpr double kPlanStartJitter = 1e-3;
 
 const PlanInstanceType& instance_of(const PlanSpec& plan, const std::string& name) {
   for (const PlanInstanceType& it : plan.instances)
@@ -55,12 +53,12 @@ std::string resolve(const PlanSpec& plan, const Candidate& c, CandidateSetup& s)
     // One SR-IOV virtual function of the GPU, scheduled at a fixed share: the provider's other tenants of the GPU
     // (unknown) cannot take its slots, so it is simulated alone with that share.
     s.info = find_sharing_mode("sriov");
-    s.own_config = {s.info->name, with_overrides(s.info->mode_params(), builtin_overrides(s.gpu->spec.name))};
+    s.own_config = {s.info, with_overrides(s.info->mode_params(), builtin_overrides(s.gpu->spec.name))};
     s.own_config.params.set_word("scheduler", "fixed");
     s.config = &s.own_config;
   } else {
     const PlanSharing& sharing = sharing_of(plan, c.sharing);
-    s.info = find_sharing_mode(sharing.config.mode);
+    s.info = sharing.config.mode;
     const auto on_gpu = sharing.by_gpu.find(s.it->gpu);  // with the GPU's shipped calibration
     s.config = on_gpu != sharing.by_gpu.end() ? &on_gpu->second : &sharing.config;
   }
@@ -74,30 +72,26 @@ std::string resolve(const PlanSpec& plan, const Candidate& c, CandidateSetup& s)
 }
 
 
-// MIG: instances in replica order on each GPU.
+// The candidate as a scenario, through the ScenarioBuilder as a loaded scenario would be: GPUs named i<instance>g<k>,
+// each shared by the candidate's mode (MIG: one instance per replica on its GPU, time-sliced as a partition without
+// a sharing of its own is), the replicas as tenants in replica order.
 std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup& s, size_t gpus,
                   const std::vector<Replica>& replicas, const std::vector<size_t>& gpu_of, Scenario& sc,
                   const std::vector<std::string>& profile_of) {
-  sc.file = plan.file;
-  sc.name = fmt::format("{}: {} x {}{}, {}", plan.name, c.count, c.instance, c.spot ? " spot" : "", c.sharing);
-  sc.seed = plan.seed;
-  sc.duration = plan.duration;
-  sc.fidelity = plan.fidelity;
-  sc.metrics_interval = plan.duration / 100;
+  ScenarioBuilder b(plan.file,
+                    fmt::format("{}: {} x {}{}, {}", plan.name, c.count, c.instance, c.spot ? " spot" : "", c.sharing));
+  b.set_seed(plan.seed);
+  b.set_duration(plan.duration);
+  b.set_fidelity(plan.fidelity);
   for (size_t g = 0; g < gpus; ++g) {
-    ScenarioGpu inst;
-    inst.id = fmt::format("i{}g{}", g / static_cast<size_t>(s.it->gpus), g % static_cast<size_t>(s.it->gpus));
-    inst.spec = s.gpu->spec;
-    inst.calibrated = builtin_overrides(s.gpu->spec.name);
-    inst.performance = RooflineParams::table().with(inst.calibrated);
-    sc.gpus.push_back(inst);
-    sc.sharing.push_back(*s.config);
-    if (!s.mig) sc.targets.push_back({inst.id, sc.gpus.size() - 1, "", -1, s.gpu->spec, *s.config, true});
+    const size_t per = static_cast<size_t>(s.it->gpus);
+    const size_t k = b.add_gpu(catalog_gpu(fmt::format("i{}g{}", g / per, g % per), *s.gpu));
+    b.share_gpu(k, *s.config);
+    if (!s.mig) b.add_whole_gpu(k);
   }
   // MIG: each GPU's instances, one per replica on it; target_of[i] is replica i's instance.
   std::vector<size_t> target_of(replicas.size());
   if (s.mig) {
-    const SharingModeInfo* inner = find_sharing_mode("timeslice");
     for (size_t g = 0; g < gpus; ++g) {
       std::vector<std::string> profiles;
       std::vector<size_t> on_it;
@@ -110,42 +104,30 @@ std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup
       auto made = s.info->make_partitions(s.gpu->spec, profiles, s.config->params);
       if (const auto* error = std::get_if<std::string>(&made)) return *error;
       const auto& parts = std::get<std::vector<Partition>>(made);
-      for (size_t j = 0; j < parts.size(); ++j) {
-        target_of[on_it[j]] = sc.targets.size();
-        sc.targets.push_back({fmt::format("{}/{}", sc.gpus[g].id, j), g, parts[j].profile, parts[j].slot,
-                              parts[j].spec,
-                              {inner->name, with_overrides(inner->mode_params(), sc.gpus[g].calibrated)}, true});
-      }
+      for (size_t j = 0; j < parts.size(); ++j) target_of[on_it[j]] = b.add_partition(g, std::to_string(j), parts[j]);
     }
   } else {
     for (size_t i = 0; i < replicas.size(); ++i) target_of[i] = gpu_of[i];
   }
-  std::vector<int> tenants(sc.targets.size(), 0);
   for (size_t i = 0; i < replicas.size(); ++i) {
     const PlanWorkload& w = plan.workloads[replicas[i].workload];
-    const size_t k = target_of[i];
-    ++tenants[k];
     TenantSpec t;
+    ScenarioBuilder::TenantGiven given;
     t.name = tenant_name(w, replicas[i].r);
-    t.gpu = sc.targets[k].gpu;
-    t.target = k;
-    if (s.mig) t.share = ParamValues::defaults(find_sharing_mode("timeslice")->tenant_params());
+    t.target = target_of[i];
     t.memory = w.memory;
-    t.stream = t.name;
-    if (!s.mig) t.share = ParamValues::defaults(s.info->tenant_params());
-    if (s.it->fraction < 1) t.share.set("fraction", s.it->fraction);
+    given.memory = true;
+    if (s.it->fraction < 1) {
+      t.share = ParamValues::defaults(s.info->tenant_params());
+      t.share.set("fraction", s.it->fraction);
+      given.share = true;
+    }
     t.workload = w.workload;
-    // As in a scenario without `start`: replicas do not start in the same microsecond (scenario key start_jitter).
-    t.start_distribution = Distribution::uniform(0, kPlanStartJitter);
-    sc.tenants.push_back(t);
+    b.add_tenant(std::move(t), given);
   }
-  draw_starts(sc);
-  if (s.info->validate && !s.mig)
-    for (size_t k = 0; k < sc.targets.size(); ++k)
-      if (tenants[k] > 0) {
-        const std::string error = s.info->validate(model_setup(sc, k));
-        if (!error.empty()) return error;
-      }
+  const std::vector<ScenarioBuilder::Problem> problems = b.finish();
+  if (!problems.empty()) return problems.front().message;
+  sc = b.take();
   return "";
 }
 

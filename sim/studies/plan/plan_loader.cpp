@@ -9,7 +9,9 @@
 #include <stdexcept>
 
 #include "sim/io/instance_catalog.hpp"
-#include "sim/scenario/loader_state.hpp"
+#include "sim/scenario/builder.hpp"
+#include "sim/scenario/loader.hpp"
+#include "sim/scenario/pieces.hpp"
 
 namespace vgpusim {
 
@@ -18,7 +20,7 @@ using units::Dim;
 namespace {
 
 // A fraction 0..1 ("40%" or 0.4).
-double read_fraction(Loader& loader, const MapReader& r, const std::string& key) {
+double read_fraction(ScenarioPieces& loader, const MapReader& r, const std::string& key) {
   const double v = loader.nonnegative(r, key, Dim::Ratio);
   if (v >= 1) fail_at(r.file(), r.node(key), r.child_path(key), "expected a fraction below 1, e.g. 40% or 0.4");
   return v;
@@ -26,7 +28,7 @@ double read_fraction(Loader& loader, const MapReader& r, const std::string& key)
 
 // A short name for a sharing option: its mode and the values it sets.
 std::string label_of(const SharingConfig& c, const SharingModeInfo& info) {
-  std::string label = c.mode;
+  std::string label = c.mode_name();
   const std::vector<ParamSpec> specs = info.mode_params();
   const ParamValues defaults = ParamValues::defaults(specs);
   for (const ParamSpec& p : specs) {
@@ -56,7 +58,7 @@ std::string label_of(const SharingConfig& c, const SharingModeInfo& info) {
 PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   const std::string& file = doc.file;
   const YAML::Node& root = doc.root;
-  Loader loader{file, builtin_catalog(), {}, {}, {}};
+  ScenarioPieces loader(file, builtin_catalog());
   MapReader top(file, root, "", section_named("plan"));
   top.finish();
   top.integer("version", 1, 1);
@@ -118,10 +120,7 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   }
 
   // Workloads, as in scenarios; a kernel given by duration without `on` refers to the first instance's GPU.
-  ScenarioGpu reference;
-  reference.spec = builtin_catalog().find(plan.instances.front().gpu)->spec;
-  reference.calibrated = builtin_overrides(reference.spec.name);
-  reference.performance = RooflineParams::table().with(reference.calibrated);
+  const ScenarioGpu reference = catalog_gpu("", *builtin_catalog().find(plan.instances.front().gpu));
   const YAML::Node workloads = top.node("workloads");
   if (!workloads.IsSequence() || workloads.size() == 0)
     fail_at(file, workloads, "workloads", "expected a non-empty list of workloads");
@@ -139,8 +138,10 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
       fail_at(file, workloads[i], path,
               "an llm workload in a plan needs `memory`: what each replica's server takes of a GPU (weights, "
               "activations and KV cache)");
+    // Its sizing is the scenario builder's, against the memory the replica sees; an amount it cannot live in is
+    // refused here, where the plan says it.
     if (r.has("memory")) try {
-        if (WorkloadRef sized = w.workload->sized_for(w.memory)) w.workload = std::move(sized);
+        w.workload->sized_for(w.memory);
       } catch (const std::invalid_argument& e) {
         fail_at(file, r.node("memory"), r.child_path("memory"), e.what());
       }
@@ -162,11 +163,11 @@ PlanSpec load_plan(const ScenarioDocument& doc, const InstanceLookup& lookup) {
   for (size_t i = 0; i < sharing.size(); ++i) {
     const SharingModeInfo* info = nullptr;
     PlanSharing s;
-    s.config = loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info, {}, true);
+    s.config = loader.sharing(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info, {}, true);
     for (const PlanInstanceType& it : plan.instances)
       if (!s.by_gpu.count(it.gpu))
-        s.by_gpu[it.gpu] = loader.sharing_config(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info,
-                                                 builtin_overrides(it.gpu), true);
+        s.by_gpu[it.gpu] = loader.sharing(sharing[i], fmt::format("sharing[{}]", i), any_gpu, info,
+                                          builtin_overrides(it.gpu), true);
     s.label = label_of(s.config, *info);
     for (const PlanSharing& other : plan.sharing)
       if (other.label == s.label) fail_at(file, sharing[i], fmt::format("sharing[{}]", i), "duplicate sharing option");
