@@ -1,5 +1,6 @@
 // Roofline kernel model. Efficiencies are fractions of datasheet peaks reached by well-shaped kernels; their
-// defaults come from measurements on a real H200 (shared/guides/GPU-FACTS.md) until `vgpusim fit` replaces them.
+// defaults come from measurements on a real H200 (docs/sources/team-measurements.md) until `vgpusim fit` replaces
+// them.
 #include "models/gpu/roofline.hpp"
 
 #include <algorithm>
@@ -36,11 +37,11 @@ const ParamTable<RooflineParams>& RooflineParams::table() {
     ParamTable<RooflineParams> t;
     t.add(&RooflineParams::compute_efficiency, number_param("roofline", "compute_efficiency", units::Dim::Ratio, 0.79, 0.01, 1.0,
                    "fraction of the datasheet FLOP rate a full-GPU kernel reaches",
-                   "H200 bf16 8192^3 cuBLAS GEMM measured at 769-798 TFLOP/s of 989 dense (GPU-FACTS.md, Nov "
-                   "2026): 784/989 = 0.79; applied to every precision until calibrated"))
+                   "H200 bf16 8192^3 cuBLAS GEMM measured at 769-798 TFLOP/s of 989 dense (docs/sources/"
+                   "team-measurements.md, Nov 2026): 784/989 = 0.79; applied to every precision until calibrated"))
       .add(&RooflineParams::memory_efficiency, number_param("roofline", "memory_efficiency", units::Dim::Ratio, 0.9, 0.01, 1.0,
                    "fraction of the datasheet memory bandwidth a streaming kernel reaches",
-                   "H200 device-to-device copy measured at ~4.3 TB/s of 4.8 TB/s (GPU-FACTS.md, Nov 2026): 0.90"))
+                   "H200 device-to-device copy measured at ~4.3 TB/s of 4.8 TB/s (docs/sources/team-measurements.md, Nov 2026): 0.90"))
       .add(&RooflineParams::fp32_efficiency, number_param("roofline", "fp32_efficiency", units::Dim::Ratio, 0, 0, 1.0,
                    "fraction of the datasheet FP32 rate that FP32 (non-tensor) work reaches; 0 = compute_efficiency",
                    "uncalibrated: 0 (FP32 work at compute_efficiency); hwcal's compute.fp32_fma fits it (H200: "

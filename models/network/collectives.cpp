@@ -34,12 +34,12 @@ struct LinkPreset {
 
 const std::vector<LinkPreset>& presets() {
   static const std::vector<LinkPreset> p = {
-      {"nvlink2", 150e9, "V100 datasheet: NVLink 300 GB/s per GPU, both directions together (GPU-FACTS.md)", 3.4e-6,
+      {"nvlink2", 150e9, "V100 datasheet: NVLink 300 GB/s per GPU, both directions together (docs/sources/team-measurements.md)", 3.4e-6,
        kNcclTuning},
       {"nvlink3", 300e9,
-       "A100 datasheet / Ampere whitepaper: NVLink 3 600 GB/s per GPU, both directions together (GPU-FACTS.md)",
+       "A100 datasheet / Ampere whitepaper: NVLink 3 600 GB/s per GPU, both directions together (docs/sources/team-measurements.md)",
        3.4e-6, kNcclTuning},
-      {"nvlink4", 450e9, "H100 datasheet: NVLink 4 900 GB/s per GPU, both directions together (GPU-FACTS.md)",
+      {"nvlink4", 450e9, "H100 datasheet: NVLink 4 900 GB/s per GPU, both directions together (docs/sources/team-measurements.md)",
        3.4e-6, kNcclTuning},
       {"pcie3", 16e9, "PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b, ~16 GB/s per direction (PCI-SIG)", 5.7e-6,
        kNcclTuning},

@@ -185,7 +185,7 @@ std::vector<MigGpuTable> build_tables() {
       {"4g.71gb", 64, 69.5,
        "nvidia-smi mig -lgip on H200 (NVIDIA/mig-parted issue #120): profile 5, 64 SMs, 69.50 GiB, 1 instance"},
       {"7g.141gb", 132, 139.75,
-       "132 SMs (all), 139.75 GiB per the project's GPU-FACTS guide; the 7g line of the quoted -lgip output was not "
+       "132 SMs (all), 139.75 GiB per the quoted -lgip output (docs/sources/team-measurements.md); the 7g line of the quoted -lgip output was not "
        "seen (a newer driver prints 140.00 GiB)"},
   }});
   h200.source = guide +

@@ -106,7 +106,7 @@ SharingModeInfo mps_sharing_mode() {
   info.doc = "mps.md";
   info.params = mps_params().specs();
   for (const ParamSpec& p : mps_client_params().specs()) info.params.push_back(p);
-  // Source: NVIDIA MPS documentation, "up to 48 clients per device" on Volta and later (second-hand in GPU-FACTS.md).
+  // Source: NVIDIA MPS documentation, "up to 48 clients per device" on Volta and later (second-hand: docs/sources/team-measurements.md).
   info.max_contexts = 48;
   info.memory_isolation = false;
   info.fault_takes_down_gpu = true;

@@ -1,4 +1,4 @@
-// Engine benchmark: (a) the processor-sharing reference workload of SIMGRID-3.32.md through our engine and through
+// Engine benchmark: (a) the processor-sharing reference workload of docs/sources/simgrid-3.32.md through our engine and through
 // SimGrid, same answer, speed ratio; (b) our events/s against a bare std::priority_queue loop of the same count.
 // Run: build/tests/engine_bench [--skip-simgrid] [--enforce]. Ratios, not times, are the result (noisy machines).
 #include <simgrid/s4u.hpp>
@@ -18,7 +18,7 @@ namespace {
 
 constexpr int kActors = 1000, kExecs = 1000, kHosts = 8;
 constexpr double kSpeed = 1e9;           // flop/s per host
-constexpr double kReferenceEnd = 125274.797023;  // s, from SIMGRID-3.32.md
+constexpr double kReferenceEnd = 125274.797023;  // s, from docs/sources/simgrid-3.32.md
 
 using vgpusim::bench::now_s;
 
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
 
   std::printf("(a) processor-sharing reference: %d actors x %d execs on %d hosts of %.0e flop/s\n", kActors, kExecs,
               kHosts, kSpeed);
-  std::printf("    reference end (SIMGRID-3.32.md) %.6f s; work/speed of the busiest host %.6f s\n", kReferenceEnd,
+  std::printf("    reference end (docs/sources/simgrid-3.32.md) %.6f s; work/speed of the busiest host %.6f s\n", kReferenceEnd,
               expected);
   const EngineRun ours = run_ours();
   std::printf("    vgpusim engine: end %.6f s, %.3f s wall, %llu events\n", ours.end, ours.wall,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "models/registry/models.hpp"
@@ -74,4 +75,83 @@ TEST(Docs, ClusterPageCarriesTheCurrentKeyReference) {
 }
 
 }  // namespace
+}  // namespace vgpusim
+
+namespace vgpusim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The repository's roots a cited path may start with. A path in another repository is written owner/name:path, which
+// this does not take for ours.
+const std::regex& repository_path() {
+  static const std::regex re(R"((?:^|[\s(`'"])((?:docs|hwcal|models|scenarios|sim|tests|tools)/[A-Za-z0-9_./<>*-]+))");
+  return re;
+}
+
+// The problems of one text: a path into the repository that does not exist, or a source that only the development
+// machines have.
+// A cited path exists: from the repository's root or the citing file's folder, or as a source's header and file
+// ("models/gpu/roofline" for roofline.hpp and .cpp, "collectives.hpp/.cpp").
+bool resolves(std::string path, const fs::path& folder) {
+  const fs::path root(VGPUSIM_SOURCE_DIR);
+  if (path.ends_with("/.cpp")) path = path.substr(0, path.size() - 5);
+  for (const fs::path& base : {root, folder})
+    for (const char* ext : {"", ".hpp", ".cpp"})
+      if (fs::exists(base / (path + ext))) return true;
+  return false;
+}
+
+void check_citations(const std::string& where, const std::string& text, std::vector<std::string>& problems,
+                     const fs::path& folder = fs::path(VGPUSIM_SOURCE_DIR)) {
+  for (const char* outside : {"shared/guides", "GPU-FACTS", "/work/", "SIMGRID-3.32.md"})
+    if (text.find(outside) != std::string::npos &&
+        !(std::string(outside) == "SIMGRID-3.32.md" && text.find("sources/simgrid-3.32.md") != std::string::npos))
+      problems.push_back(where + ": cites '" + outside + "', which the repository does not hold");
+  for (std::sregex_iterator it(text.begin(), text.end(), repository_path()), end; it != end; ++it) {
+    std::string path = (*it)[1].str();
+    while (!path.empty() && std::string(".,:;)").find(path.back()) != std::string::npos) path.pop_back();
+    if (path.find_first_of("<>*") != std::string::npos) continue;  // a pattern, e.g. docs/models/<name>.md
+    if (!resolves(path, folder)) problems.push_back(where + ": no such file " + path);
+  }
+}
+
+}  // namespace
+
+// Every source a parameter or a catalog value cites, and every relative link and repository path the docs name,
+// resolves from the repository alone.
+TEST(Docs, EveryCitedSourceAndLinkResolvesInTheRepository) {
+  std::vector<std::string> problems;
+  size_t links = 0;
+  for (const ModelDescription& m : model_descriptions())
+    for (const ParamSpec& p : m.params) check_citations(p.qualified() + " source", p.source, problems);
+  const fs::path root(VGPUSIM_SOURCE_DIR);
+  std::vector<fs::path> pages = {root / "README.md"};
+  for (const char* dir : {"docs", "scenarios", "hwcal", "models/catalog", "models/calibration"})
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(root / dir)) {
+      const std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".md" || (ext == ".yaml" && std::string(dir).starts_with("models"))))
+        pages.push_back(e.path());
+    }
+  static const std::regex link(R"(\]\(([^)\s]+)\))");
+  for (const fs::path& page : pages) {
+    std::ifstream in(page);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    const std::string name = fs::relative(page, root).string();
+    check_citations(name, text, problems, page.parent_path());
+    if (page.extension() != ".md") continue;
+    for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
+      std::string target = (*it)[1].str();
+      if (target.starts_with("http") || target.starts_with("#") || target.starts_with("mailto:")) continue;
+      target = target.substr(0, target.find('#'));
+      ++links;
+      if (!fs::exists(page.parent_path() / target)) problems.push_back(name + ": dead link " + target);
+    }
+  }
+  EXPECT_GT(links, 50u);
+  for (const std::string& p : problems) ADD_FAILURE() << p;
+}
+
 }  // namespace vgpusim

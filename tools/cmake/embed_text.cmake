@@ -9,7 +9,7 @@ if(NOT clash EQUAL -1)
   message(FATAL_ERROR "${INPUT} contains the raw-string delimiter")
 endif()
 file(WRITE "${OUTPUT}.tmp"
-  "// Generated from ${INPUT} by tools/embed_text.cmake; do not edit.\n"
+  "// Generated from ${INPUT} by tools/cmake/embed_text.cmake; do not edit.\n"
   "namespace vgpusim {\nextern const char* const ${SYMBOL};\n"
   "const char* const ${SYMBOL} = R\"VGPUSIM_EMBED(${text})VGPUSIM_EMBED\";\n}\n")
 file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")
