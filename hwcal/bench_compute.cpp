@@ -56,14 +56,14 @@ void run_full_gpu(RunContext& context, const Deadline& deadline, float* sink) {
     shape.blocks = context.device.sm_count * static_cast<unsigned>(std::max(resident, 1));  // one full wave
     const unsigned iterations = calibrate_iterations(shape, sink, kFullRunTarget_s);
     const double flops = fma_flops(shape.blocks, shape.threads_per_block, iterations);
-    e.params.set("kernel", "fp32_fma_chain");
-    e.params.set("ilp", kFmaIlp);
-    e.params.set("iterations_per_thread", iterations);
-    e.params.set("blocks", shape.blocks);
-    e.params.set("threads_per_block", shape.threads_per_block);
-    e.params.set("resident_blocks_per_sm", resident);
-    e.params.set("flops_per_repeat", flops);
-    e.params.set("warmup_runs", kWarmups);
+    e.params["kernel"] = "fp32_fma_chain";
+    e.params["ilp"] = kFmaIlp;
+    e.params["iterations_per_thread"] = iterations;
+    e.params["blocks"] = shape.blocks;
+    e.params["threads_per_block"] = shape.threads_per_block;
+    e.params["resident_blocks_per_sm"] = resident;
+    e.params["flops_per_repeat"] = flops;
+    e.params["warmup_runs"] = kWarmups;
     const auto enqueue = [&] { HWCAL_CUDA(launch_fma_chain(sink, iterations, shape, nullptr)); };
     time_repeats(e, deadline, kWarmups, kRepeats, enqueue, flops, "flops_per_s");
   });
@@ -88,15 +88,15 @@ void run_sm_scaling(RunContext& context, const Deadline& deadline, float* sink) 
     // Every block does the same work, so the run time stays ~flat and the rate grows with k.
     const unsigned iterations = calibrate_iterations(shape, sink, kScalingRunTarget_s);
     const std::vector<unsigned> points = sm_scaling_points(device.sm_count);
-    e.params.set("kernel", "fp32_fma_chain");
-    e.params.set("ilp", kFmaIlp);
-    e.params.set("iterations_per_thread", iterations);
-    e.params.set("threads_per_block", kScalingThreadsPerBlock);
-    e.params.set("flops_per_block", fma_flops(1, kScalingThreadsPerBlock, iterations));
-    e.params.set("blocks_list", Json::array_of(points));
-    e.params.set("dynamic_shared_bytes", shared_bytes);
-    e.params.set("max_resident_blocks_per_sm", resident);
-    e.params.set("repeats_per_point", kScalingRepeats);
+    e.params["kernel"] = "fp32_fma_chain";
+    e.params["ilp"] = kFmaIlp;
+    e.params["iterations_per_thread"] = iterations;
+    e.params["threads_per_block"] = kScalingThreadsPerBlock;
+    e.params["flops_per_block"] = fma_flops(1, kScalingThreadsPerBlock, iterations);
+    e.params["blocks_list"] = Json(points);
+    e.params["dynamic_shared_bytes"] = shared_bytes;
+    e.params["max_resident_blocks_per_sm"] = resident;
+    e.params["repeats_per_point"] = kScalingRepeats;
     Json points_json = Json::array();
     for (const unsigned blocks : points) {
       shape.blocks = blocks;
@@ -104,15 +104,15 @@ void run_sm_scaling(RunContext& context, const Deadline& deadline, float* sink) 
       const auto enqueue = [&] { HWCAL_CUDA(launch_fma_chain(sink, iterations, shape, nullptr)); };
       if (std::optional<ScalingPoint> point =
               time_scaling_point(e, deadline, kScalingRepeats, blocks, enqueue, smids, flops, "flops_per_s")) {
-        point->json.set("flops_per_s_per_block", point->median_rate / blocks);
-        points_json.push(point->json);
+        point->json["flops_per_s_per_block"] = point->median_rate / blocks;
+        points_json.push_back(point->json);
       }
       if (deadline.expired()) {
         e.truncated = e.truncated || blocks != points.back();
         break;
       }
     }
-    e.summary.set("points", points_json);
+    e.summary["points"] = points_json;
   });
 }
 
@@ -147,17 +147,17 @@ void run_gemm(RunContext& context, const Deadline& deadline) {
     HWCAL_CUBLAS(cublasSetStream(handle.get(), nullptr));
     const float alpha = 1.0f, beta = 0.0f;
     const double flops = 2.0 * n * static_cast<double>(n) * n;
-    e.params.set("m", n);
-    e.params.set("n", n);
-    e.params.set("k", n);
-    e.params.set("a_type", "bf16");
-    e.params.set("b_type", "bf16");
-    e.params.set("c_type", "bf16");
-    e.params.set("compute_type", "CUBLAS_COMPUTE_32F");
-    e.params.set("algorithm", "CUBLAS_GEMM_DEFAULT");
-    e.params.set("data", "uniform in [-1, 1)");
-    e.params.set("flops_per_repeat", flops);
-    e.params.set("warmup_runs", kGemmWarmups);
+    e.params["m"] = n;
+    e.params["n"] = n;
+    e.params["k"] = n;
+    e.params["a_type"] = "bf16";
+    e.params["b_type"] = "bf16";
+    e.params["c_type"] = "bf16";
+    e.params["compute_type"] = "CUBLAS_COMPUTE_32F";
+    e.params["algorithm"] = "CUBLAS_GEMM_DEFAULT";
+    e.params["data"] = "uniform in [-1, 1)";
+    e.params["flops_per_repeat"] = flops;
+    e.params["warmup_runs"] = kGemmWarmups;
     const auto enqueue = [&] {
       HWCAL_CUBLAS(cublasGemmEx(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), CUDA_R_16BF, n,
                                 b.get(), CUDA_R_16BF, n, &beta, c.get(), CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
@@ -165,7 +165,7 @@ void run_gemm(RunContext& context, const Deadline& deadline) {
     };
     time_repeats(e, deadline, kGemmWarmups, kGemmRepeats, enqueue, flops, "flops_per_s");
     // Right after sustained load: the clocks the rates above ran at (SM clock idles far lower).
-    e.summary.set("nvml_after", nvml_snapshot(pci_bus_id(context.device.ordinal)));
+    e.summary["nvml_after"] = nvml_snapshot(pci_bus_id(context.device.ordinal));
   });
 }
 #else

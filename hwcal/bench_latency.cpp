@@ -57,17 +57,17 @@ void run_latency_suite(RunContext& context) {
     HWCAL_REQUIRE(!sizes.empty(), "no footprint fits in device memory");
     const std::size_t max_nodes = sizes.back() / kNodeStrideBytes;
     HWCAL_REQUIRE(max_nodes * kStrideWords < 0xffffffffull, "footprint too large for 32-bit word indices");
-    e.params.set("threads", 1);
-    e.params.set("node_stride_bytes", kNodeStrideBytes);
-    e.params.set("steps_per_run", kSteps);
-    e.params.set("runs_per_footprint", kRunsPerSize);
-    e.params.set("load", "ld.global.cg (L2, not L1)");
-    e.params.set("warm_pass", "parallel read of every node before timing");
-    e.params.set("start", "random node per footprint; each later run continues where the previous one stopped");
-    e.params.set("timing", "%globaltimer around the chase loop in the kernel");
-    e.params.set("seed", kSeed);
-    e.params.set("l2_cache_bytes", l2);
-    e.params.set("footprints_bytes", Json::array_of(sizes));
+    e.params["threads"] = 1;
+    e.params["node_stride_bytes"] = kNodeStrideBytes;
+    e.params["steps_per_run"] = kSteps;
+    e.params["runs_per_footprint"] = kRunsPerSize;
+    e.params["load"] = "ld.global.cg (L2, not L1)";
+    e.params["warm_pass"] = "parallel read of every node before timing";
+    e.params["start"] = "random node per footprint; each later run continues where the previous one stopped";
+    e.params["timing"] = "%globaltimer around the chase loop in the kernel";
+    e.params["seed"] = kSeed;
+    e.params["l2_cache_bytes"] = l2;
+    e.params["footprints_bytes"] = Json(sizes);
 
     std::vector<unsigned> host_words(max_nodes * kStrideWords, 0u);
     DeviceBuffer<unsigned> words(max_nodes * kStrideWords);
@@ -95,20 +95,20 @@ void run_latency_suite(RunContext& context) {
         HWCAL_CUDA(launch_pointer_chase(words.get(), kSteps, cursor.get(), elapsed.get(), nullptr));
         const double seconds = static_cast<double>(elapsed.download(1)[0]) * 1e-9;
         Json repeat = Json::object();
-        repeat.set("footprint_bytes", footprint);
-        repeat.set("nodes", nodes);
-        repeat.set("steps", kSteps);
-        repeat.set("time_s", seconds);
-        repeat.set("latency_s", seconds / kSteps);
-        e.repeats.push(repeat);
+        repeat["footprint_bytes"] = footprint;
+        repeat["nodes"] = nodes;
+        repeat["steps"] = kSteps;
+        repeat["time_s"] = seconds;
+        repeat["latency_s"] = seconds / kSteps;
+        e.repeats.push_back(repeat);
         latencies.push_back(seconds / kSteps);
       }
       Json point = Json::object();
-      point.set("footprint_bytes", footprint);
-      point.set("latency_s", summary_json(latencies));
-      points.push(point);
+      point["footprint_bytes"] = footprint;
+      point["latency_s"] = summary_json(latencies);
+      points.push_back(point);
     }
-    e.summary.set("points", points);
+    e.summary["points"] = points;
   });
 }
 

@@ -48,13 +48,13 @@ void run_case(RunContext& context, const Deadline& deadline, const LaunchCase& c
   experiment.name = case_name(c);
   experiment.kind = "launch";
   run_experiment(context, std::move(experiment), [&](Experiment& e) {
-    e.params.set("mode", c.mode);
-    e.params.set("blocks", c.blocks);
-    e.params.set("threads_per_block", c.threads_per_block);
-    e.params.set("launches_per_repeat", c.launches_per_repeat);
-    e.params.set("timing", std::string(c.mode) == "device_time" || std::string(c.mode) == "event_pair"
+    e.params["mode"] = c.mode;
+    e.params["blocks"] = c.blocks;
+    e.params["threads_per_block"] = c.threads_per_block;
+    e.params["launches_per_repeat"] = c.launches_per_repeat;
+    e.params["timing"] = std::string(c.mode) == "device_time" || std::string(c.mode) == "event_pair"
                                ? "cudaEventElapsedTime"
-                               : "host CLOCK_MONOTONIC, per launch");
+                               : "host CLOCK_MONOTONIC, per launch";
     for (unsigned w = 0; w < kWarmups / c.launches_per_repeat + 1; ++w) measure_once(c, stream);
     std::vector<double> times;
     for (unsigned r = 0; r < c.repeats; ++r) {
@@ -64,11 +64,11 @@ void run_case(RunContext& context, const Deadline& deadline, const LaunchCase& c
       }
       const double seconds = measure_once(c, stream);
       Json repeat = Json::object();
-      repeat.set("time_s", seconds);
-      e.repeats.push(repeat);
+      repeat["time_s"] = seconds;
+      e.repeats.push_back(repeat);
       times.push_back(seconds);
     }
-    e.summary.set("time_s", summary_json(times));
+    e.summary["time_s"] = summary_json(times);
   });
 }
 

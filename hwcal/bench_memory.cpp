@@ -24,16 +24,16 @@ std::size_t round_elements(std::size_t bytes) { return bytes / sizeof(float) / 4
 
 Json stream_params(const char* kernel, std::size_t elements, unsigned arrays, unsigned blocks, unsigned threads) {
   Json params = Json::object();
-  params.set("kernel", kernel);
-  params.set("element_bytes", sizeof(float));
-  params.set("elements", elements);
-  params.set("array_bytes", elements * sizeof(float));
-  params.set("arrays_touched", arrays);
-  params.set("bytes_per_repeat", static_cast<double>(elements) * sizeof(float) * arrays);
-  params.set("blocks", blocks);
-  params.set("threads_per_block", threads);
-  params.set("warmup_runs", kWarmups);
-  params.set("timing", "cudaEventElapsedTime around one launch");
+  params["kernel"] = kernel;
+  params["element_bytes"] = sizeof(float);
+  params["elements"] = elements;
+  params["array_bytes"] = elements * sizeof(float);
+  params["arrays_touched"] = arrays;
+  params["bytes_per_repeat"] = static_cast<double>(elements) * sizeof(float) * arrays;
+  params["blocks"] = blocks;
+  params["threads_per_block"] = threads;
+  params["warmup_runs"] = kWarmups;
+  params["timing"] = "cudaEventElapsedTime around one launch";
   return params;
 }
 
@@ -60,9 +60,9 @@ Json sustained_warmup(StreamArrays& arrays, const Deadline& deadline) {
     launches += kWarmupBatch;
   }
   Json out = Json::object();
-  out.set("kernel", "triad");
-  out.set("seconds", static_cast<double>(monotonic_ns() - start_ns) * 1e-9);
-  out.set("launches", launches);
+  out["kernel"] = "triad";
+  out["seconds"] = static_cast<double>(monotonic_ns() - start_ns) * 1e-9;
+  out["launches"] = launches;
   return out;
 }
 
@@ -75,7 +75,7 @@ void run_stream_kernel(RunContext& context, const Deadline& deadline, StreamArra
     const unsigned arrays_touched = triad ? 3 : 2;
     const auto blocks = static_cast<unsigned>(stream_tiles(arrays.elements, kThreadsPerBlock));
     e.params = stream_params(triad ? "triad" : "copy", arrays.elements, arrays_touched, blocks, kThreadsPerBlock);
-    e.params.set("sustained_warmup", warmup);
+    e.params["sustained_warmup"] = warmup;
     const double bytes = static_cast<double>(arrays.elements) * sizeof(float) * arrays_touched;
     LaunchShape shape;
     shape.threads_per_block = kThreadsPerBlock;
@@ -106,11 +106,11 @@ void run_sm_scaling(RunContext& context, const Deadline& deadline, StreamArrays&
     HWCAL_CUDA(max_blocks_per_sm(ScalingKernel::triad, kScalingThreadsPerBlock, shared_bytes, &blocks_per_sm));
     const std::vector<unsigned> points = sm_scaling_points(device.sm_count);
     e.params = stream_params("triad", elements, 3, 0, kScalingThreadsPerBlock);
-    e.params.set("blocks", Json());
-    e.params.set("blocks_list", Json::array_of(points));
-    e.params.set("dynamic_shared_bytes", shared_bytes);
-    e.params.set("max_resident_blocks_per_sm", blocks_per_sm);  // 1 = one block per SM guaranteed
-    e.params.set("repeats_per_point", kScalingRepeats);
+    e.params["blocks"] = Json();
+    e.params["blocks_list"] = Json(points);
+    e.params["dynamic_shared_bytes"] = shared_bytes;
+    e.params["max_resident_blocks_per_sm"] = blocks_per_sm;  // 1 = one block per SM guaranteed
+    e.params["repeats_per_point"] = kScalingRepeats;
     const double bytes = static_cast<double>(elements) * sizeof(float) * 3;
     DeviceBuffer<unsigned> smids(device.sm_count);
     Json points_json = Json::array();
@@ -128,7 +128,7 @@ void run_sm_scaling(RunContext& context, const Deadline& deadline, StreamArrays&
       time_with_events_s(nullptr, enqueue);  // warm-up at this width
       if (std::optional<ScalingPoint> point =
               time_scaling_point(e, deadline, kScalingRepeats, blocks, enqueue, smids, bytes, "bytes_per_s")) {
-        points_json.push(point->json);
+        points_json.push_back(point->json);
         medians.emplace_back(blocks, point->median_rate);
       }
       if (deadline.expired()) {
@@ -145,9 +145,9 @@ void run_sm_scaling(RunContext& context, const Deadline& deadline, StreamArrays&
         break;
       }
     }
-    e.summary.set("points", points_json);
-    e.summary.set("peak_bytes_per_s", peak);
-    e.summary.set("blocks_reaching_90pct_of_peak", at_90);
+    e.summary["points"] = points_json;
+    e.summary["peak_bytes_per_s"] = peak;
+    e.summary["blocks_reaching_90pct_of_peak"] = at_90;
   });
 }
 

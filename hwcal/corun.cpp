@@ -16,31 +16,31 @@ constexpr double kFirstRepeatGuess_s = 3;                      // budget check b
 
 Json timing_json(const SlotTiming& solo_a, const SlotTiming& solo_b, const std::array<SlotTiming, 2>& together) {
   Json out = Json::object();
-  out.set("solo_a_s", solo_a.device_s);
-  out.set("solo_b_s", solo_b.device_s);
-  out.set("corun_a_s", together[0].device_s);
-  out.set("corun_b_s", together[1].device_s);
+  out["solo_a_s"] = solo_a.device_s;
+  out["solo_b_s"] = solo_b.device_s;
+  out["corun_a_s"] = together[0].device_s;
+  out["corun_b_s"] = together[1].device_s;
   const auto first = std::min(together[0].device_start_ns, together[1].device_start_ns);
   const auto last = std::max(together[0].device_end_ns, together[1].device_end_ns);
-  out.set("makespan_s", static_cast<double>(last - first) * 1e-9);
+  out["makespan_s"] = static_cast<double>(last - first) * 1e-9;
   // b's first block start minus a's, in the co-run: how well the two were started together.
-  out.set("start_offset_s", (static_cast<double>(together[1].device_start_ns) -
-                             static_cast<double>(together[0].device_start_ns)) * 1e-9);
-  out.set("solo_a_host_s", solo_a.host_s);
-  out.set("solo_b_host_s", solo_b.host_s);
-  out.set("corun_a_host_s", together[0].host_s);
-  out.set("corun_b_host_s", together[1].host_s);
+  out["start_offset_s"] = (static_cast<double>(together[1].device_start_ns) -
+                             static_cast<double>(together[0].device_start_ns)) * 1e-9;
+  out["solo_a_host_s"] = solo_a.host_s;
+  out["solo_b_host_s"] = solo_b.host_s;
+  out["corun_a_host_s"] = together[0].host_s;
+  out["corun_b_host_s"] = together[1].host_s;
   const auto host_first = std::min(together[0].host_start_ns, together[1].host_start_ns);
   const auto host_last = std::max(together[0].host_end_ns, together[1].host_end_ns);
-  out.set("makespan_host_s", static_cast<double>(host_last - host_first) * 1e-9);
+  out["makespan_host_s"] = static_cast<double>(host_last - host_first) * 1e-9;
   return out;
 }
 
 std::vector<double> column(const Json& repeats, const char* key) {
   std::vector<double> out;
-  for (const Json& repeat : repeats.elements()) {
-    const Json* value = repeat.find(key);
-    if (value != nullptr && value->number()) out.push_back(*value->number());
+  for (const Json& repeat : repeats) {
+    const Json* value = member(repeat, key);
+    if (value != nullptr && number_of(*value)) out.push_back(*number_of(*value));
   }
   return out;
 }
@@ -79,10 +79,10 @@ std::string corun_name(const CorunForm& form, const WorkloadPair& pair) {
 
 Json whole_gpu_partition(const DeviceInfo& device) {
   Json out = Json::object();
-  out.set("a_sms", device.sm_count);  // each side may use every SM
-  out.set("b_sms", device.sm_count);
-  out.set("a_active_thread_percentage", Json());
-  out.set("b_active_thread_percentage", Json());
+  out["a_sms"] = device.sm_count;  // each side may use every SM
+  out["b_sms"] = device.sm_count;
+  out["a_active_thread_percentage"] = Json();
+  out["b_active_thread_percentage"] = Json();
   return out;
 }
 
@@ -95,15 +95,15 @@ void run_corun_form(RunContext& context, const Deadline& deadline, const CorunSe
     run_experiment(context, std::move(experiment), [&](Experiment& e) {
       const WorkloadSpec& a = setup.spec(pair.first);
       const WorkloadSpec& b = setup.spec(pair.second);
-      e.params.set("form", form.form);
-      e.params.set("partition_label", form.partition_label);
-      e.params.set("partition", form.partition);
-      e.params.set("kernel_a", workload_json(a));
-      e.params.set("kernel_b", workload_json(b));
-      e.params.set("repeats_planned", form.repeats);
-      e.params.set("timing", "device: first block start to last block end (%globaltimer); host: CLOCK_MONOTONIC "
-                             "from first launch call to completion seen");
-      e.params.set("notes", form.notes);
+      e.params["form"] = form.form;
+      e.params["partition_label"] = form.partition_label;
+      e.params["partition"] = form.partition;
+      e.params["kernel_a"] = workload_json(a);
+      e.params["kernel_b"] = workload_json(b);
+      e.params["repeats_planned"] = form.repeats;
+      e.params["timing"] = "device: first block start to last block end (%globaltimer); host: CLOCK_MONOTONIC "
+                             "from first launch call to completion seen";
+      e.params["notes"] = form.notes;
       double last_repeat_s = kFirstRepeatGuess_s;
       for (unsigned r = 0; r < form.repeats; ++r) {
         if (deadline.remaining_s() < last_repeat_s) {
@@ -114,7 +114,7 @@ void run_corun_form(RunContext& context, const Deadline& deadline, const CorunSe
         const SlotTiming solo_a = executor.run_alone(0, a);
         const SlotTiming solo_b = executor.run_alone(1, b);
         const std::array<SlotTiming, 2> together = executor.run_together(a, b);
-        e.repeats.push(timing_json(solo_a, solo_b, together));
+        e.repeats.push_back(timing_json(solo_a, solo_b, together));
         last_repeat_s = static_cast<double>(monotonic_ns() - start_ns) * 1e-9;
       }
       if (e.repeats.size() == 0) {  // nothing measured: no summary of nulls for `fit` to trip on
@@ -124,23 +124,20 @@ void run_corun_form(RunContext& context, const Deadline& deadline, const CorunSe
       for (const char* key : {"solo_a_s", "solo_b_s", "corun_a_s", "corun_b_s", "makespan_s", "start_offset_s",
                               "solo_a_host_s", "solo_b_host_s", "corun_a_host_s", "corun_b_host_s",
                               "makespan_host_s"}) {
-        e.summary.set(key, summary_json(column(e.repeats, key)));
+        e.summary[key] = summary_json(column(e.repeats, key));
       }
       const std::vector<double>& full_a = setup.solo_full_s[static_cast<int>(pair.first)];
       const std::vector<double>& full_b = setup.solo_full_s[static_cast<int>(pair.second)];
-      e.summary.set("solo_full_a_s", summary_json(full_a));
-      e.summary.set("solo_full_b_s", summary_json(full_b));
-      e.summary.set("slowdown_a", ratio_of_medians(column(e.repeats, "corun_a_s"), column(e.repeats, "solo_a_s")));
-      e.summary.set("slowdown_b", ratio_of_medians(column(e.repeats, "corun_b_s"), column(e.repeats, "solo_b_s")));
-      e.summary.set("slowdown_host_a",
-                    ratio_of_medians(column(e.repeats, "corun_a_host_s"), column(e.repeats, "solo_a_host_s")));
-      e.summary.set("slowdown_host_b",
-                    ratio_of_medians(column(e.repeats, "corun_b_host_s"), column(e.repeats, "solo_b_host_s")));
-      e.summary.set("slowdown_vs_full_a", ratio_of_medians(column(e.repeats, "corun_a_s"), full_a));
-      e.summary.set("slowdown_vs_full_b", ratio_of_medians(column(e.repeats, "corun_b_s"), full_b));
+      e.summary["solo_full_a_s"] = summary_json(full_a);
+      e.summary["solo_full_b_s"] = summary_json(full_b);
+      e.summary["slowdown_a"] = ratio_of_medians(column(e.repeats, "corun_a_s"), column(e.repeats, "solo_a_s"));
+      e.summary["slowdown_b"] = ratio_of_medians(column(e.repeats, "corun_b_s"), column(e.repeats, "solo_b_s"));
+      e.summary["slowdown_host_a"] = ratio_of_medians(column(e.repeats, "corun_a_host_s"), column(e.repeats, "solo_a_host_s"));
+      e.summary["slowdown_host_b"] = ratio_of_medians(column(e.repeats, "corun_b_host_s"), column(e.repeats, "solo_b_host_s"));
+      e.summary["slowdown_vs_full_a"] = ratio_of_medians(column(e.repeats, "corun_a_s"), full_a);
+      e.summary["slowdown_vs_full_b"] = ratio_of_medians(column(e.repeats, "corun_b_s"), full_b);
       // > 1: running the pair together beat running both one after the other on the whole GPU.
-      e.summary.set("serial_full_over_makespan",
-                    (median_of(full_a) + median_of(full_b)) / median_of(column(e.repeats, "makespan_s")));
+      e.summary["serial_full_over_makespan"] = (median_of(full_a) + median_of(full_b)) / median_of(column(e.repeats, "makespan_s"));
     });
   }
 }
@@ -150,10 +147,10 @@ void emit_form_failure(RunContext& context, const CorunForm& form, const std::st
   experiment.name = "corun." + form.form + (form.partition_label.empty() ? "" : "." + form.partition_label);
   experiment.kind = "corun";
   run_experiment(context, std::move(experiment), [&](Experiment& e) {
-    e.params.set("form", form.form);
-    e.params.set("partition_label", form.partition_label);
-    e.params.set("partition", form.partition);
-    e.params.set("notes", form.notes);
+    e.params["form"] = form.form;
+    e.params["partition_label"] = form.partition_label;
+    e.params["partition"] = form.partition;
+    e.params["notes"] = form.notes;
     if (is_error) {
       e.error = reason;
     } else {
@@ -194,7 +191,7 @@ void run_corun_suite(RunContext& context) {
   CorunForm streams;
   streams.form = "streams";
   streams.partition = whole_gpu_partition(device);
-  streams.notes.set("streams", "two non-blocking streams of one context");
+  streams.notes["streams"] = "two non-blocking streams of one context";
   streams.pairs = symmetric_pairs();
   StreamPairExecutor stream_executor({stream_a.get(), stream_b.get()}, {&slot_a, &slot_b});
   run_corun_form(context, deadline, setup, streams, stream_executor);

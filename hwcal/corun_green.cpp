@@ -53,9 +53,9 @@ class GreenContextPair {
     HWCAL_CU(api_.device_get(&device, ordinal));
     CUdevResource all{};
     HWCAL_CU(api_.device_get_dev_resource(device, &all, CU_DEV_RESOURCE_TYPE_SM));
-    notes.set("device_sms", all.sm.smCount);
-    notes.set("min_partition_sms", all.sm.minSmPartitionSize);
-    notes.set("partition_alignment_sms", all.sm.smCoscheduledAlignment);
+    notes["device_sms"] = all.sm.smCount;
+    notes["min_partition_sms"] = all.sm.minSmPartitionSize;
+    notes["partition_alignment_sms"] = all.sm.smCoscheduledAlignment;
     // Groups of gcd(a, b) SMs; a takes the first a/unit groups, b the next b/unit (or all the rest).
     const unsigned unit = split.b_sms == kRest ? split.a_sms : std::gcd(split.a_sms, split.b_sms);
     unsigned group_count = 0;
@@ -65,8 +65,8 @@ class GreenContextPair {
     CUdevResource remaining{};
     HWCAL_CU(api_.dev_sm_resource_split_by_count(groups.data(), &group_count, &all, &remaining, 0, unit));
     const unsigned group_sms = groups[0].sm.smCount;  // the driver may round the unit up to its alignment
-    notes.set("group_sms", group_sms);
-    notes.set("groups", group_count);
+    notes["group_sms"] = group_sms;
+    notes["groups"] = group_count;
     HWCAL_REQUIRE(group_sms > 0, "the driver returned empty SM groups");
     const unsigned a_groups = std::max(1u, split.a_sms / group_sms);
     unsigned b_groups = split.b_sms == kRest ? group_count - std::min(a_groups, group_count)
@@ -75,7 +75,7 @@ class GreenContextPair {
     if (a_groups + b_groups > group_count) {  // fewer groups than asked: b gets whatever a leaves
       b_groups = group_count - std::min(a_groups, group_count);
       b_takes_rest = true;
-      notes.set("b_partition_adjusted", true);
+      notes["b_partition_adjusted"] = true;
     }
     HWCAL_REQUIRE(b_groups > 0, "only " + std::to_string(group_count) + " groups of " + std::to_string(group_sms) +
                                     " SMs: nothing left for the second partition");
@@ -157,19 +157,19 @@ void run_green_context_forms(RunContext& context, const Deadline& deadline, cons
       const std::set<unsigned> seen_b = observed_sms(pair->stream(1), sm_count);
       std::vector<unsigned> shared;
       std::set_intersection(seen_a.begin(), seen_a.end(), seen_b.begin(), seen_b.end(), std::back_inserter(shared));
-      form.notes.set("observed_sms_a", seen_a.size());
-      form.notes.set("observed_sms_b", seen_b.size());
-      form.notes.set("observed_sms_shared", shared.size());  // 0: the groups really are disjoint
+      form.notes["observed_sms_a"] = seen_a.size();
+      form.notes["observed_sms_b"] = seen_b.size();
+      form.notes["observed_sms_shared"] = shared.size();  // 0: the groups really are disjoint
     } catch (const std::exception& failure) {
       // Unsupported driver or configuration: record why, keep going with the other forms.
       pair.reset();
       emit_form_failure(context, form, failure.what(), false);
       continue;
     }
-    form.partition.set("a_sms", pair->sms(0));
-    form.partition.set("b_sms", pair->sms(1));
-    form.partition.set("a_active_thread_percentage", Json());
-    form.partition.set("b_active_thread_percentage", Json());
+    form.partition["a_sms"] = pair->sms(0);
+    form.partition["b_sms"] = pair->sms(1);
+    form.partition["a_active_thread_percentage"] = Json();
+    form.partition["b_active_thread_percentage"] = Json();
     StreamPairExecutor executor({pair->stream(0), pair->stream(1)}, slots);
     run_corun_form(context, deadline, setup, form, executor);
   }

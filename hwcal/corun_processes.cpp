@@ -126,7 +126,7 @@ bool run_with_children(RunContext& context, const Deadline& deadline, const Coru
       const std::string ready = children[k]->read_reply(left_s);
       HWCAL_REQUIRE(ready.rfind("ready ", 0) == 0, "co-run child: " + ready);
       const bool is_mps = ready.back() == '1';
-      clients_mps.push(is_mps);
+      clients_mps.push_back(is_mps);
       all_as_expected = all_as_expected && is_mps == expect_mps;
     }
   } catch (const std::exception& failure) {
@@ -134,7 +134,7 @@ bool run_with_children(RunContext& context, const Deadline& deadline, const Coru
                       startup_failure_is_error);
     return false;
   }
-  plan.form.notes.set("children_are_mps_clients", clients_mps);
+  plan.form.notes["children_are_mps_clients"] = clients_mps;
   if (!all_as_expected) {
     emit_form_failure(context, plan.form,
                       expect_mps ? "the children did not connect to the MPS daemon (CUDA falls back to no MPS)"
@@ -152,11 +152,11 @@ bool run_with_children(RunContext& context, const Deadline& deadline, const Coru
 Json capped_partition(const DeviceInfo& device, const Json& percentage) {
   Json out = whole_gpu_partition(device);
   if (!percentage.is_null()) {
-    out.set("a_sms", Json());
-    out.set("b_sms", Json());
+    out["a_sms"] = Json();
+    out["b_sms"] = Json();
   }
-  out.set("a_active_thread_percentage", percentage);
-  out.set("b_active_thread_percentage", percentage);
+  out["a_active_thread_percentage"] = percentage;
+  out["b_active_thread_percentage"] = percentage;
   return out;
 }
 
@@ -168,9 +168,9 @@ void run_process_form(RunContext& context, const Deadline& deadline, const Corun
   processes.form.form = "processes";
   processes.form.partition = whole_gpu_partition(device);
   processes.form.pairs = symmetric_pairs();
-  processes.form.notes.set("sharing", device.mps_enabled
+  processes.form.notes["sharing"] = device.mps_enabled
                                           ? "two processes under the MPS daemon that already serves this machine"
-                                          : "two processes, one context each: time-sliced by the driver");
+                                          : "two processes, one context each: time-sliced by the driver";
   const bool exclusive = device.compute_mode != 0;  // cudaComputeModeDefault
   if (exclusive) {
     emit_form_failure(context, processes.form, "compute mode is not Default: only one process may use the GPU",
@@ -230,7 +230,7 @@ void run_mps_forms(RunContext& context, const Deadline& deadline, const CorunSet
         mps.environment[k] = daemon->client_environment();
         if (!percentage.is_null()) mps.environment[k].push_back("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50");
       }
-      mps.form.notes.set("control", *control);
+      mps.form.notes["control"] = *control;
       mps_works = run_with_children(holding, deadline, setup, mps, true);
     } catch (const std::exception& failure) {
       emit_form_failure(holding, mps.form, failure.what(), true);
@@ -238,10 +238,10 @@ void run_mps_forms(RunContext& context, const Deadline& deadline, const CorunSet
     try {
       stop_report = daemon->stop();  // children are gone by now: run_with_children ended them
     } catch (const std::exception& failure) {
-      stop_report.set("error", failure.what());
+      stop_report["error"] = failure.what();
     }
     for (Experiment& experiment : held) {
-      experiment.params.set("mps_daemon_stop", stop_report);
+      experiment.params["mps_daemon_stop"] = stop_report;
       context.emit(std::move(experiment));
     }
   }

@@ -78,53 +78,53 @@ std::string pci_bus_id(int ordinal) {
 Json environment_json(int ordinal) {
   Json out = Json::object();
   Json host = Json::object();
-  host.set("hostname", host_name());
+  host["hostname"] = host_name();
   utsname system{};
-  host.set("kernel", uname(&system) == 0 ? Json(std::string(system.sysname) + " " + system.release) : Json());
-  host.set("cpu_count", static_cast<long>(sysconf(_SC_NPROCESSORS_ONLN)));
-  out.set("host", host);
-  out.set("date_utc", utc_timestamp(false));
+  host["kernel"] = uname(&system) == 0 ? Json(std::string(system.sysname) + " " + system.release) : Json();
+  host["cpu_count"] = static_cast<long>(sysconf(_SC_NPROCESSORS_ONLN));
+  out["host"] = host;
+  out["date_utc"] = utc_timestamp(false);
 
   int driver = 0, runtime = 0;
   HWCAL_CUDA(cudaDriverGetVersion(&driver));
   HWCAL_CUDA(cudaRuntimeGetVersion(&runtime));
-  out.set("cuda_driver_version", driver);  // 1000 * major + 10 * minor, e.g. 13000
-  out.set("cuda_runtime_version", runtime);
-  out.set("cublas_version", cublas_version());
+  out["cuda_driver_version"] = driver;  // 1000 * major + 10 * minor, e.g. 13000
+  out["cuda_runtime_version"] = runtime;
+  out["cublas_version"] = cublas_version();
 
   cudaDeviceProp properties{};
   HWCAL_CUDA(cudaGetDeviceProperties(&properties, ordinal));
   Json device = Json::object();
-  device.set("ordinal", ordinal);
-  device.set("name", std::string(properties.name));
-  device.set("uuid", uuid_text(properties.uuid));
+  device["ordinal"] = ordinal;
+  device["name"] = std::string(properties.name);
+  device["uuid"] = uuid_text(properties.uuid);
   const std::string bus_id = pci_bus_id(ordinal);
-  device.set("pci_bus_id", bus_id);
-  device.set("compute_capability", std::to_string(properties.major) + "." + std::to_string(properties.minor));
-  device.set("sm_count", properties.multiProcessorCount);
-  device.set("total_memory_bytes", properties.totalGlobalMem);
+  device["pci_bus_id"] = bus_id;
+  device["compute_capability"] = std::to_string(properties.major) + "." + std::to_string(properties.minor);
+  device["sm_count"] = properties.multiProcessorCount;
+  device["total_memory_bytes"] = properties.totalGlobalMem;
   std::size_t free_bytes = 0, total_bytes = 0;
   HWCAL_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  device.set("free_memory_bytes", free_bytes);
-  device.set("l2_cache_bytes", properties.l2CacheSize);
-  device.set("persisting_l2_max_bytes", properties.persistingL2CacheMaxSize);
-  device.set("memory_bus_width_bits", properties.memoryBusWidth);
-  device.set("sm_clock_peak_hz", device_attribute(cudaDevAttrClockRate, ordinal, 1e3));
-  device.set("memory_clock_peak_hz", device_attribute(cudaDevAttrMemoryClockRate, ordinal, 1e3));
-  device.set("shared_memory_per_sm_bytes", properties.sharedMemPerMultiprocessor);
-  device.set("shared_memory_per_block_optin_bytes", properties.sharedMemPerBlockOptin);
-  device.set("registers_per_sm", properties.regsPerMultiprocessor);
-  device.set("max_threads_per_sm", properties.maxThreadsPerMultiProcessor);
-  device.set("max_blocks_per_sm", properties.maxBlocksPerMultiProcessor);
-  device.set("warp_size", properties.warpSize);
-  device.set("ecc_enabled", properties.ECCEnabled != 0);
-  device.set("concurrent_kernels", properties.concurrentKernels != 0);
-  device.set("compute_preemption_supported", properties.computePreemptionSupported != 0);
-  device.set("async_engine_count", properties.asyncEngineCount);
-  device.set("mps_enabled", properties.mpsEnabled != 0);  // this process is already an MPS client
-  device.set("compute_mode", device_attribute(cudaDevAttrComputeMode, ordinal));  // 0 default, 3 excl. process
-  out.set("device", device);
-  out.set("nvml", nvml_snapshot(bus_id));
+  device["free_memory_bytes"] = free_bytes;
+  device["l2_cache_bytes"] = properties.l2CacheSize;
+  device["persisting_l2_max_bytes"] = properties.persistingL2CacheMaxSize;
+  device["memory_bus_width_bits"] = properties.memoryBusWidth;
+  device["sm_clock_peak_hz"] = device_attribute(cudaDevAttrClockRate, ordinal, 1e3);
+  device["memory_clock_peak_hz"] = device_attribute(cudaDevAttrMemoryClockRate, ordinal, 1e3);
+  device["shared_memory_per_sm_bytes"] = properties.sharedMemPerMultiprocessor;
+  device["shared_memory_per_block_optin_bytes"] = properties.sharedMemPerBlockOptin;
+  device["registers_per_sm"] = properties.regsPerMultiprocessor;
+  device["max_threads_per_sm"] = properties.maxThreadsPerMultiProcessor;
+  device["max_blocks_per_sm"] = properties.maxBlocksPerMultiProcessor;
+  device["warp_size"] = properties.warpSize;
+  device["ecc_enabled"] = properties.ECCEnabled != 0;
+  device["concurrent_kernels"] = properties.concurrentKernels != 0;
+  device["compute_preemption_supported"] = properties.computePreemptionSupported != 0;
+  device["async_engine_count"] = properties.asyncEngineCount;
+  device["mps_enabled"] = properties.mpsEnabled != 0;  // this process is already an MPS client
+  device["compute_mode"] = device_attribute(cudaDevAttrComputeMode, ordinal);  // 0 default, 3 excl. process
+  out["device"] = device;
+  out["nvml"] = nvml_snapshot(bus_id);
   return out;
 }
 

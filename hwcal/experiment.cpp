@@ -15,15 +15,15 @@ namespace vgpusim::hwcal {
 
 Json Experiment::to_json() const {
   Json out = Json::object();
-  out.set("name", name);
-  out.set("kind", kind);
-  out.set("truncated", truncated);
-  out.set("error", error ? Json(*error) : Json());
-  out.set("skipped", skipped ? Json(*skipped) : Json());
-  out.set("wall_time_s", wall_time_s);
-  out.set("params", params);
-  out.set("repeats", repeats);
-  out.set("summary", summary);
+  out["name"] = name;
+  out["kind"] = kind;
+  out["truncated"] = truncated;
+  out["error"] = error ? Json(*error) : Json();
+  out["skipped"] = skipped ? Json(*skipped) : Json();
+  out["wall_time_s"] = wall_time_s;
+  out["params"] = params;
+  out["repeats"] = repeats;
+  out["summary"] = summary;
   return out;
 }
 
@@ -129,14 +129,14 @@ void time_repeats(Experiment& e, const Deadline& deadline, unsigned warmups, uns
     }
     const double seconds = time_with_events_s(nullptr, enqueue);
     Json repeat = Json::object();
-    repeat.set("time_s", seconds);
-    repeat.set(rate_key, amount / seconds);
-    e.repeats.push(repeat);
+    repeat["time_s"] = seconds;
+    repeat[rate_key] = amount / seconds;
+    e.repeats.push_back(repeat);
     times.push_back(seconds);
     rates.push_back(amount / seconds);
   }
-  e.summary.set("time_s", summary_json(times));
-  e.summary.set(rate_key, summary_json(rates));
+  e.summary["time_s"] = summary_json(times);
+  e.summary[rate_key] = summary_json(rates);
 }
 
 std::optional<ScalingPoint> time_scaling_point(Experiment& e, const Deadline& deadline, unsigned repeats,
@@ -151,21 +151,21 @@ std::optional<ScalingPoint> time_scaling_point(Experiment& e, const Deadline& de
     const std::size_t distinct = std::set<unsigned>(used.begin(), used.end()).size();
     distinct_sms = std::min(distinct_sms, distinct);
     Json repeat = Json::object();
-    repeat.set("blocks", blocks);
-    repeat.set("distinct_sms", distinct);
-    repeat.set("time_s", seconds);
-    repeat.set(rate_key, amount / seconds);
-    e.repeats.push(repeat);
+    repeat["blocks"] = blocks;
+    repeat["distinct_sms"] = distinct;
+    repeat["time_s"] = seconds;
+    repeat[rate_key] = amount / seconds;
+    e.repeats.push_back(repeat);
     times.push_back(seconds);
     rates.push_back(amount / seconds);
   }
   if (times.size() < repeats) e.truncated = true;
   if (times.empty()) return std::nullopt;
   ScalingPoint point{Json::object(), median_of(rates)};
-  point.json.set("blocks", blocks);
-  point.json.set("distinct_sms", distinct_sms);
-  point.json.set("time_s", summary_json(times));
-  point.json.set(rate_key, summary_json(rates));
+  point.json["blocks"] = blocks;
+  point.json["distinct_sms"] = distinct_sms;
+  point.json["time_s"] = summary_json(times);
+  point.json[rate_key] = summary_json(rates);
   return point;
 }
 

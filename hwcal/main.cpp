@@ -56,24 +56,24 @@ void print_usage(std::FILE* out) {
 class RawFile {
  public:
   RawFile(std::string path, Json header) : path_(std::move(path)), document_(std::move(header)) {
-    document_.set("experiments", Json::array());
+    document_["experiments"] = Json::array();
   }
   void add(const Experiment& experiment) {
     if (experiment.error) ++errors_;
     experiments_.push_back(experiment.to_json());
   }
-  void set(const char* key, Json value) { document_.set(key, std::move(value)); }
+  void put(const char* key, Json value) { document_[key] = std::move(value); }
   int errors() const { return errors_; }
   const std::string& path() const { return path_; }
 
   // Temp file + rename: readers never see half a file.
   void write() {
-    Json& list = document_.set("experiments", Json::array());
-    for (const Json& experiment : experiments_) list.push(experiment);
+    Json& list = document_["experiments"] = Json::array();
+    for (const Json& experiment : experiments_) list.push_back(experiment);
     const std::string temporary = path_ + ".tmp";
     {
       std::ofstream out(temporary, std::ios::trunc);
-      out << document_.dump();
+      out << document_text(document_);
       if (!out.good()) throw HwcalError("could not write " + temporary);
     }
     std::filesystem::rename(temporary, path_);
@@ -159,18 +159,18 @@ int main(int argc, char** argv) {
     const std::string path =
         (std::filesystem::path(out_directory) / ("raw-" + host_name() + "-" + utc_timestamp(true) + ".json")).string();
     Json header = Json::object();
-    header.set("schema", kRawSchema);
+    header["schema"] = kRawSchema;
     Json tool = Json::object();
-    tool.set("name", "vgpusim-hwcal");
-    tool.set("version", VGPUSIM_HWCAL_VERSION);
-    tool.set("experiment", experiment);
-    tool.set("budget_s", nominal_total_s * scale);
-    header.set("tool", tool);
-    header.set("complete", false);  // true once every selected suite has run
-    header.set("started_utc", utc_timestamp(false));
-    header.set("finished_utc", Json());
-    header.set("environment", environment_json(0));
-    header.set("environment_after", Json());
+    tool["name"] = "vgpusim-hwcal";
+    tool["version"] = VGPUSIM_HWCAL_VERSION;
+    tool["experiment"] = experiment;
+    tool["budget_s"] = nominal_total_s * scale;
+    header["tool"] = tool;
+    header["complete"] = false;  // true once every selected suite has run
+    header["started_utc"] = utc_timestamp(false);
+    header["finished_utc"] = Json();
+    header["environment"] = environment_json(0);
+    header["environment_after"] = Json();
     RawFile raw(path, header);
     raw.write();
     progress("writing " + path);
@@ -200,10 +200,10 @@ int main(int argc, char** argv) {
       }
     }
     Json after = Json::object();
-    after.set("nvml", nvml_snapshot(pci_bus_id(0)));
-    raw.set("environment_after", after);
-    raw.set("finished_utc", utc_timestamp(false));
-    raw.set("complete", true);
+    after["nvml"] = nvml_snapshot(pci_bus_id(0));
+    raw.put("environment_after", after);
+    raw.put("finished_utc", utc_timestamp(false));
+    raw.put("complete", true);
     raw.write();
     std::printf("%s\n", path.c_str());
     return raw.errors() > 0 ? kExitExperimentErrors : kExitOk;

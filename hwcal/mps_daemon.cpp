@@ -113,7 +113,7 @@ Json MpsDaemon::stop() {
     emergency_mps_stop();  // quit once more, the way the signal handler would (disarms)
     usleep(500000);
     // Last resort: the daemon's own pids. A daemon that ignores quit must not outlive the run.
-    killed = Json::array_of(kill_daemon_processes());
+    killed = Json(kill_daemon_processes());
     stopped = gone();
     // Something survived even the kill: armed again, so that atexit and the signal handler try once more.
     if (!stopped) arm_emergency_mps_stop(control_path_, environment_);
@@ -122,13 +122,13 @@ Json MpsDaemon::stop() {
   }
   std::vector<pid_t> recorded_pids;
   for (const ProcessIdentity& process : recorded_) recorded_pids.push_back(process.pid);
-  out.set("quit_exit_status", quit.exit_status);
-  out.set("quit_output", quit.output);
-  out.set("daemon_pids", Json::array_of(recorded_pids));
-  out.set("killed_pids", killed);
-  out.set("stopped", stopped);
-  out.set("control_log_tail", tail_of_file(log_directory + "/control.log", 2000));
-  out.set("server_log_tail", tail_of_file(log_directory + "/server.log", 2000));
+  out["quit_exit_status"] = quit.exit_status;
+  out["quit_output"] = quit.output;
+  out["daemon_pids"] = Json(recorded_pids);
+  out["killed_pids"] = killed;
+  out["stopped"] = stopped;
+  out["control_log_tail"] = tail_of_file(log_directory + "/control.log", 2000);
+  out["server_log_tail"] = tail_of_file(log_directory + "/server.log", 2000);
   std::error_code ignored;
   if (stopped) std::filesystem::remove_all(root_, ignored);  // else keep the logs for a person to read
   return out;

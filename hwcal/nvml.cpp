@@ -53,12 +53,12 @@ const char* compute_mode_name(int mode) {
 
 Json nvml_snapshot(const std::string& pci_bus_id) {
   Json out = Json::object();
-  out.set("available", false);
-  out.set("error", Json());
+  out["available"] = false;
+  out["error"] = Json();
   void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* reason = dlerror();
-    out.set("error", std::string("dlopen libnvidia-ml.so.1: ") + (reason ? reason : "unknown"));
+    out["error"] = std::string("dlopen libnvidia-ml.so.1: ") + (reason ? reason : "unknown");
     return out;
   }
   NvmlFunctions nvml;
@@ -83,7 +83,7 @@ Json nvml_snapshot(const std::string& pci_bus_id) {
     find(library, nvml.clock_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   }
   if (nvml.init == nullptr || nvml.shutdown == nullptr || nvml.handle_by_pci == nullptr) {
-    out.set("error", "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlShutdown or nvmlDeviceGetHandleByPciBusId_v2");
+    out["error"] = "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlShutdown or nvmlDeviceGetHandleByPciBusId_v2";
     return out;
   }
   const auto error_text = [&](NvmlReturn status) {
@@ -91,50 +91,46 @@ Json nvml_snapshot(const std::string& pci_bus_id) {
     return std::string(text ? text : "NVML error " + std::to_string(status));
   };
   if (const NvmlReturn status = nvml.init(); status != 0) {
-    out.set("error", "nvmlInit_v2: " + error_text(status));
+    out["error"] = "nvmlInit_v2: " + error_text(status);
     return out;
   }
   NvmlDevice device = nullptr;
   if (const NvmlReturn status = nvml.handle_by_pci(pci_bus_id.c_str(), &device); status != 0) {
-    out.set("error", "nvmlDeviceGetHandleByPciBusId_v2(" + pci_bus_id + "): " + error_text(status));
+    out["error"] = "nvmlDeviceGetHandleByPciBusId_v2(" + pci_bus_id + "): " + error_text(status);
     nvml.shutdown();
     return out;
   }
-  out.set("available", true);
+  out["available"] = true;
   char text[256] = {};
-  out.set("driver_version",
-          nvml.driver_version && nvml.driver_version(text, sizeof(text)) == 0 ? Json(std::string(text)) : Json());
-  out.set("name", nvml.name && nvml.name(device, text, sizeof(text)) == 0 ? Json(std::string(text)) : Json());
-  out.set("uuid", nvml.uuid && nvml.uuid(device, text, sizeof(text)) == 0 ? Json(std::string(text)) : Json());
+  out["driver_version"] = nvml.driver_version && nvml.driver_version(text, sizeof(text)) == 0 ? Json(std::string(text)) : Json();
+  out["name"] = nvml.name && nvml.name(device, text, sizeof(text)) == 0 ? Json(std::string(text)) : Json();
+  out["uuid"] = nvml.uuid && nvml.uuid(device, text, sizeof(text)) == 0 ? Json(std::string(text)) : Json();
   unsigned value = 0;
   const auto hz = [&](auto getter, int type) {  // NVML clocks are MHz
     return getter && getter(device, type, &value) == 0 ? Json(static_cast<double>(value) * 1e6) : Json();
   };
-  out.set("sm_clock_hz", hz(nvml.clock, kClockSm));
-  out.set("memory_clock_hz", hz(nvml.clock, kClockMemory));
-  out.set("sm_clock_max_hz", hz(nvml.max_clock, kClockSm));
-  out.set("memory_clock_max_hz", hz(nvml.max_clock, kClockMemory));
+  out["sm_clock_hz"] = hz(nvml.clock, kClockSm);
+  out["memory_clock_hz"] = hz(nvml.clock, kClockMemory);
+  out["sm_clock_max_hz"] = hz(nvml.max_clock, kClockSm);
+  out["memory_clock_max_hz"] = hz(nvml.max_clock, kClockMemory);
   const auto watts = [&](auto getter) {  // NVML power is mW
     return getter && getter(device, &value) == 0 ? Json(static_cast<double>(value) * 1e-3) : Json();
   };
-  out.set("power_limit_w", watts(nvml.power_limit));
-  out.set("enforced_power_limit_w", watts(nvml.enforced_power_limit));
-  out.set("power_draw_w", watts(nvml.power_usage));
-  out.set("temperature_c", nvml.temperature && nvml.temperature(device, kTemperatureGpu, &value) == 0
+  out["power_limit_w"] = watts(nvml.power_limit);
+  out["enforced_power_limit_w"] = watts(nvml.enforced_power_limit);
+  out["power_draw_w"] = watts(nvml.power_usage);
+  out["temperature_c"] = nvml.temperature && nvml.temperature(device, kTemperatureGpu, &value) == 0
                                ? Json(value)
-                               : Json());
+                               : Json();
   int mode = 0;
-  out.set("persistence_mode",
-          nvml.persistence_mode && nvml.persistence_mode(device, &mode) == 0 ? Json(mode == 1) : Json());
+  out["persistence_mode"] = nvml.persistence_mode && nvml.persistence_mode(device, &mode) == 0 ? Json(mode == 1) : Json();
   unsigned mig_current = 0, mig_pending = 0;
   const bool mig_known = nvml.mig_mode && nvml.mig_mode(device, &mig_current, &mig_pending) == 0;
-  out.set("mig_mode_current", mig_known ? Json(mig_current) : Json());  // 1 = MIG enabled
-  out.set("mig_mode_pending", mig_known ? Json(mig_pending) : Json());
-  out.set("compute_mode",
-          nvml.compute_mode && nvml.compute_mode(device, &mode) == 0 ? Json(compute_mode_name(mode)) : Json());
+  out["mig_mode_current"] = mig_known ? Json(mig_current) : Json();  // 1 = MIG enabled
+  out["mig_mode_pending"] = mig_known ? Json(mig_pending) : Json();
+  out["compute_mode"] = nvml.compute_mode && nvml.compute_mode(device, &mode) == 0 ? Json(compute_mode_name(mode)) : Json();
   unsigned long long reasons = 0;
-  out.set("clock_event_reasons_mask",
-          nvml.clock_event_reasons && nvml.clock_event_reasons(device, &reasons) == 0 ? Json(reasons) : Json());
+  out["clock_event_reasons_mask"] = nvml.clock_event_reasons && nvml.clock_event_reasons(device, &reasons) == 0 ? Json(reasons) : Json();
   nvml.shutdown();
   return out;
 }

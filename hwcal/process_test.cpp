@@ -133,7 +133,7 @@ void test_corun_budget() {
     const Experiment& e = emitted[0];
     check(e.skipped == "time budget used up before the first repeat" && !e.error,
           "a pair cut before its first repeat is skipped, with the reason");
-    check(e.summary.find("slowdown_a") == nullptr, "and writes no null slowdowns");
+    check(member(e.summary, "slowdown_a") == nullptr, "and writes no null slowdowns");
   }
 
   emitted.clear();
@@ -141,8 +141,8 @@ void test_corun_budget() {
   run_corun_form(context, Deadline(1000), setup, form, full);
   check(emitted.size() == 1 && full.calls == 6, "a pair with time runs its repeats");
   if (emitted.size() == 1) {
-    const Json* slowdown = emitted[0].summary.find("slowdown_a");
-    const bool two = slowdown != nullptr && slowdown->number() && std::abs(*slowdown->number() - 2) < 1e-12;
+    const Json* slowdown = member(emitted[0].summary, "slowdown_a");
+    const bool two = slowdown != nullptr && number_of(*slowdown) && std::abs(*number_of(*slowdown) - 2) < 1e-12;
     check(!emitted[0].skipped && two, "and its slowdown is co-run over solo");
   }
 }

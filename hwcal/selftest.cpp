@@ -21,29 +21,21 @@ bool near(double x, double y) { return std::abs(x - y) <= 1e-12 * std::max(1.0, 
 
 void test_json() {
   Json object = Json::object();
-  object.set("text", "a\"b\\c\n\x01");
-  object.set("count", 3u);
-  object.set("negative", -2);
-  object.set("rate", 4.3e12);
-  object.set("missing", std::numeric_limits<double>::quiet_NaN());
-  object.set("flag", true);
-  object.set("count", 4u);  // replaces, keeps position
-  check(object.dump() ==
-            "{\"text\": \"a\\\"b\\\\c\\n\\u0001\", \"count\": 4, \"negative\": -2, \"rate\": 4.3e+12, "
-            "\"missing\": null, \"flag\": true}\n",
-        "flat object on one line, escapes, replacement, NaN as null: " + object.dump());
-  Json nested = Json::object();
-  nested.set("list", Json::array_of(std::vector<double>{1.5, 0.1}));
-  Json records = Json::array();
-  records.push(object);
-  nested.set("records", records);
-  check(nested.dump() ==
-            "{\n  \"list\": [1.5, 0.1],\n  \"records\": [\n    {\"text\": \"a\\\"b\\\\c\\n\\u0001\", \"count\": 4, "
-            "\"negative\": -2, \"rate\": 4.3e+12, \"missing\": null, \"flag\": true}\n  ]\n}\n",
-        "nested layout: " + nested.dump());
-  check(object.find("rate") != nullptr && object.find("rate")->number() == 4.3e12, "find + number");
-  check(object.find("text")->number() == std::nullopt, "number() of a string");
-  check(Json::object().dump() == "{}\n" && Json::array().dump() == "[]\n", "empty containers");
+  object["text"] = "a\"b\\c\n\x01";
+  object["count"] = 3u;
+  object["negative"] = -2;
+  object["rate"] = 4.3e12;
+  object["missing"] = std::numeric_limits<double>::quiet_NaN();
+  object["flag"] = true;
+  object["count"] = 4u;  // replaces, keeps position
+  const std::string text = document_text(object);
+  check(text == "{\n  \"text\": \"a\\\"b\\\\c\\n\\u0001\",\n  \"count\": 4,\n  \"negative\": -2,\n  \"rate\": "
+                "4300000000000.0,\n  \"missing\": null,\n  \"flag\": true\n}\n",
+        "order kept, escapes, replacement, NaN as null: " + text);
+  check(member(object, "rate") != nullptr && number_of(*member(object, "rate")) == 4.3e12, "member + number_of");
+  check(number_of(*member(object, "text")) == std::nullopt, "number_of a string");
+  check(member(object, "absent") == nullptr && member(Json(3), "rate") == nullptr, "member of nothing");
+  check(document_text(Json::object()) == "{}\n" && document_text(Json::array()) == "[]\n", "empty containers");
 }
 
 void test_stats() {

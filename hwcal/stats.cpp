@@ -41,13 +41,13 @@ Json summary_json(const std::vector<double>& values) {
   const Summary s = summarize(values);
   if (s.n == 0) return Json();
   Json out = Json::object();
-  out.set("n", s.n);
-  out.set("min", s.min);
-  out.set("p10", s.p10);
-  out.set("median", s.median);
-  out.set("p90", s.p90);
-  out.set("max", s.max);
-  out.set("mean", s.mean);
+  out["n"] = s.n;
+  out["min"] = s.min;
+  out["p10"] = s.p10;
+  out["median"] = s.median;
+  out["p90"] = s.p90;
+  out["max"] = s.max;
+  out["mean"] = s.mean;
   return out;
 }
 

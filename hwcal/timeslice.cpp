@@ -55,29 +55,29 @@ Json run_json(const char* label, unsigned repeat, unsigned process, const ProbeR
     if (gap.block < blocks) gaps_per_block[gap.block] += 1;
     if (sampled.count(gap.block) == 0) continue;
     Json record = Json::object();
-    record.set("block", gap.block);
-    record.set("smid", gap.smid);
-    record.set("from_s", relative_s(gap.from_ns, origin_ns));
-    record.set("to_s", relative_s(gap.to_ns, origin_ns));
-    gaps.push(record);
+    record["block"] = gap.block;
+    record["smid"] = gap.smid;
+    record["from_s"] = relative_s(gap.from_ns, origin_ns);
+    record["to_s"] = relative_s(gap.to_ns, origin_ns);
+    gaps.push_back(record);
   }
   for (const unsigned long long r : run.block_reads) reads.push_back(static_cast<double>(r));
   Json out = Json::object();
-  out.set("run", label);
-  out.set("repeat", repeat);
-  out.set("process", process);
-  out.set("pid", run.pid);
-  out.set("start_s", relative_s(run.block_start_ns.at(0), origin_ns));
-  out.set("end_s", relative_s(run.block_end_ns.at(0), origin_ns));
-  out.set("blocks", blocks);
-  out.set("gap_count", run.gap_count);
-  out.set("gap_overflow", run.gap_count > run.gaps.size());
-  out.set("gaps_per_block", summary_json(gaps_per_block));
-  out.set("reads_per_block", summary_json(reads));
-  out.set("capped_blocks", capped_blocks(run));
-  out.set("block0_gap_s", summary_json(pair_gaps_block0));
-  out.set("sampled_blocks", Json::array_of(sampled));
-  out.set("gaps", gaps);
+  out["run"] = label;
+  out["repeat"] = repeat;
+  out["process"] = process;
+  out["pid"] = run.pid;
+  out["start_s"] = relative_s(run.block_start_ns.at(0), origin_ns);
+  out["end_s"] = relative_s(run.block_end_ns.at(0), origin_ns);
+  out["blocks"] = blocks;
+  out["gap_count"] = run.gap_count;
+  out["gap_overflow"] = run.gap_count > run.gaps.size();
+  out["gaps_per_block"] = summary_json(gaps_per_block);
+  out["reads_per_block"] = summary_json(reads);
+  out["capped_blocks"] = capped_blocks(run);
+  out["block0_gap_s"] = summary_json(pair_gaps_block0);
+  out["sampled_blocks"] = Json(sampled);
+  out["gaps"] = gaps;
   return out;
 }
 
@@ -114,30 +114,30 @@ void run_timeslice_suite(RunContext& context) {
     const double loop_period_s = kLoopCalibration_s / median_of(reads);
     const double threshold_s = std::max({5 * loop_period_s, 3 * tick_s, kMinThreshold_s});
     const auto threshold_ns = static_cast<unsigned long long>(threshold_s * 1e9);
-    e.params.set("blocks", blocks);
-    e.params.set("threads_per_block", 1);
-    e.params.set("timer_tick_s", tick_s);
-    e.params.set("timer_min_step_s", static_cast<double>(timer.min_delta_ns) * 1e-9);
-    e.params.set("timer_window_capped", timer.capped != 0);
-    e.params.set("loop_period_s", loop_period_s);
-    e.params.set("loop_period_capped_blocks", capped_blocks(calibration));
-    e.params.set("threshold_s", static_cast<double>(threshold_ns) * 1e-9);
-    e.params.set("solo_duration_s", kSoloDuration_s);
-    e.params.set("pair_duration_s", kPairDuration_s);
-    e.params.set("pair_repeats", kPairRepeats);
-    e.params.set("gap_capacity", kGapCapacity);
-    e.params.set("time_origin", "earliest block start of the run (solo) or of the pair, in %globaltimer");
+    e.params["blocks"] = blocks;
+    e.params["threads_per_block"] = 1;
+    e.params["timer_tick_s"] = tick_s;
+    e.params["timer_min_step_s"] = static_cast<double>(timer.min_delta_ns) * 1e-9;
+    e.params["timer_window_capped"] = timer.capped != 0;
+    e.params["loop_period_s"] = loop_period_s;
+    e.params["loop_period_capped_blocks"] = capped_blocks(calibration);
+    e.params["threshold_s"] = static_cast<double>(threshold_ns) * 1e-9;
+    e.params["solo_duration_s"] = kSoloDuration_s;
+    e.params["pair_duration_s"] = kPairDuration_s;
+    e.params["pair_repeats"] = kPairRepeats;
+    e.params["gap_capacity"] = kGapCapacity;
+    e.params["time_origin"] = "earliest block start of the run (solo) or of the pair, in %globaltimer";
 
     const ProbeRun solo = runner.run(kSoloDuration_s, threshold_ns);
     warn_if_capped(solo, "solo probe");
     const unsigned long long solo_origin = *std::min_element(solo.block_start_ns.begin(), solo.block_start_ns.end());
     const std::vector<double> solo_gaps = lengths_of(timeline_of(solo, solo_origin).gaps);
-    e.repeats.push(run_json("solo", 0, 0, solo, solo_origin, solo_gaps));
+    e.repeats.push_back(run_json("solo", 0, 0, solo, solo_origin, solo_gaps));
     Json solo_summary = Json::object();
-    solo_summary.set("block0_gap_count", solo_gaps.size());
-    solo_summary.set("block0_gap_s", summary_json(solo_gaps));
-    solo_summary.set("gap_count_all_blocks", solo.gap_count);
-    e.summary.set("solo", solo_summary);
+    solo_summary["block0_gap_count"] = solo_gaps.size();
+    solo_summary["block0_gap_s"] = summary_json(solo_gaps);
+    solo_summary["gap_count_all_blocks"] = solo.gap_count;
+    e.summary["solo"] = solo_summary;
     // The pair's threshold sits above every stall the solo run saw (all blocks), so stalls are not recorded as gaps.
     std::vector<double> solo_gaps_all;
     for (const TimesliceGap& gap : solo.gaps) {
@@ -147,8 +147,8 @@ void run_timeslice_suite(RunContext& context) {
         solo_gaps_all.empty() ? 0.0 : *std::max_element(solo_gaps_all.begin(), solo_gaps_all.end());
     const auto pair_threshold_ns = static_cast<unsigned long long>(
         std::llround(pair_threshold_s(static_cast<double>(threshold_ns) * 1e-9, solo_gaps_all) * 1e9));
-    e.params.set("solo_max_gap_s", solo_max_gap_s);
-    e.params.set("pair_threshold_s", static_cast<double>(pair_threshold_ns) * 1e-9);
+    e.params["solo_max_gap_s"] = solo_max_gap_s;
+    e.params["pair_threshold_s"] = static_cast<double>(pair_threshold_ns) * 1e-9;
 
     if (context.device.compute_mode != cudaComputeModeDefault) {
       e.skipped = "compute mode is not Default: two processes cannot share the GPU";
@@ -163,8 +163,8 @@ void run_timeslice_suite(RunContext& context) {
     Json clients_mps = Json::array();
     for (const bool mps : start_probe_children(context, blocks, kPairDuration_s, pair_threshold_ns,
                                                directory.path + "/process", children))
-      clients_mps.push(mps);
-    e.params.set("pair_processes_are_mps_clients", clients_mps);
+      clients_mps.push_back(mps);
+    e.params["pair_processes_are_mps_clients"] = clients_mps;
     std::array<std::vector<double>, 2> slices;
     std::vector<double> gaps, stalls, idle_gaps, switches, idle, both_active, windows;
     Json fractions = Json::array();
@@ -187,7 +187,7 @@ void run_timeslice_suite(RunContext& context) {
       const std::array<ProbeTimeline, 2> timelines{timeline_of(runs[0], origin), timeline_of(runs[1], origin)};
       const PairSlices analysis = analyze_pair(timelines[0], timelines[1]);
       for (unsigned p = 0; p < 2; ++p) {
-        e.repeats.push(run_json("pair", repeat, p, runs[p], origin, lengths_of(timelines[p].gaps)));
+        e.repeats.push_back(run_json("pair", repeat, p, runs[p], origin, lengths_of(timelines[p].gaps)));
         slices[p].insert(slices[p].end(), analysis.slice_s[p].begin(), analysis.slice_s[p].end());
         gaps.insert(gaps.end(), analysis.gap_s[p].begin(), analysis.gap_s[p].end());
         stalls.insert(stalls.end(), analysis.stall_s[p].begin(), analysis.stall_s[p].end());
@@ -197,28 +197,28 @@ void run_timeslice_suite(RunContext& context) {
       idle.insert(idle.end(), analysis.idle_s.begin(), analysis.idle_s.end());
       both_active.push_back(analysis.both_active_s);
       windows.push_back(analysis.window.length());
-      fractions.push(Json::array_of(analysis.active_fraction));
+      fractions.push_back(Json(analysis.active_fraction));
     }
     for (auto& child : children) child->finish(5);
     std::vector<double> all_slices = slices[0];
     all_slices.insert(all_slices.end(), slices[1].begin(), slices[1].end());
     Json pair = Json::object();
-    pair.set("slice_s", summary_json(all_slices));
+    pair["slice_s"] = summary_json(all_slices);
     Json by_process = Json::array();
-    by_process.push(summary_json(slices[0]));
-    by_process.push(summary_json(slices[1]));
-    pair.set("slice_s_by_process", by_process);
-    pair.set("gap_s", summary_json(gaps));
-    pair.set("switch_s", summary_json(switches));
-    pair.set("stall_count", stalls.size());
-    pair.set("stall_s", summary_json(stalls));
-    pair.set("idle_gap_count", idle_gaps.size());
-    pair.set("idle_gap_s", summary_json(idle_gaps));
-    pair.set("idle_s", summary_json(idle));
-    pair.set("window_s", Json::array_of(windows));
-    pair.set("both_active_s", Json::array_of(both_active));
-    pair.set("active_fraction", fractions);
-    e.summary.set("pair", pair);
+    by_process.push_back(summary_json(slices[0]));
+    by_process.push_back(summary_json(slices[1]));
+    pair["slice_s_by_process"] = by_process;
+    pair["gap_s"] = summary_json(gaps);
+    pair["switch_s"] = summary_json(switches);
+    pair["stall_count"] = stalls.size();
+    pair["stall_s"] = summary_json(stalls);
+    pair["idle_gap_count"] = idle_gaps.size();
+    pair["idle_gap_s"] = summary_json(idle_gaps);
+    pair["idle_s"] = summary_json(idle);
+    pair["window_s"] = Json(windows);
+    pair["both_active_s"] = Json(both_active);
+    pair["active_fraction"] = fractions;
+    e.summary["pair"] = pair;
     handoff_threshold_ns = pair_threshold_ns;
     if (!all_slices.empty()) probe_slice_s = median_of(all_slices);
   });

@@ -45,16 +45,16 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
   experiment.kind = "timeslice";
   run_experiment(context, std::move(experiment), [&](Experiment& e) {
     const unsigned blocks = context.device.sm_count;
-    e.params.set("blocks", blocks);
-    e.params.set("threads_per_block", 1);
-    e.params.set("kernel_s", kHandoffKernel_s);
-    e.params.set("second_launch_offset_s", kHandoffOffset_s);
-    e.params.set("second_kernel_s", kHandoffAgain_s);
-    e.params.set("repeats_per_point", kHandoffRepeats);
-    e.params.set("host_gaps_s", Json::array_of(kHandoffGaps_s));
-    e.params.set("probe_slice_s", slice_s);
-    e.params.set("timing", "%globaltimer: the first's latest block end, the second's earliest block start; host "
-                           "launches on CLOCK_MONOTONIC");
+    e.params["blocks"] = blocks;
+    e.params["threads_per_block"] = 1;
+    e.params["kernel_s"] = kHandoffKernel_s;
+    e.params["second_launch_offset_s"] = kHandoffOffset_s;
+    e.params["second_kernel_s"] = kHandoffAgain_s;
+    e.params["repeats_per_point"] = kHandoffRepeats;
+    e.params["host_gaps_s"] = Json(kHandoffGaps_s);
+    e.params["probe_slice_s"] = slice_s;
+    e.params["timing"] = "%globaltimer: the first's latest block end, the second's earliest block start; host "
+                           "launches on CLOCK_MONOTONIC";
     if (context.device.compute_mode != cudaComputeModeDefault) {
       e.skipped = "compute mode is not Default: two processes cannot share the GPU";
       return;
@@ -156,27 +156,27 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
       const double share =
           kept.empty() ? 0.0 : std::accumulate(kept.begin(), kept.end(), 0.0) / static_cast<double>(kept.size());
       Json point = Json::object();
-      point.set("host_gap_s", g);
-      point.set("repeats", kept.size());
-      point.set("kept_share", share);
-      point.set("kept_gpu_gap_s", summary_json(kept_gpu_gaps));
-      point.set("handoff_s", summary_json(lost_handoffs));
-      sweep.push(point);
+      point["host_gap_s"] = g;
+      point["repeats"] = kept.size();
+      point["kept_share"] = share;
+      point["kept_gpu_gap_s"] = summary_json(kept_gpu_gaps);
+      point["handoff_s"] = summary_json(lost_handoffs);
+      sweep.push_back(point);
       if (!kept.empty()) {
         gaps.push_back(g);
         kept_share.push_back(share);
       }
     }
     for (auto& child : children) child->finish(5);
-    e.summary.set("handoff_s", summary_json(handoff));
-    e.summary.set("overlapping_repeats", plain_overlapping);
-    e.summary.set("sweep_overlapping_repeats", overlapping);
-    e.summary.set("dropped_repeats", dropped);
-    e.summary.set("sweep", sweep);
+    e.summary["handoff_s"] = summary_json(handoff);
+    e.summary["overlapping_repeats"] = plain_overlapping;
+    e.summary["sweep_overlapping_repeats"] = overlapping;
+    e.summary["dropped_repeats"] = dropped;
+    e.summary["sweep"] = sweep;
     // The GPU gap is the host gap plus the host's synchronization and launch latency: the crossing is read on the
     // GPU's axis.
     const double offset = offsets.empty() ? 0.0 : median_of(offsets);
-    e.summary.set("launch_offset_s", offset);
+    e.summary["launch_offset_s"] = offset;
     // A crossing only where the sweep brackets it: every point measured, not every gap kept (then only a lower
     // bound), and not near the end of the first's slice (then the slice, not a grace, ended its hold).
     const bool complete = !e.truncated && gaps.size() == kHandoffGaps_s.size();
@@ -195,11 +195,11 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
     const bool slice_known = slice_s > 0;
     const bool bounded_by_slice =
         slice_known && !never_kept && first_lost >= slice_s - kHandoffKernel_s - kHandoffLaunchMargin_s;
-    e.summary.set("grace_bounded_by_slice", bounded_by_slice);
-    if (all_kept) e.summary.set("grace_at_least_s", gaps.back() + offset);
+    e.summary["grace_bounded_by_slice"] = bounded_by_slice;
+    if (all_kept) e.summary["grace_at_least_s"] = gaps.back() + offset;
     const bool usable = complete && slice_known && !all_kept && !bounded_by_slice && !handoff.empty() &&
                         plain_overlapping * 2 <= kHandoffRepeats;
-    e.summary.set("grace_crossing_s", usable ? Json(crossing) : Json());
+    e.summary["grace_crossing_s"] = usable ? Json(crossing) : Json();
   });
 }
 

@@ -95,17 +95,17 @@ double workload_bytes(const WorkloadSpec& spec) {
 
 Json workload_json(const WorkloadSpec& spec) {
   Json out = Json::object();
-  out.set("kind", workload_name(spec.kind));
-  out.set("kernel", spec.kind == WorkloadKind::compute ? "fp32_fma_chain"
+  out["kind"] = workload_name(spec.kind);
+  out["kernel"] = spec.kind == WorkloadKind::compute ? "fp32_fma_chain"
                     : spec.kind == WorkloadKind::memory ? "triad"
-                                                        : "triad_plus_fma_chain");
-  out.set("launches", spec.launches);
-  out.set("blocks_per_launch", spec.blocks);
-  out.set("threads_per_block", spec.threads_per_block);
-  out.set("iterations_per_thread", spec.kind == WorkloadKind::compute ? Json(spec.iterations) : Json());
-  out.set("elements_per_array", spec.kind == WorkloadKind::compute ? Json() : Json(spec.elements));
-  out.set("flops", workload_flops(spec));
-  out.set("bytes", workload_bytes(spec));
+                                                        : "triad_plus_fma_chain";
+  out["launches"] = spec.launches;
+  out["blocks_per_launch"] = spec.blocks;
+  out["threads_per_block"] = spec.threads_per_block;
+  out["iterations_per_thread"] = spec.kind == WorkloadKind::compute ? Json(spec.iterations) : Json();
+  out["elements_per_array"] = spec.kind == WorkloadKind::compute ? Json() : Json(spec.elements);
+  out["flops"] = workload_flops(spec);
+  out["bytes"] = workload_bytes(spec);
   return out;
 }
 
