@@ -2,7 +2,7 @@
 // (it is an object library, so this initializer always runs).
 #include "models/network/collectives.hpp"
 #include "models/network/data_parallel.hpp"
-#include "models/registry/models.hpp"
+#include "models/descriptions/model_descriptions.hpp"
 
 namespace vgpusim {
 namespace {

@@ -20,7 +20,7 @@
 #include <deque>
 #include <limits>
 
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "models/sharing/timeslice.hpp"
 
 namespace vgpusim {

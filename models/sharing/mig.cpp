@@ -8,7 +8,7 @@
 
 #include "models/sharing/mig_partition.hpp"
 #include "models/sharing/mig_profiles.hpp"
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 
 namespace vgpusim {
 

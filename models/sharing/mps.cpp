@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "models/sharing/contention.hpp"
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 
 namespace vgpusim {
 namespace {

@@ -1,6 +1,6 @@
 // `passthrough`: the whole GPU handed to one VM (PCI passthrough, VFIO / DirectPath I/O). Its only cost is a
 // constant virtualization overhead on every kernel (IOMMU translation, interrupt remapping).
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 
 namespace vgpusim {
 namespace {

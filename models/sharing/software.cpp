@@ -1,6 +1,6 @@
 // `software`: rendering on the CPU (Mesa llvmpipe) when there is no GPU. The device is the host (catalog kind cpu:
 // cores, per-core FLOP rate, DRAM bandwidth); tenants share its cores equally, as the OS scheduler does.
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 
 namespace vgpusim {
 namespace {

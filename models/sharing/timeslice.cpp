@@ -8,7 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "models/sharing/timeslice.hpp"
 
 namespace vgpusim {

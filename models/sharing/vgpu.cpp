@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "models/sharing/timeslice.hpp"
 #include "models/sharing/slot_scheduler.hpp"
 #include "models/sharing/vgpu_profiles.hpp"

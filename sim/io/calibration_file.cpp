@@ -6,7 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 
-#include "models/registry/models.hpp"
+#include "models/descriptions/model_descriptions.hpp"
 #include "sim/io/embedded.hpp"
 #include "sim/io/files.hpp"
 #include "sim/io/yaml_reader.hpp"

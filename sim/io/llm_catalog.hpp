@@ -1,5 +1,5 @@
 // The LLM catalog (models/catalog/llm_models.yaml, compiled in): transformer shapes an `llm` workload names, each
-// with its source; and the request traces it replays (CSV: arrival s, prompt tokens, output tokens).
+// with its source. The request traces it replays are sim/io/llm_trace.hpp.
 #pragma once
 
 #include <string>
@@ -23,10 +23,5 @@ const std::vector<LlmModelEntry>& builtin_llm_models();
 // By name, case-insensitive; nullptr when unknown.
 const LlmModelEntry* find_llm_model(const std::string& name);
 std::vector<std::string> llm_model_names();
-
-// A request trace: a header naming arrived_at, num_prefill_tokens and num_decode_tokens (Vidur's processed Azure
-// traces), one request per line, arrivals in s from the start, not decreasing. Throws InputError (FILE:LINE: what)
-// for a negative or missing number, a request without prompt or output tokens, or an arrival before the one above.
-std::vector<LlmRequest> read_llm_trace(const std::string& path);
 
 }  // namespace vgpusim

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/registry/models.hpp"
+#include "models/descriptions/model_descriptions.hpp"
 #include "sim/io/yaml_reader.hpp"
 
 namespace vgpusim {

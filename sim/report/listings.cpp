@@ -6,7 +6,7 @@
 #include <map>
 
 #include "models/cluster/placement.hpp"
-#include "models/registry/models.hpp"
+#include "models/descriptions/model_descriptions.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/instance_catalog.hpp"
 #include "sim/io/llm_catalog.hpp"

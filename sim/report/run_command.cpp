@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "sim/run/runs.hpp"
 #include "sim/core/units.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/report/run_formats.hpp"

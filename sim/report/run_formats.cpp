@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "sim/core/registry.hpp"
+#include "sim/core/named_registry.hpp"
 
 namespace vgpusim {
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "sim/run/runs.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/parallel.hpp"
 #include "sim/io/files.hpp"

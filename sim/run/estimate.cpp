@@ -10,6 +10,7 @@
 #include "sim/core/errors.hpp"
 #include "sim/core/units.hpp"
 #include "sim/run/metrics.hpp"
+#include "sim/run/runs.hpp"
 #include "sim/run/simulation.hpp"
 
 namespace vgpusim {

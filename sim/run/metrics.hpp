@@ -128,15 +128,7 @@ struct Results {
 };
 
 Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines);
-
-// Replication `i` of a scenario: its seed (the scenario's for the first, then derived from it) and each tenant's
-// start drawn from its distribution with that seed.
-Scenario replication(const Scenario& sc, int i);
-// Several replications' results as one: means of the tenant and GPU figures, the vGPU loss's interval across
-// replications (of the finite values: a replication without units has no latency), units the mean count rounded,
-// failures of any replication once each; CDFs and series are the first replication's; comparisons recomputed.
-Results merge_replications(const Scenario& sc, const std::vector<Results>& reps);
-// The whole job: for each replication the shared run and every tenant's baseline, then the results.
-Results run_scenario(const Scenario& sc, ProgressFn progress = nullptr, RunObserver* observer = nullptr);
+// The scenario's comparisons (compare[]) of these results, replacing any it had.
+void add_comparisons(const Scenario& sc, Results& res);
 
 }  // namespace vgpusim

@@ -9,7 +9,7 @@
 
 #include "models/gpu/gpu_spec.hpp"
 #include "sim/core/params.hpp"
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "models/workload/distribution.hpp"
 #include "models/workload/workload.hpp"
 #include "sim/core/rng.hpp"

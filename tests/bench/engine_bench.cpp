@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "tests/bench/bench_util.hpp"
 #include "sim/core/engine.hpp"
 

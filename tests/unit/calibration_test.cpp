@@ -17,6 +17,7 @@
 #include "sim/studies/calibration/corun_replay.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/metrics.hpp"
+#include "sim/run/runs.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/fit.hpp"
 

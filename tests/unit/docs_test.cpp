@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "models/registry/models.hpp"
-#include "models/sharing/sharing_mode.hpp"
+#include "models/descriptions/model_descriptions.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "sim/io/reference_markdown.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 

@@ -8,6 +8,7 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/run/estimate.hpp"
 #include "sim/run/metrics.hpp"
+#include "sim/run/runs.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/scenario/document.hpp"
 #include "sim/scenario/loader.hpp"

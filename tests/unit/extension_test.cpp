@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/report/listings.hpp"
 #include "sim/report/run_command.hpp"

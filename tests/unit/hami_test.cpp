@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "sim/run/metrics.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/run/metrics.hpp"
+#include "sim/run/runs.hpp"
 
 using namespace vgpusim;
 

@@ -5,6 +5,7 @@
 
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/run/metrics.hpp"
+#include "sim/run/runs.hpp"
 #include "sim/scenario/loader.hpp"
 
 namespace vgpusim::testing_support {

@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "models/sharing/slot_scheduler.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/core/engine.hpp"

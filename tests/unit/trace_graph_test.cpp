@@ -17,6 +17,7 @@
 #include "sim/io/kineto_reader.hpp"
 #include "sim/report/timeline.hpp"
 #include "sim/run/metrics.hpp"
+#include "sim/run/runs.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/scenario/loader.hpp"
 

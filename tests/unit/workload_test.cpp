@@ -9,6 +9,7 @@
 #include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/run/metrics.hpp"
+#include "sim/run/runs.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
 #include "models/workload/distribution.hpp"

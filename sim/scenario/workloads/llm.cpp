@@ -6,6 +6,7 @@
 
 #include "sim/core/names.hpp"
 #include "sim/io/llm_catalog.hpp"
+#include "sim/io/llm_trace.hpp"
 #include "sim/scenario/loader_state.hpp"
 #include "sim/scenario/request_keys.hpp"
 #include "sim/scenario/workload_kind.hpp"

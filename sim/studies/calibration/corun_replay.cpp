@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "models/gpu/roofline.hpp"
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "sim/core/engine.hpp"
 
 namespace vgpusim {

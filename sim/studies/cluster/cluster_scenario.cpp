@@ -12,7 +12,7 @@
 #include <map>
 #include <random>
 
-#include "models/registry/models.hpp"
+#include "models/descriptions/model_descriptions.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/openb.hpp"
 #include "models/cluster/placement.hpp"

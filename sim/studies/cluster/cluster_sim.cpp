@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "models/cluster/placement.hpp"
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/core/event_queue.hpp"
 #include "sim/core/units.hpp"

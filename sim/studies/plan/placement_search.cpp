@@ -1,6 +1,8 @@
 // The placement search (placement_search.hpp).
 #include "sim/studies/plan/placement_search.hpp"
 
+#include "sim/run/runs.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <map>

@@ -11,6 +11,7 @@
 #include <optional>
 #include <variant>
 
+#include "sim/run/runs.hpp"
 #include "sim/core/parallel.hpp"
 #include "sim/studies/plan/candidate.hpp"
 #include "sim/studies/plan/placement_search.hpp"

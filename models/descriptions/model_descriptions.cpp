@@ -1,5 +1,5 @@
 // The list of models: sharing modes from their registry, the component models, and registered ones.
-#include "models/registry/models.hpp"
+#include "models/descriptions/model_descriptions.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 
 #include "models/gpu/roofline.hpp"
 #include "models/sharing/contention.hpp"
-#include "models/sharing/sharing_mode.hpp"
+#include "models/sharing/mode_registry.hpp"
 #include "models/workload/llm.hpp"
 
 namespace vgpusim {

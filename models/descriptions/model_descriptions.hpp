@@ -1,6 +1,6 @@
 // Every model of the world vgpusim knows, as `vgpusim list models`, calibration files and the docs see it: what it
 // is, where it comes from, and its declared parameters. Sharing modes come from their own registry
-// (models/sharing/sharing_mode.hpp); the component models (roofline, contention) are listed here; optional rooms
+// (models/sharing/mode_registry.hpp); the component models (roofline, contention) are listed here; optional rooms
 // (the network model) register theirs when they are linked in.
 #pragma once
 

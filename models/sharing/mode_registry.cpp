@@ -2,8 +2,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "models/sharing/sharing_mode.hpp"
-#include "sim/core/registry.hpp"
+#include "models/sharing/mode_registry.hpp"
+#include "sim/core/named_registry.hpp"
 
 namespace vgpusim {
 
