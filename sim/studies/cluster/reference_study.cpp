@@ -155,6 +155,74 @@ void make_view(OursView& v, const std::vector<RefNode>& nodes, const StudyTrace&
   for (size_t i = 0; i < nodes.size(); ++i) v.fragmentation[i] = node_fragmentation(v.states[i], v.workload);
 }
 
+// The pod sequence: the trace in name order, shuffled, then random copies of trace pods until the GPU asked for
+// reaches `target` milli-GPU (tune x capacity). As in the reference, the stop test adds one device's milli-GPU of
+// the next copy.
+std::vector<const RefPod*> pod_sequence(const StudyTrace& trace, double target, std::mt19937_64& rng) {
+  std::vector<const RefPod*> seq;
+  seq.reserve(trace.pods.size() * 2);
+  for (const RefPod& p : trace.pods) seq.push_back(&p);
+  for (size_t i = seq.size(); i > 1; --i) std::swap(seq[i - 1], seq[draw_below(rng, i)]);
+  double asked = 0;
+  for (const RefPod* p : seq) asked += static_cast<double>(p->total_milli_gpu());
+  if (asked <= 0) throw InputError(fmt::format("{}: no pod asks for a GPU", trace.workload));
+  if (asked < target) {
+    for (;;) {
+      const RefPod* c = &trace.pods[draw_below(rng, trace.pods.size())];
+      if (asked + c->milli_gpu > target) break;
+      asked += static_cast<double>(c->total_milli_gpu());
+      seq.push_back(c);
+    }
+  } else if (asked > target) {
+    while (asked > target && !seq.empty()) {  // tune below 1: drop random pods until under the target
+      const size_t i = draw_below(rng, seq.size());
+      asked -= static_cast<double>(seq[i]->total_milli_gpu());
+      seq.erase(seq.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  return seq;
+}
+
+// Ties between nodes go to the smallest name, and the reference prefixes every node's name with a seeded random
+// number: a random order of nodes fixed for the run.
+std::vector<int> node_order(size_t nodes, std::mt19937_64& rng) {
+  std::vector<int> order(nodes);
+  std::iota(order.begin(), order.end(), 0);
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[draw_below(rng, i)]);
+  return order;
+}
+
+// The run's curves by arrived level (a level without a pod takes the levels either side).
+void level_curves(const std::vector<LevelSums>& levels, StudyRun& run) {
+  for (int p = 0; p < kStudyLevels; ++p) {
+    LevelSums s;
+    const auto add = [&](int q) {
+      if (q < 0 || q >= static_cast<int>(levels.size())) return;
+      const LevelSums& l = levels[static_cast<size_t>(q)];
+      s.n += l.n;
+      s.ratio_n += l.ratio_n;
+      s.allocation += l.allocation;
+      s.fragmentation += l.fragmentation;
+      s.ratio += l.ratio;
+    };
+    add(p);
+    if (s.n == 0) {  // no pod at this level: the levels either side
+      add(p - 1);
+      add(p + 1);
+    }
+    if (s.n == 0) {
+      run.allocation.push_back(kNaN);
+      run.fragmentation.push_back(kNaN);
+      run.fragmentation_ratio.push_back(kNaN);
+      continue;
+    }
+    const double n = static_cast<double>(s.n);
+    run.allocation.push_back(round2(s.allocation / n));
+    run.fragmentation.push_back(round2(100 * (s.fragmentation / n) / 1000 / static_cast<double>(run.total_gpus)));
+    run.fragmentation_ratio.push_back(s.ratio_n > 0 ? s.ratio / static_cast<double>(s.ratio_n) : kNaN);
+  }
+}
+
 }  // namespace
 
 StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const StudyTrace& trace,
@@ -172,37 +240,9 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
   if (run.total_gpus == 0) throw InputError("the cluster has no GPU");
   const double capacity_milli = 1000.0 * static_cast<double>(run.total_gpus);
 
-  // The pod sequence: the trace in name order, shuffled, then random copies of trace pods until the GPU asked for
-  // reaches tune x capacity. As in the reference, the stop test adds one device's milli-GPU of the next copy.
   std::mt19937_64 rng(seed);
-  std::vector<const RefPod*> seq;
-  seq.reserve(trace.pods.size() * 2);
-  for (const RefPod& p : trace.pods) seq.push_back(&p);
-  for (size_t i = seq.size(); i > 1; --i) std::swap(seq[i - 1], seq[draw_below(rng, i)]);
-  double asked = 0;
-  for (const RefPod* p : seq) asked += static_cast<double>(p->total_milli_gpu());
-  if (asked <= 0) throw InputError(fmt::format("{}: no pod asks for a GPU", trace.workload));
-  const double target = tune * capacity_milli;
-  if (asked < target) {
-    for (;;) {
-      const RefPod* c = &trace.pods[draw_below(rng, trace.pods.size())];
-      if (asked + c->milli_gpu > target) break;
-      asked += static_cast<double>(c->total_milli_gpu());
-      seq.push_back(c);
-    }
-  } else if (asked > target) {
-    while (asked > target && !seq.empty()) {  // tune below 1: drop random pods until under the target
-      const size_t i = draw_below(rng, seq.size());
-      asked -= static_cast<double>(seq[i]->total_milli_gpu());
-      seq.erase(seq.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-  }
-
-  // Ties between nodes go to the smallest name, and the reference prefixes every node's name with a seeded random
-  // number: a random order of nodes fixed for the run.
-  std::vector<int> order(nodes.size());
-  std::iota(order.begin(), order.end(), 0);
-  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[draw_below(rng, i)]);
+  const std::vector<const RefPod*> seq = pod_sequence(trace, tune * capacity_milli, rng);
+  const std::vector<int> order = node_order(nodes.size(), rng);
 
   const std::vector<TypicalPod> typical = reference_typical_pods(trace.pods);
   const RefPolicy id = policy.reference ? policy.reference->id : RefPolicy::BestFit;
@@ -328,33 +368,7 @@ StudyRun run_reference_protocol(const std::vector<RefNode>& nodes_in, const Stud
   run.final_fragmentation_percent = 100 * frag / capacity_milli;
   run.final_fragmentation_ratio = capacity_milli > used ? 100 * frag / (capacity_milli - used) : 0;
 
-  for (int p = 0; p < kStudyLevels; ++p) {
-    LevelSums s;
-    const auto add = [&](int q) {
-      if (q < 0 || q >= static_cast<int>(levels.size())) return;
-      const LevelSums& l = levels[static_cast<size_t>(q)];
-      s.n += l.n;
-      s.ratio_n += l.ratio_n;
-      s.allocation += l.allocation;
-      s.fragmentation += l.fragmentation;
-      s.ratio += l.ratio;
-    };
-    add(p);
-    if (s.n == 0) {  // no pod at this level: the levels either side
-      add(p - 1);
-      add(p + 1);
-    }
-    if (s.n == 0) {
-      run.allocation.push_back(kNaN);
-      run.fragmentation.push_back(kNaN);
-      run.fragmentation_ratio.push_back(kNaN);
-      continue;
-    }
-    const double n = static_cast<double>(s.n);
-    run.allocation.push_back(round2(s.allocation / n));
-    run.fragmentation.push_back(round2(100 * (s.fragmentation / n) / 1000 / static_cast<double>(run.total_gpus)));
-    run.fragmentation_ratio.push_back(s.ratio_n > 0 ? s.ratio / static_cast<double>(s.ratio_n) : kNaN);
-  }
+  level_curves(levels, run);
   return run;
 }
 
