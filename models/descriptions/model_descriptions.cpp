@@ -11,6 +11,7 @@
 #include "models/sharing/contention.hpp"
 #include "models/sharing/mode_registry.hpp"
 #include "models/workload/llm.hpp"
+#include "models/workload/telemetry.hpp"
 
 namespace vgpusim {
 namespace {
@@ -32,6 +33,11 @@ std::vector<ModelDescription> component_models() {
        "Kwon et al., Efficient Memory Management for Large Language Model Serving with PagedAttention (vLLM), SOSP "
        "2023; Agrawal et al., Vidur, MLSys 2024",
        "llm.md", "set per tenant under tenants[].workload.llm, or per GPU in its calibration file", llm_server_params()},
+      {"measured", "workload", telemetry_description(),
+       "nvidia-smi utilization.gpu and DCGM field definitions; kernel and gap statistics of the shipped Kineto "
+       "training traces (scenarios/traces/kineto)",
+       "telemetry-workload.md", "set per tenant under tenants[].workload.measured, or per GPU in its calibration file",
+       telemetry_params()},
   };
 }
 

@@ -249,6 +249,7 @@ ActivityDemand activity_demand(const KernelSpec& k, const KernelTimes& t, const 
   d.kernel_time = solo / kernels;
   d.bandwidth_reach = t.reach;
   d.occupancy = t.occupancy_known ? t.occupancy : 0.0;
+  d.overhead_fraction = t.overhead / solo;
   return d;
 }
 

@@ -58,10 +58,22 @@ double reach_ratio(const ContextLoad& l, double sms, double sat) {
 // The share of the device's bandwidth it draws at solo speed.
 double draw(const ContextLoad& l) { return l.memory_fraction * std::clamp(l.bandwidth_reach, 0.0, 1.0); }
 
+// The rate when its SM side takes `compute_slowdown` times as long and its memory side `memory_slowdown` times
+// (a slowdown below 1 is none): its launch overhead is not slowed, so the rate is solo / (overhead + the slower side).
+double side_bound(const ContextLoad& l, double fraction, double slowdown) {
+  return 1.0 / (std::clamp(l.overhead_fraction, 0.0, 1.0) + fraction * slowdown);
+}
+double compute_bound(const ContextLoad& l, double sms) {
+  return side_bound(l, l.compute_fraction, std::max(l.sm_fill, 1e-9) / std::max(sms, 1e-12));
+}
+double memory_bound(const ContextLoad& l, double sms, double sat) {
+  return side_bound(l, l.memory_fraction, 1.0 / std::max(reach_ratio(l, sms, sat), 1e-12));
+}
+
 double alone_rate(const ContextLoad& l, double sms, double sat) {
   double bound = 1.0;
-  if (l.compute_fraction > 0) bound = std::min(bound, sms / (std::max(l.sm_fill, 1e-9) * l.compute_fraction));
-  if (l.memory_fraction > 0) bound = std::min(bound, reach_ratio(l, sms, sat) / l.memory_fraction);
+  if (l.compute_fraction > 0) bound = std::min(bound, compute_bound(l, sms));
+  if (l.memory_fraction > 0) bound = std::min(bound, memory_bound(l, sms, sat));
   return std::max(bound, 0.0);
 }
 
@@ -126,12 +138,12 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
     if (loads[i].active == 0) continue;
     const ContextLoad& l = loads[i];
     double bound = 1.0;
-    if (l.compute_fraction > 0) bound = std::min(bound, sms[i] / (std::max(l.sm_fill, 1e-9) * l.compute_fraction));
+    if (l.compute_fraction > 0) bound = std::min(bound, compute_bound(l, sms[i]));
     MaxMinVariable v;
     if (l.memory_fraction > 0) {
       // The roofline's solo time already holds the bandwidth the kernel draws alone with its own fill; the SMs it
       // is given here take away only what they cannot reach of that (one rule for a lone client in any mode).
-      bound = std::min(bound, reach_ratio(l, sms[i], sat) / l.memory_fraction);
+      bound = std::min(bound, memory_bound(l, sms[i], sat));
       if (draw(l) > 0) {
         v.uses.push_back({0, draw(l)});
         v.weight = std::max(sms[i], 1e-9) / draw(l);

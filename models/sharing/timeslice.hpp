@@ -24,12 +24,15 @@ const ParamTable<TimeSliceTimes>& timeslice_table();
 std::vector<ParamSpec> timeslice_params();
 TimeSliceTimes timeslice_times(const ParamValues& params);
 
-// How long a context without work keeps the GPU before a switch, and the one public observation of it.
-inline constexpr double kIdleGrace = 800e-6;
+// How long a context without work keeps the GPU before a switch, and why it is none.
+inline constexpr double kIdleGrace = 0;
 inline constexpr const char* kIdleGraceSource =
-    "NVIDIA developer forum, 'How does the GPU decide when to switch-out a CUDA context?' (2021): Nsight Systems "
-    "showed an idle context kept on the GPU for ~800 us before being switched out (Jetson); uncertain for other "
-    "GPUs, to be measured";
+    "none: NVIDIA's host manuals have a channel group run 'until either every channel in the TSG runs out of work or "
+    "the timeslice expires' and list 'the channel runs out of work' as a TSG event point (NVIDIA/open-gpu-doc "
+    "c8607fe manuals/ampere/ga100/dev_pbdma.ref.txt lines 3821, 1251-1253; volta/gv100 line 3409); the Lucid pairs "
+    "(RTX 3090, `vgpusim validate --published lucid`) are predicted best with none. The ~800 us of the NVIDIA "
+    "developer forum thread 'How does the GPU decide when to switch-out a CUDA context?' (2021, Jetson) was one "
+    "context alone, with none waiting; hwcal's timeslice.handoff experiment measures it";
 
 // The time lost per switch between two CUDA contexts, and where that number comes from.
 inline constexpr double kContextSwitchCost = 40e-6;

@@ -13,29 +13,54 @@ namespace vgpusim {
 namespace {
 
 constexpr uint64_t kTimerDelayDone = 1;
+constexpr uint64_t kTimerLaunch = 3;
 
-// One unit = a delay on the host, then `parts` equal kernels of `unit_kernel`, run back to back.
+// One unit = a delay on the host, then `parts` equal kernels of `unit_kernel` on one stream. The host launches
+// them one after another, `launch_cost` apart (its own time per launch: the framework's dispatch), and runs ahead of
+// the GPU until `launch_queue` launches are outstanding; the stream runs them in order. With no launch cost every
+// kernel is launched at once and they run back to back. The unit ends when its last kernel does (the host
+// synchronises before the next unit's host time).
 class ClosedLoop : public Workload {
  public:
   // `kernels`: the real kernels of one unit (parts of it launched as one activity stand for kernels / parts).
-  ClosedLoop(long long units, int parts, int kernels = 1)
-      : remaining_(units), parts_(parts), kernels_per_part_(std::max(1.0, static_cast<double>(kernels) / parts)) {}
+  ClosedLoop(long long units, int parts, int kernels = 1, double launch_cost = 0, int launch_queue = 1024,
+             int syncs = 1)
+      : remaining_(units),
+        parts_(parts),
+        kernels_per_part_(std::max(1.0, static_cast<double>(kernels) / parts)),
+        launch_cost_(launch_cost),
+        launch_queue_(std::max(1, launch_queue)),
+        segment_(std::max(1, (parts + std::max(1, syncs) - 1) / std::max(1, syncs))),
+        syncs_((parts + segment_ - 1) / segment_) {}
 
   void start(WorkloadPort& port) override { begin_unit(port); }
 
   void on_timer(WorkloadPort& port, uint64_t tag) override {
-    if (tag == kTimerDelayDone) launch_part(port);
+    if (tag == kTimerDelayDone || tag == kTimerLaunch) host_launches(port);
   }
 
   void on_kernel_done(WorkloadPort& port, uint64_t /*tag*/) override {
-    if (++part_ < parts_) {
-      launch_part(port);
+    ++done_;
+    in_flight_ = false;
+    if (done_ == parts_) {
+      port.unit_done(unit_start_);
+      if (remaining_ > 0) --remaining_;
+      after_unit(port);
+      begin_unit(port);
       return;
     }
-    port.unit_done(unit_start_);
-    if (remaining_ > 0) --remaining_;
-    after_unit(port);
-    begin_unit(port);
+    run_next(port);
+    if (host_blocked_) {  // the launch waiting for a slot returns now
+      host_blocked_ = false;
+      host_launches(port);
+    } else if (host_syncing_ && done_ == launched_) {  // the synchronisation returns: the next segment's host time
+      host_syncing_ = false;
+      const double delay = segment_delay_ + next_launch_cost();
+      if (delay > 0)
+        port.wake_at(port.now() + delay, kTimerDelayDone);
+      else
+        host_launches(port);
+    }
   }
 
  protected:
@@ -43,6 +68,9 @@ class ClosedLoop : public Workload {
   virtual double delay_before(WorkloadPort& port) = 0;
   virtual KernelSpec next_unit_kernel() = 0;
   virtual void after_unit(WorkloadPort& /*port*/) {}
+  // The host time of the next launch (a kind may draw it around launch_cost).
+  virtual double next_launch_cost() { return launch_cost_; }
+  double launch_cost() const { return launch_cost_; }
 
  private:
   void begin_unit(WorkloadPort& port) {
@@ -50,22 +78,67 @@ class ClosedLoop : public Workload {
       port.finished();
       return;
     }
-    part_ = 0;
+    launched_ = done_ = 0;
     unit_start_ = port.now();
     kernel_ = next_unit_kernel().scaled(1.0 / parts_);
     kernel_.kernels = kernels_per_part_;
-    const double delay = delay_before(port);
+    // The unit's host time is spread over its segments (each begins with its share, after the synchronisation
+    // that ends the one before); the first launch takes its cost too.
+    const double host = delay_before(port);
+    segment_delay_ = host / syncs_;
+    const double delay = (syncs_ > 1 ? segment_delay_ : host) + next_launch_cost();
     if (delay > 0)
       port.wake_at(port.now() + delay, kTimerDelayDone);
     else
-      launch_part(port);
+      host_launches(port);
   }
-  void launch_part(WorkloadPort& port) { port.launch(kernel_, static_cast<uint64_t>(part_)); }
+  // The host launches what it can now: with no launch cost every part up to the queue's bound, else one (the next
+  // after its cost), blocking while the queue is full.
+  void host_launches(WorkloadPort& port) {
+    while (launched_ < parts_) {
+      if (syncs_ > 1 && launched_ > 0 && launched_ % segment_ == 0 && !segment_open_) {
+        // A segment's launches are done: the host synchronises (waits for them) before the next segment.
+        segment_open_ = true;
+        if (done_ < launched_) {
+          host_syncing_ = true;
+          return;
+        }
+        const double delay = segment_delay_ + next_launch_cost();
+        if (delay > 0) {
+          port.wake_at(port.now() + delay, kTimerDelayDone);
+          return;
+        }
+      }
+      if (launched_ - done_ >= launch_queue_) {
+        host_blocked_ = true;
+        return;
+      }
+      segment_open_ = false;
+      ++launched_;
+      run_next(port);
+      if (launch_cost_ > 0) {
+        if (launched_ < parts_) port.wake_at(port.now() + next_launch_cost(), kTimerLaunch);
+        return;
+      }
+    }
+  }
+  // The stream starts its next launched kernel when it has none in flight.
+  void run_next(WorkloadPort& port) {
+    if (in_flight_ || done_ >= launched_) return;
+    in_flight_ = true;
+    port.launch(kernel_, static_cast<uint64_t>(done_));
+  }
 
   long long remaining_;  // -1 = unbounded
   int parts_;
   double kernels_per_part_;
-  int part_ = 0;
+  double launch_cost_;  // s of host time per launch
+  int launch_queue_;    // launches outstanding before the host blocks
+  int segment_;       // launches per segment (between the host's synchronisations)
+  int syncs_;         // segments per unit
+  double segment_delay_ = 0;  // s of host time before each segment
+  int launched_ = 0, done_ = 0;
+  bool in_flight_ = false, host_blocked_ = false, host_syncing_ = false, segment_open_ = false;
   double unit_start_ = 0;
   KernelSpec kernel_;
 };
@@ -75,15 +148,29 @@ int parts_for(Fidelity f, int kernels) { return f == Fidelity::Fluid ? 1 : std::
 class Training final : public ClosedLoop {
  public:
   Training(const TrainingWorkload& s, Fidelity f, uint64_t seed)
-      : ClosedLoop(s.iterations, parts_for(f, s.kernels_per_step), s.kernels_per_step), s_(s), rng_(seed) {}
+      : ClosedLoop(s.iterations, parts_for(f, s.kernels_per_step), s.kernels_per_step,
+                   f == Fidelity::Fluid ? 0.0 : s.launch_cost, s.launch_queue,
+                   f == Fidelity::Fluid ? 1 : s.syncs_per_step),
+        s_(s),
+        rng_(seed),
+        fluid_(f == Fidelity::Fluid) {}
 
  protected:
-  double delay_before(WorkloadPort&) override { return s_.host_time.sample(rng_); }
+  double delay_before(WorkloadPort&) override {
+    if (fluid_ && s_.fluid_host_time >= 0) return s_.fluid_host_time;
+    return s_.host_time.sample(rng_);
+  }
+  double next_launch_cost() override {
+    const double spread = launch_cost() - s_.launch_floor;
+    if (!(s_.launch_jitter > 0) || !(spread > 0)) return launch_cost();
+    return s_.launch_floor + Distribution{Distribution::Kind::Gamma, spread, s_.launch_jitter}.sample(rng_);
+  }
   KernelSpec next_unit_kernel() override { return s_.step; }
 
  private:
   TrainingWorkload s_;
   Rng rng_;
+  bool fluid_;
 };
 
 class Render final : public ClosedLoop {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string_view>
 
@@ -45,24 +46,92 @@ std::vector<std::pair<std::string, std::string>> telemetry_problems(const SoloTe
     out.emplace_back("dram_active", fmt::format("{:g}% is above gpu_util {:g}%: DRAM busy while no kernel runs means "
                                                 "copies, which this workload does not model",
                                                 t.dram_active * 100, t.gpu_util * 100));
-  if (t.kernels_per_unit < 1) out.emplace_back("kernels_per_unit", "expected at least 1");
+  if (t.kernels_per_unit < 0) out.emplace_back("kernels_per_unit", "expected at least 1");
   return out;
 }
 
-TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const RooflineParams& roofline) {
+const ParamTable<TelemetryMapping>& TelemetryMapping::table() {
+  static const ParamTable<TelemetryMapping> table =
+      ParamTable<TelemetryMapping>()
+          .add(&TelemetryMapping::kernel_time,
+               number_param("measured", "kernel_time", units::Dim::Time, 52e-6, 1e-7, 1.0,
+                            "a kernel's mean time, which sets a unit's kernels (its GPU time / kernel_time) where "
+                            "the job does not give kernels_per_unit",
+                            "scenarios/traces/kineto/a100_rank3_control.json.gz (a training step's Kineto trace, "
+                            "facebookresearch/HolisticTraceAnalysis): 8568 kernels, mean 52 us (median 9 us)"))
+          .add(&TelemetryMapping::launch_cost,
+               number_param("measured", "launch_cost", units::Dim::Time, 30e-6, 0.0, 1.0,
+                            "the host's time per kernel launch (the framework's dispatch of an op): the host launches "
+                            "a unit's kernels this far apart, running ahead of the GPU when its kernels are longer; "
+                            "what is left of the unit's host time is one phase (data loading, the optimizer) before "
+                            "its launches. A job whose host time is too short for it launches faster",
+                            "scenarios/traces/kineto (PyTorch training steps): the median time between consecutive "
+                            "kernel launches of the launching thread, a100_rank3_control 33 us, v100_rank0_train 30 "
+                            "us (the launch call alone 5-6 us)"))
+          .add(&TelemetryMapping::busy_per_util,
+               number_param("measured", "busy_per_util", units::Dim::Ratio, 1.0, 0.1, 1.0,
+                            "the share of nvidia-smi's busy time (utilization.gpu) a job's kernels hold the GPU "
+                            "exclusively: its GPU time per unit is busy_per_util x gpu_util x T",
+                            "nvidia-smi documents utilization.gpu as the share of the sample period during which "
+                            "one or more kernels was executing: 1 takes it at its word; `vgpusim validate --published "
+                            "lucid` fits it on its training folds (docs/models/telemetry-workload.md)"))
+          .add(&TelemetryMapping::syncs_per_unit,
+               whole_param("measured", "syncs_per_unit", 1, 1, 10000,
+                           "how often the host waits for its kernels per unit (a loss read back, a blocking copy), "
+                           "the last at the unit's end: the launches between two run ahead of the GPU",
+                           "one per training step (the step's loss read back); the shipped traces show 0 to 10 "
+                           "(scenarios/traces/kineto: v100_rank0_train none but one device sync over 5 steps, "
+                           "a100_rank3_control 60 stream syncs over 6 steps)"))
+          .add(&TelemetryMapping::gap_cv,
+               number_param("measured", "gap_cv", units::Dim::Ratio, 1.0, 0.0, 10.0,
+                            "the spread of the host's time between launches, beyond the kernel's own time, as a "
+                            "coefficient of variation (gamma-distributed; 0: every gap the same)",
+                            "scenarios/traces/kineto: the gaps between consecutive launches of the launching thread "
+                            "have means above their medians (a100_rank3_control 39 / 33 us, v100_rank0_train 72 / 30 "
+                            "us): a spread at least as large as an exponential's (coefficient of variation 1)"));
+  return table;
+}
+
+std::vector<ParamSpec> telemetry_params() { return TelemetryMapping::table().specs(); }
+
+std::string telemetry_description() {
+  return "a job from its solo telemetry: per unit of T = 1 / throughput, busy_per_util x gpu_util x T of GPU work "
+         "in kernels of kernel_time (or kernels_per_unit), launched launch_cost apart by a host that runs ahead of the "
+         "GPU (syncs_per_unit times a unit it waits for them), the rest of the host time in one phase, so that alone "
+         "it takes T";
+}
+
+TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const RooflineParams& roofline,
+                             const TelemetryMapping& mapping) {
   const auto problems = telemetry_problems(t);
   if (!problems.empty()) throw std::invalid_argument(problems.front().first + ": " + problems.front().second);
   TelemetryWork w;
   const double period = 1.0 / t.throughput;
-  w.gpu_time = std::min(1.0, t.gpu_util) * period;
+  w.gpu_time = std::min(1.0, mapping.busy_per_util * t.gpu_util) * period;
   w.host_time = period - w.gpu_time;
+  w.kernels = t.kernels_per_unit > 0
+                  ? t.kernels_per_unit
+                  : static_cast<int>(std::clamp(std::round(w.gpu_time / mapping.kernel_time), 1.0, 1e5));
+  // Alone, in each of its S segments: its share of the host phase, then kernel j launched `cost` after kernel
+  // j - 1 (waiting for it when the GPU is the slower), the segment ending with its last kernel (the host
+  // synchronises). The launches take F(cost) = S (cost + k) + (n - S) max(cost, k) of the unit; the host phase is
+  // the rest of T. A framework cost that leaves no room is lowered until the phase is none.
+  const int per = std::max(1, (w.kernels + std::max(1, mapping.syncs_per_unit) - 1) / std::max(1, mapping.syncs_per_unit));
+  w.syncs = (w.kernels + per - 1) / per;
+  const double k = w.gpu_time / w.kernels, n = w.kernels, segments = w.syncs;
+  const auto launches = [&](double cost) { return segments * (cost + k) + (n - segments) * std::max(cost, k); };
+  w.launch_cost = mapping.launch_cost;
+  if (launches(w.launch_cost) > period)
+    w.launch_cost = std::max(0.0, period - segments * k >= n * k ? (period - segments * k) / n
+                                                                  : (period - n * k) / segments);
+  w.host_phase = std::max(0.0, period - launches(w.launch_cost));
   const double busy = given(t.dram_active) ? t.dram_active : t.mem_util;
   w.memory_share = std::clamp(busy / t.gpu_util, 0.0, 1.0);
   w.sm_fill = given(t.sm_active) ? std::clamp(t.sm_active / t.gpu_util, 1e-3, 1.0) : 1.0;
   // The compute side at this fill takes the whole kernel time; the memory side takes its busy share of it.
   const double blocks = w.sm_fill < 1.0 ? w.sm_fill * gpu.compute_units : 0.0;
   // The unit's kernels each take the launch overhead; the rest of the GPU time is work.
-  const double kernels = std::max(1, t.kernels_per_unit);
+  const double kernels = w.kernels;
   w.unit = kernel_from_duration(w.gpu_time, gpu, t.precision, blocks, roofline, kernels);
   if (w.memory_share > 0) {
     w.unit.bytes = w.memory_share * kernel_work_time(w.gpu_time, kernels, roofline) * gpu.memory_bandwidth *
@@ -81,15 +150,23 @@ TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const R
 }
 
 std::shared_ptr<MeasuredWorkload> measured_workload(const SoloTelemetry& t, const GpuSpec& measured_on,
-                                                    const RooflineParams& roofline, long long units) {
+                                                    const RooflineParams& roofline, long long units,
+                                                    const TelemetryMapping& mapping) {
   auto m = std::make_shared<MeasuredWorkload>();
   m->telemetry = t;
   m->measured_on = measured_on.name;
-  const TelemetryWork w = telemetry_work(t, measured_on, roofline);
+  const TelemetryWork w = telemetry_work(t, measured_on, roofline, mapping);
   m->body.iterations = units;
   m->body.step = w.unit;
-  m->body.kernels_per_step = t.kernels_per_unit;
-  m->body.host_time = Distribution::constant(w.host_time);
+  m->body.kernels_per_step = w.kernels;
+  m->body.host_time = Distribution::constant(w.host_phase);
+  m->body.launch_cost = w.launch_cost;
+  m->body.syncs_per_step = w.syncs;
+  // Each launch's host time varies: its gap beyond the kernel's time has a spread of gap_cv of its mean (never
+  // below the kernel's time, so that alone the GPU never waits on a queue and the unit keeps its mean time).
+  m->body.launch_floor = std::min(w.launch_cost, w.gpu_time / w.kernels);
+  m->body.launch_jitter = mapping.gap_cv * (w.launch_cost - m->body.launch_floor);
+  m->body.fluid_host_time = w.host_time;
   return m;
 }
 

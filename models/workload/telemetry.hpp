@@ -22,9 +22,25 @@ struct SoloTelemetry {
   double sm_active = -1;     // DCGM_FI_PROF_SM_ACTIVE: share of cycles an SM has a warp resident; < 0 = not given
   double sm_occupancy = -1;  // DCGM_FI_PROF_SM_OCCUPANCY; < 0 = not given (recorded, not used by the model)
   double dram_active = -1;   // DCGM_FI_PROF_DRAM_ACTIVE: share of cycles DRAM is busy; < 0 = not given
-  int kernels_per_unit = 1;
+  int kernels_per_unit = 1;  // 0: from the GPU time per unit and TelemetryMapping::kernel_time
   KernelBound precision = KernelBound::FP32;  // the pipes its compute runs on
 };
+
+// How telemetry becomes a host program (the `measured` model's parameters). A unit's GPU time g = busy_per_util x
+// gpu_util x T is `kernels` kernels of g / kernels each (g / kernel_time of them unless the job says), launched
+// launch_cost apart by a host that runs ahead of the GPU and waits for them syncs_per_unit times; the rest of its
+// time is one host phase (data loading, the optimizer), so that alone the unit takes T again.
+struct TelemetryMapping {
+  double kernel_time;       // s, a kernel's mean time where the job does not give its kernels per unit
+  double launch_cost;       // s of host time per launch (the framework's dispatch)
+  double busy_per_util;     // exclusive kernel time per unit of nvidia-smi busy time
+  int syncs_per_unit;       // the host's synchronisations per unit (the last at its end)
+  double gap_cv;            // coefficient of variation of a launch's host time beyond the kernel's
+
+  static const ParamTable<TelemetryMapping>& table();
+};
+std::vector<ParamSpec> telemetry_params();
+std::string telemetry_description();
 
 // What is missing or contradictory, as (field, message) pairs; empty when the telemetry describes a job.
 std::vector<std::pair<std::string, std::string>> telemetry_problems(const SoloTelemetry& t);
@@ -36,10 +52,15 @@ struct TelemetryWork {
   double host_time = 0;   // s per unit with no kernel running
   double memory_share = 0;  // share of the kernel time the memory side takes
   double sm_fill = 1;       // share of the SMs its kernels occupy
+  int kernels = 1;          // kernels per unit
+  int syncs = 1;            // segments per unit, each ending with a synchronisation
+  double host_phase = 0;    // s of the host time before the unit's segments (spread over them)
+  double launch_cost = 0;   // s of host time per launch (the rest of the host time)
 };
 // `measured_on` is the GPU it was measured on and `roofline` that GPU's roofline parameters. The telemetry must
 // have no problems (throws std::invalid_argument otherwise).
-TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& measured_on, const RooflineParams& roofline);
+TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& measured_on, const RooflineParams& roofline,
+                             const TelemetryMapping& mapping = TelemetryMapping::table().defaults());
 
 // A job described by its solo telemetry, played as iterations of host time then GPU work.
 struct MeasuredWorkload final : WorkloadSpec {
@@ -56,6 +77,7 @@ struct MeasuredWorkload final : WorkloadSpec {
 
 // The workload for `units` units (-1: until the scenario ends).
 std::shared_ptr<MeasuredWorkload> measured_workload(const SoloTelemetry& t, const GpuSpec& measured_on,
-                                                    const RooflineParams& roofline, long long units);
+                                                    const RooflineParams& roofline, long long units,
+                                                    const TelemetryMapping& mapping = TelemetryMapping::table().defaults());
 
 }  // namespace vgpusim

@@ -83,7 +83,21 @@ struct TrainingWorkload final : WorkloadSpec {
   long long iterations = -1;
   KernelSpec step;
   int kernels_per_step = 1;  // exact fidelity splits a step into this many equal kernels
-  Distribution host_time;    // s per iteration during which the GPU is not used
+  Distribution host_time;    // s per iteration before its launches, during which the GPU is not used
+  // Exact fidelity: s of host time per kernel launch (the framework's dispatch); the host runs ahead of the GPU
+  // until launch_queue launches are outstanding. Fluid fidelity merges the step into one activity and takes no
+  // launch cost (a measured workload gives it fluid_host_time instead).
+  double launch_cost = 0;
+  // A launch's host time may vary: launch_floor plus a gamma-distributed part of mean launch_cost - launch_floor and
+  // standard deviation launch_jitter (0: every launch takes launch_cost).
+  double launch_floor = 0;   // s
+  double launch_jitter = 0;  // s
+  int launch_queue = 1024;
+  // Exact fidelity: the host synchronises (waits for its launched kernels) this many times per iteration, the
+  // last at its end; the iteration's host time is spread over the segments before them.
+  int syncs_per_step = 1;
+  // s of host time per iteration at fluid fidelity (the launches' gaps merged in); < 0: host_time.
+  double fluid_host_time = -1;
 
   std::string kind() const override { return "training"; }
   std::string unit() const override { return "iterations"; }

@@ -91,6 +91,7 @@ void Engine::push_member(ContextIndex context, double solo_seconds, uint64_t tag
   c.demand_sum.stream_launched += demand.stream_launched;
   c.demand_sum.bandwidth_reach += demand.bandwidth_reach;
   c.demand_sum.occupancy += demand.occupancy;
+  c.demand_sum.overhead_fraction += demand.overhead_fraction;
   std::push_heap(c.heap.begin(), c.heap.end(), MemberLater{});
   mark_dirty(c.gpu);
 }
@@ -104,6 +105,7 @@ void Engine::pop_member(Context& c) {
   c.demand_sum.stream_launched -= d.stream_launched;
   c.demand_sum.bandwidth_reach -= d.bandwidth_reach;
   c.demand_sum.occupancy -= d.occupancy;
+  c.demand_sum.overhead_fraction -= d.overhead_fraction;
   const bool hold = c.heap.front().hold;
   if (hold) --c.holds;
   std::pop_heap(c.heap.begin(), c.heap.end(), MemberLater{});
@@ -241,6 +243,7 @@ void Engine::recompute(GpuIndex index) {
       load.stream_launched = c.demand_sum.stream_launched * k;
       load.bandwidth_reach = c.demand_sum.bandwidth_reach * k;
       load.occupancy = c.demand_sum.occupancy * k;
+      load.overhead_fraction = c.demand_sum.overhead_fraction * k;
     }
     gpu.decision.rate[i] = 0;
   }

@@ -32,6 +32,7 @@ struct ContextLoad {
   double stream_launched = 1;  // mean over the in-flight kernels of ActivityDemand::stream_launched
   double bandwidth_reach = 1;  // mean of ActivityDemand::bandwidth_reach: it draws memory_fraction x this alone
   double occupancy = 0;        // mean of ActivityDemand::occupancy (0 = unknown: sm_fill stands for it)
+  double overhead_fraction = 0;  // mean of ActivityDemand::overhead_fraction
 };
 
 // What an activity asks of the device, for the models that share SMs and bandwidth (see ContextLoad).
@@ -48,6 +49,9 @@ struct ActivityDemand {
   // while memory-bound it draws memory_fraction x bandwidth_reach of the device's bandwidth.
   double bandwidth_reach = 1;
   double occupancy = 0;  // share of the GPU's thread slots its blocks hold, when its block size is known; 0 = unknown
+  // Share of its solo time that is its kernels' launch overhead (launch, ramp-up, tail): the SMs or bandwidth it is
+  // given do not change that part.
+  double overhead_fraction = 0;
 };
 
 // What a model answers: each context's progress rate as a fraction of the GPU's solo speed (1 = as fast as alone

@@ -69,6 +69,47 @@ std::vector<GavelPair> read_gavel_pairs(const std::string& path) {
   return out;
 }
 
+std::vector<LucidPair> read_lucid_pairs(const std::string& path) {
+  std::vector<LucidPair> out;
+  read_csv(path,
+           {"model1", "dataset1", "batchsize1", "amp1", "speed1", "model2", "dataset2", "batchsize2", "amp2",
+            "speed2"},
+           [&](std::map<std::string, std::string>& c, size_t n) {
+             LucidPair p;
+             for (int side = 1; side <= 2; ++side) {
+               const std::string k = std::to_string(side);
+               LucidJob& j = side == 1 ? p.a : p.b;
+               j.model = c["model" + k];
+               j.dataset = c["dataset" + k];
+               j.batch = field_integer(path, n, "batchsize" + k, c["batchsize" + k]);
+               j.amp = field_integer(path, n, "amp" + k, c["amp" + k]) != 0;
+               (side == 1 ? p.speed_a : p.speed_b) = field_number(path, n, "speed" + k, c["speed" + k]);
+             }
+             p.line = n;
+             out.push_back(std::move(p));
+           });
+  return out;
+}
+
+std::vector<LucidSolo> read_lucid_solo(const std::string& path) {
+  std::vector<LucidSolo> out;
+  read_csv(path, {"model", "dataset", "batchsize", "amp", "speed", "gpu_util", "gmem_util", "gmem"},
+           [&](std::map<std::string, std::string>& c, size_t n) {
+             LucidSolo s;
+             s.job.model = c["model"];
+             s.job.dataset = c["dataset"];
+             s.job.batch = field_integer(path, n, "batchsize", c["batchsize"]);
+             s.job.amp = field_integer(path, n, "amp", c["amp"]) != 0;
+             s.speed = field_number(path, n, "speed", c["speed"]);
+             s.gpu_util = field_number(path, n, "gpu_util", c["gpu_util"]) / 100;
+             s.mem_util = field_number(path, n, "gmem_util", c["gmem_util"]) / 100;
+             s.memory = field_number(path, n, "gmem", c["gmem"]) * 1048576;
+             s.line = n;
+             out.push_back(std::move(s));
+           });
+  return out;
+}
+
 std::vector<MigPerfRow> read_migperf(const std::string& path) {
   std::vector<MigPerfRow> out;
   read_csv(path,

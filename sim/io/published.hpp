@@ -19,6 +19,33 @@ struct GavelPair {
 };
 std::vector<GavelPair> read_gavel_pairs(const std::string& path);
 
+// Lucid (S-Lab-System-Group/Lucid, ASPLOS'23): two training jobs time-sliced on one RTX 3090, each job's speed in
+// the pair over its solo speed; and each job's solo profile (speed, nvidia-smi utilization, memory).
+struct LucidJob {
+  std::string model, dataset;
+  int batch = 0;
+  bool amp = false;
+  // The key a pair and a solo profile share.
+  std::string key() const { return model + "/" + dataset + "/" + std::to_string(batch) + (amp ? "/amp" : ""); }
+};
+struct LucidPair {
+  LucidJob a, b;
+  double speed_a = 0, speed_b = 0;  // normalized: throughput in the pair / throughput alone
+  size_t line = 0;
+};
+struct LucidSolo {
+  LucidJob job;
+  double speed = 0;     // samples/s (iterations x batch per second)
+  double gpu_util = 0;  // fraction, nvidia-smi utilization.gpu
+  double mem_util = 0;  // fraction, nvidia-smi utilization.memory
+  double memory = 0;    // bytes used
+  size_t line = 0;
+};
+// colocate_info*.csv (model1, dataset1, batchsize1, amp1, speed1, ... speed2) and single_data*.csv (model, dataset,
+// batchsize, amp, speed, gpu_util, gmem_util, gmem in MiB). Throws InputError.
+std::vector<LucidPair> read_lucid_pairs(const std::string& path);
+std::vector<LucidSolo> read_lucid_solo(const std::string& path);
+
 // MIGPerf (MIGProfiler): one workload on one MIG instance.
 struct MigPerfRow {
   std::string gpu, task, domain, model, profile;  // e.g. A100-80GB, train, nlp, bert-base, 3g.40gb

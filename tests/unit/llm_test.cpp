@@ -166,19 +166,22 @@ TEST(LlmServer, OneRequestTakesItsPrefillAndDecodeIterations) {
 TEST(LlmServer, ItsParametersComeFromTheCalibrationThenTheScenario) {
   // The server's CPU costs and limits are the `llm` model's parameters: their defaults, a GPU calibration's
   // llm.* values, then the tenant's own keys.
-  EXPECT_EQ(llm_of(load(scenario("{model: Llama-2-7B, rate: 1/s}"))).server.cpu_per_iteration, 2.02e-3);
+  const Scenario defaults = load(scenario("{model: Llama-2-7B, rate: 1/s}"));
+  EXPECT_EQ(llm_of(defaults).server.cpu_per_iteration, 2.02e-3);
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "vgpusim-llm-cal";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "h100.yaml") << "version: 1\ngpu: H100-SXM\nparameters:\n"
                                       "  llm.cpu_per_iteration: {value: 1ms}\n  llm.max_seqs: {value: 32}\n";
   std::string text = scenario("{model: Llama-2-7B, rate: 1/s}");
   text.replace(text.find("model: H100-SXM}"), 16, "model: H100-SXM, calibration: h100.yaml}");
-  const LlmWorkload& cal = llm_of(load_scenario_text(text, (dir / "l.yaml").string(), builtin_catalog()));
+  const Scenario calibrated = load_scenario_text(text, (dir / "l.yaml").string(), builtin_catalog());
+  const LlmWorkload& cal = llm_of(calibrated);
   EXPECT_DOUBLE_EQ(cal.server.cpu_per_iteration, 1e-3);
   EXPECT_EQ(cal.server.max_seqs, 32);
   std::string own = scenario("{model: Llama-2-7B, rate: 1/s, max_seqs: 8}");
   own.replace(own.find("model: H100-SXM}"), 16, "model: H100-SXM, calibration: h100.yaml}");
-  EXPECT_EQ(llm_of(load_scenario_text(own, (dir / "l.yaml").string(), builtin_catalog())).server.max_seqs, 8);
+  const Scenario own_values = load_scenario_text(own, (dir / "l.yaml").string(), builtin_catalog());
+  EXPECT_EQ(llm_of(own_values).server.max_seqs, 8);
   // A whole-number parameter is read as an integer.
   EXPECT_NE(error_of(scenario("{model: Llama-2-7B, rate: 1/s, max_seqs: 2.5}"), "l.yaml").find("expected an integer"),
             std::string::npos);

@@ -227,7 +227,7 @@ std::unique_ptr<SharingModel> fluid_timeslice(double q, double s, double grace) 
 }
 
 // Two tenants of short kernels with exponential host time between them, time-sliced (2 ms slices, 40 us switches,
-// the default 800 us idle grace).
+// the default idle grace, 0).
 std::string thinkers(const std::string& fidelity, const std::string& kernel, const std::string& think) {
   std::string s = fmt::format(R"(version: 1
 name: thinkers

@@ -56,26 +56,34 @@ double rel(const Results& r, const std::string& name) {
 class Fidelities : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Fidelities, FixedShareWithIdleNeighboursStillGivesOneOverMax) {
-  const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: fixed_share}",
+  const Results r = run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C, scheduler: fixed_share}",
                                       busy("a") + idle("b"), GetParam()));
   EXPECT_NEAR(rel(r, "a"), 0.25, 0.0025);
 }
 
 TEST_P(Fidelities, BestEffortWithIdleNeighboursGivesTheWholeGpu) {
   const Results r =
-      run_text(scenario("T4", "{mode: vgpu, profile: T4-4C}", busy("a") + idle("b") + idle("c") + idle("d"), GetParam()));
+      run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C}", busy("a") + idle("b") + idle("c") + idle("d"), GetParam()));
   EXPECT_NEAR(rel(r, "a"), 1.0, 1e-9);
+}
+
+// A lone VM on a vGPU pays the vGPU manager's overhead (vgpu.overhead, 4%), whatever the scheduler.
+TEST_P(Fidelities, ALoneVmPaysTheManagersOverhead) {
+  for (const char* scheduler : {"best_effort", "equal_share", "fixed_share"}) {
+    const std::string sharing = std::string("{mode: vgpu, profile: T4-16C, scheduler: ") + scheduler + "}";
+    EXPECT_NEAR(rel(run_text(scenario("T4", sharing, busy("a"), GetParam())), "a"), 1 / 1.04, 1e-4) << scheduler;
+  }
 }
 
 TEST_P(Fidelities, EqualShareWithKOfNBusy) {
   // 4 resident, 2 busy: each busy vGPU gets its slot of 4, less a switch at its start: (q - s) / (4 q).
   const double q = 2e-3, s = 40e-6;
-  const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}",
+  const Results r = run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C, scheduler: equal_share}",
                                       busy("a") + busy("b") + resident_idle("c") + resident_idle("d"), GetParam()));
   EXPECT_NEAR(rel(r, "a"), (q - s) / (4 * q), 0.0025);
   EXPECT_NEAR(rel(r, "b"), (q - s) / (4 * q), 0.0025);
   // With one resident vGPU fewer the share grows to a third.
-  const Results three = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}",
+  const Results three = run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C, scheduler: equal_share}",
                                           busy("a") + busy("b") + resident_idle("c"), GetParam()));
   EXPECT_NEAR(rel(three, "a"), (q - s) / (3 * q), 0.0025);
 }
@@ -83,14 +91,14 @@ TEST_P(Fidelities, EqualShareWithKOfNBusy) {
 TEST_P(Fidelities, EqualShareCountsAVmOnlyFromItsStart) {
   // Issue 13, bug 4: a VM that starts after the run has no vGPU during it, so its busy neighbour has the GPU alone
   // (it got (q - s) / 2q before: the late VM's slot was kept idle).
-  const std::string sharing = "{mode: vgpu, profile: T4-4C, scheduler: equal_share}";
+  const std::string sharing = "{mode: vgpu, overhead: 0%, profile: T4-4C, scheduler: equal_share}";
   EXPECT_NEAR(rel(run_text(scenario("T4", sharing, busy("a") + later("b", "100s"), GetParam())), "a"), 1.0, 1e-3);
   // One that starts half way: a alone for 2 s, then a slot of two, less a switch: (1 + (q - s) / 2q) / 2.
   const double q = 2e-3, s = 40e-6;
   EXPECT_NEAR(rel(run_text(scenario("T4", sharing, busy("a") + later("b", "2s"), GetParam())), "a"),
               (1 + (q - s) / (2 * q)) / 2, 0.0025);
   // Fixed share keeps the type's slots whoever runs: 1/4 either way.
-  EXPECT_NEAR(rel(run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: fixed_share}",
+  EXPECT_NEAR(rel(run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C, scheduler: fixed_share}",
                                     busy("a") + later("b", "100s"), GetParam())),
                   "a"),
               0.25, 0.0025);
@@ -100,10 +108,10 @@ TEST_P(Fidelities, DefaultSliceDependsOnTheTypesMaximum) {
   // T4-1Q allows 16 per GPU: 1 ms slices; T4-4C allows 4: 2 ms. Two busy vGPUs under equal share.
   const double s = 40e-6;
   const Results small = run_text(
-      scenario("T4", "{mode: vgpu, profile: T4-1Q, scheduler: equal_share}", busy("a") + busy("b"), GetParam()));
+      scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-1Q, scheduler: equal_share}", busy("a") + busy("b"), GetParam()));
   EXPECT_NEAR(rel(small, "a"), (1e-3 - s) / 2e-3, 0.0025);
   const Results large = run_text(
-      scenario("T4", "{mode: vgpu, profile: T4-4C, scheduler: equal_share}", busy("a") + busy("b"), GetParam()));
+      scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C, scheduler: equal_share}", busy("a") + busy("b"), GetParam()));
   EXPECT_NEAR(rel(large, "a"), (2e-3 - s) / 4e-3, 0.0025);
 }
 
@@ -122,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Both, Fidelities, ::testing::Values("exact", "fluid"));
 
 TEST(Vgpu, FramebufferIsPartitionedLessTheHypervisorsReservation) {
   // T4-4C (4 per GPU): 4096 / 16 + 16 + 128 / 4 = 304 MiB reserved, 3792 MiB usable.
-  const Results r = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C}",
+  const Results r = run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C}",
                                       busy("fits", ", memory: 3792MiB") + busy("big", ", memory: 4GiB")));
   EXPECT_TRUE(r.tenants[0].failures.empty());
   ASSERT_EQ(r.tenants[1].failures.size(), 1u);
@@ -130,7 +138,7 @@ TEST(Vgpu, FramebufferIsPartitionedLessTheHypervisorsReservation) {
             "out of memory on g0 (partition of big; vGPU T4-4C: 4 GiB less 304 MiB the hypervisor reserves): requested "
             "4 GiB, 3.703 GiB of 3.703 GiB free");
   // Without the reservation the type's full size.
-  const Results none = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, framebuffer_reservation: none}",
+  const Results none = run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C, framebuffer_reservation: none}",
                                          busy("fits", ", memory: 4GiB") + busy("big", ", memory: 5GiB")));
   EXPECT_TRUE(none.tenants[0].failures.empty());
   ASSERT_EQ(none.tenants[1].failures.size(), 1u);
@@ -188,7 +196,7 @@ TEST(Vgpu, RmPvmrlDecodesTheDriverBitLayout) {
             "RmPVMRL 0x00030001: scheduling frequency bits 21:12 = 48 Hz (expected 63 to 960, or 0); a time slice in "
             "ms goes in bits 23:16 with bit 1 set (legacy round robin), e.g. 0x00030003");
   // Through a scenario: the register value sets the same scheduler as the keys.
-  const Results reg = run_text(scenario("T4", "{mode: vgpu, profile: T4-4C, rmpvmrl: 0x00020013}", busy("a") + idle("b")));
+  const Results reg = run_text(scenario("T4", "{mode: vgpu, overhead: 0%, profile: T4-4C, rmpvmrl: 0x00020013}", busy("a") + idle("b")));
   EXPECT_NEAR(rel(reg, "a"), 0.25, 0.0025);
 }
 

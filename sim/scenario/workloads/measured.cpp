@@ -13,6 +13,8 @@ WorkloadKindInfo measured_workload_kind() {
   WorkloadKindInfo kind;
   kind.name = "measured";
   kind.help = "a job described by its solo throughput and nvidia-smi / DCGM utilization; reports units/s";
+  std::vector<KeySpec> mapping_keys;  // the `measured` model's parameters (docs/models/telemetry-workload.md)
+  for (const ParamSpec& p : telemetry_params()) mapping_keys.push_back({p.name, p.type_text(), false, "", p.help, p.default_text()});
   kind.sections = {
       {"workload.measured",
        "A job as it ran alone on one GPU: its throughput and what nvidia-smi or DCGM showed. Each unit of work is "
@@ -32,10 +34,12 @@ WorkloadKindInfo measured_workload_kind() {
          "not given"},
         {"dram_active", "ratio", false, "", "DCGM_FI_PROF_DRAM_ACTIVE; replaces mem_util for the memory side",
          "mem_util"},
-        {"kernels_per_unit", "integer", false, "1", "kernels per unit of work (exact fidelity)"},
+        {"kernels_per_unit", "integer", false, "", "kernels per unit of work (exact fidelity)",
+         "its GPU time per unit / kernel_time"},
         {"precision", "fp16 | fp32 | fp64", false, "fp32", "the pipes its compute runs on"},
         {"units", "integer", false, "", "units of work to run", "until the scenario ends"}}},
   };
+  for (KeySpec& k : mapping_keys) kind.sections.front().keys.push_back(std::move(k));
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& tenant_gpu) -> WorkloadRef {
     SoloTelemetry t;
     const std::string gpu = r.string("gpu");
@@ -51,7 +55,7 @@ WorkloadKindInfo measured_workload_kind() {
         *field = r.quantity(key, units::Dim::Ratio);
         if (*field < 0) fail_at(r.file(), r.node(key), r.child_path(key), "expected a share from 0% to 100%");
       }
-    t.kernels_per_unit = loader.count(r, "kernels_per_unit");
+    t.kernels_per_unit = r.has("kernels_per_unit") ? loader.count(r, "kernels_per_unit") : 0;
     const std::string p = r.has("precision") ? r.choice("precision", {"fp16", "fp32", "fp64"}) : "fp32";
     t.precision = p == "fp16" ? KernelBound::FP16 : p == "fp64" ? KernelBound::FP64 : KernelBound::FP32;
     for (const auto& [field, message] : telemetry_problems(t)) {
@@ -63,7 +67,10 @@ WorkloadKindInfo measured_workload_kind() {
     // measured GPU's shipped calibration.
     const RooflineParams perf = gpu == tenant_gpu.spec.name ? tenant_gpu.performance
                                                           : RooflineParams::table().with(builtin_overrides(gpu));
-    return measured_workload(t, e->spec, perf, units);
+    // How its telemetry becomes a host program: the defaults, the tenant GPU's calibration, then its own keys.
+    const TelemetryMapping mapping =
+        TelemetryMapping::table().read(loader.read_params(r, telemetry_params(), tenant_gpu.calibrated));
+    return measured_workload(t, e->spec, perf, units, mapping);
   };
   return kind;
 }

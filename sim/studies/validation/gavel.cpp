@@ -1,5 +1,5 @@
-// Gavel: two training jobs as two processes on one GPU (time-sliced by the driver, no MPS). Gavel names each job
-// and gives its solo throughput; what it does on the GPU is unknown, so each job type becomes a `measured`
+// Gavel: two training jobs as two processes on one GPU (under MPS on its V100 servers, time-sliced by the driver
+// elsewhere; mode_of). Gavel names each job and gives its solo throughput; what it does on the GPU is unknown, so each job type becomes a `measured`
 // workload whose gpu_util is fitted on training pairs only and the pairs of the held-out fold are predicted.
 #include <fmt/format.h>
 
@@ -25,6 +25,10 @@ namespace {
 constexpr int kFolds = 5;
 constexpr int kGrid = 20;  // gpu_util candidates 5%, 10%, ... 100%
 double grid_util(int i) { return 0.05 * (i + 1); }
+// Under MPS a job's kernels also have an SM fill (the share of the SMs they occupy: sm_active / gpu_util), fitted
+// with its gpu_util; a job type's grid point is util index + kGrid x fill index.
+constexpr int kFills = 4;  // 25%, 50%, 75%, 100%
+double grid_fill(int i) { return 0.25 * (i / kGrid + 1); }
 
 struct PairCase {
   size_t a = 0, b = 0;  // job indices, a <= b
@@ -41,17 +45,17 @@ constexpr double kImplausible = 0.1;
 // Simulates pairs of measured workloads time-sliced on one GPU; remembers every result.
 class PairSimulator {
  public:
-  PairSimulator(const std::string& gpu, std::vector<double> solo) : solo_(std::move(solo)) {
+  PairSimulator(const std::string& gpu, const std::string& mode, std::vector<double> solo) : solo_(std::move(solo)) {
     const std::string text = fmt::format(
         "version: 1\nname: gavel pair\nduration: 1s\nfidelity: fluid\ngpus:\n  - {{id: g0, model: {}}}\n"
-        "sharing:\n  g0: {{mode: timeslice}}\ntenants:\n"
+        "sharing:\n  g0: {{mode: {}}}\ntenants:\n"
         "  - {{name: a, on: g0, workload: {{measured: {{gpu: {}, throughput: 1/s, gpu_util: 50%, mem_util: 0%}}}}}}\n"
         "  - {{name: b, on: g0, workload: {{measured: {{gpu: {}, throughput: 1/s, gpu_util: 50%, mem_util: 0%}}}}}}\n",
-        gpu, gpu, gpu);
+        gpu, mode, gpu, gpu);
     scenario_ = load_scenario_text(text, "(gavel pair)", builtin_catalog());
   }
 
-  // Throughputs (units/s) of jobs a and b with gpu_util grid indices ia, ib.
+  // Throughputs (units/s) of jobs a and b at grid points ia, ib.
   std::pair<double, double> run(size_t a, size_t b, int ia, int ib) {
     const auto key = std::make_tuple(a, b, ia, ib);
     const auto it = cache_.find(key);
@@ -62,8 +66,10 @@ class PairSimulator {
     double longest = 0;
     for (int i = 0; i < 2; ++i) {
       SoloTelemetry t;
+      t.kernels_per_unit = 0;  // kernels of the mapping's kernel_time
       t.throughput = solo_[jobs[i]];
-      t.gpu_util = grid_util(util[i]);
+      t.gpu_util = grid_util(util[i] % kGrid);
+      if (grid_fill(util[i]) < 1) t.sm_active = grid_fill(util[i]) * t.gpu_util;
       sc.tenants[i].workload = measured_workload(t, sc.gpus[0].spec, sc.gpus[0].performance, -1);
       longest = std::max(longest, 1.0 / t.throughput);
     }
@@ -89,15 +95,22 @@ class PairSimulator {
   std::map<std::tuple<size_t, size_t, int, int>, std::pair<double, double>> cache_;
 };
 
+// The sharing its pairs ran under. Gavel's worker ran co-located jobs under MPS on its V100 servers when these
+// throughputs were measured (stanford-futuredata/gavel 578680d, scheduler/worker.py: use_mps = worker_type ==
+// 'v100'; runtime/rpc/dispatcher.py starts nvidia-cuda-mps-control; the pair data were committed 84 minutes later,
+// 4605a9c; MPS was made optional in 27fb65b), and plain time-slicing elsewhere.
+std::string mode_of(const std::string& gpu) { return gpu == "V100" ? "mps" : "timeslice"; }
+
 double squared_error(double measured, double predicted) {
   const double r = predicted / measured - 1;
   return r * r;
 }
 
-// Fits every job's gpu_util (grid index) on `train` by coordinate descent over the jobs.
+// Fits every job's grid point on `train` by coordinate descent over the jobs: its gpu_util, and under MPS its SM
+// fill too.
 std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pairs, const std::vector<size_t>& train,
-                           size_t jobs) {
-  std::vector<int> util(jobs, kGrid - 1);
+                           size_t jobs, int points) {
+  std::vector<int> util(jobs, points - 1);
   std::vector<std::vector<size_t>> of_job(jobs);
   for (size_t p : train) {
     of_job[pairs[p].a].push_back(p);
@@ -109,7 +122,7 @@ std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pair
       if (of_job[j].empty()) continue;
       int best = util[j];
       double best_err = 1e300;
-      for (int g = 0; g < kGrid; ++g) {
+      for (int g = 0; g < points; ++g) {
         double err = 0;
         for (size_t p : of_job[j]) {
           const PairCase& c = pairs[p];
@@ -154,11 +167,21 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::mt19937_64 rng(1);
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
-  PairSimulator sim(gpu, g.solo);
+  PairSimulator sim(gpu, mode_of(gpu), g.solo);
   for (int fold = 0; fold < kFolds; ++fold) {
     std::vector<size_t> train, test;
     for (size_t i = 0; i < order.size(); ++i) (static_cast<int>(i % kFolds) == fold ? test : train).push_back(order[i]);
-    const std::vector<int> util = fit_utils(sim, g.pairs, train, g.names.size());
+    const int points = mode_of(gpu) == "mps" ? kGrid * kFills : kGrid;
+    const std::vector<int> util = fit_utils(sim, g.pairs, train, g.names.size(), points);
+    // The constant-mean baseline: the training pairs' mean co-located share of solo throughput.
+    double share_sum = 0;
+    size_t shares = 0;
+    for (size_t p : train) {
+      const PairCase& c = g.pairs[p];
+      if (c.use_a) share_sum += c.coloc_a / g.solo[c.a], ++shares;
+      if (c.use_b) share_sum += c.coloc_b / g.solo[c.b], ++shares;
+    }
+    const double train_share = shares ? share_sum / static_cast<double>(shares) : 1.0;
     for (size_t p : test) {
       const PairCase& c = g.pairs[p];
       const auto [ta, tb] = sim.run(c.a, c.b, util[c.a], util[c.b]);
@@ -171,12 +194,14 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
         ValidationCase v;
         v.gpu = gpu;
         v.split = split;
-        v.id = fmt::format("{} beside {}: {} (gpu_util {:.0f}%)", g.names[c.a], g.names[c.b], g.names[who[i]],
-                           grid_util(util[who[i]]) * 100);
+        v.id = fmt::format("{} beside {}: {} (gpu_util {:.0f}%{})", g.names[c.a], g.names[c.b], g.names[who[i]],
+                           grid_util(util[who[i]] % kGrid) * 100,
+                           points > kGrid ? fmt::format(", SM fill {:.0f}%", grid_fill(util[who[i]]) * 100) : "");
         v.measured = measured[i];
         v.predicted = predicted[i];
-        v.baseline["no interference"] = g.solo[who[i]];
-        v.baseline["each gets half"] = 0.5 * g.solo[who[i]];
+        v.baseline["no_interference"] = g.solo[who[i]];
+        v.baseline["half"] = 0.5 * g.solo[who[i]];
+        v.baseline["train_mean"] = train_share * g.solo[who[i]];
         run.cases.push_back(v);
       }
     }
@@ -235,14 +260,17 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
   run.quantity = "co-located throughput (steps/s)";
   run.method =
       "Gavel measured the training throughput of 26 job types alone and with a second job on the same GPU (two "
-      "processes, no MPS: the driver time-slices them). Each job type becomes a `measured` workload with Gavel's "
-      "solo throughput on that GPU; its gpu_util (the share of a step its kernels run) is the unknown, fitted on "
-      "the training folds only: 5-fold over the unordered single-GPU pairs (fixed shuffle, seed 1), each job type's "
-      "gpu_util chosen on a 5% grid by coordinate descent to minimize the squared relative error of the "
-      "training pairs it appears in. The held-out fold's pairs are then simulated (mode timeslice with its "
-      "default slice and switch cost, fluid fidelity, 40 steps of the slower job) and each job's co-located "
-      "throughput is compared with the measurement (split \"5-fold held-out\"). Under time-slicing only gpu_util "
-      "matters, so mem_util is 0. Baselines: no interference (solo throughput) and each gets half.";
+      "processes; on its V100 servers Gavel's worker ran them under MPS (stanford-futuredata/gavel 578680d, "
+      "scheduler/worker.py), elsewhere the driver time-slices them). Each job type becomes a `measured` workload "
+      "with Gavel's solo throughput on that GPU; its gpu_util (the share of a step its kernels run) and, under MPS, "
+      "the share of the SMs its kernels fill are the unknowns, fitted on the training folds only: 5-fold over the "
+      "unordered single-GPU pairs (fixed shuffle, seed 1), each job type's gpu_util chosen on a 5% grid (its SM "
+      "fill on a 25% grid) by coordinate descent to minimize the squared relative error of the training pairs it "
+      "appears in. The held-out fold's pairs are then simulated (mode mps on V100, timeslice elsewhere, with their "
+      "defaults, fluid fidelity, 40 steps of the slower job) and each job's co-located throughput is compared with "
+      "the measurement (split \"5-fold held-out\"). mem_util is 0. Baselines: no interference (solo throughput), "
+      "each gets half, and train_mean (the training folds' mean co-located share of solo throughput, times the "
+      "job's solo throughput).";
   bool any = false;
   for (const char* name : {"gavel_pairs_physical.csv", "gavel_pairs_simulation.csv"}) {
     const fs::path file = fs::path(dir) / name;

@@ -119,6 +119,7 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     t.throughput = base.throughput / batch;
     t.gpu_util = std::min(1.0, base.gract);
     t.mem_util = 0;
+    t.kernels_per_unit = 1;  // a batch's host time and kernel time as throughputs (its kernels' launches unknown)
     if (!telemetry_problems(t).empty()) {
       run.skipped.push_back({r.gpu, "full-GPU row has no engine activity"});
       continue;

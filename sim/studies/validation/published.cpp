@@ -39,7 +39,8 @@ const std::vector<std::pair<std::string, DatasetFn>>& datasets() {
   static const std::vector<std::pair<std::string, DatasetFn>> all = {{"gavel", validate_gavel},
                                                                      {"migperf", validate_migperf},
                                                                      {"gpu-benches", validate_gpu_benches},
-                                                                     {"vidur", validate_vidur}};
+                                                                     {"vidur", validate_vidur},
+                                                                     {"lucid", validate_lucid}};
   return all;
 }
 }  // namespace
@@ -77,12 +78,12 @@ std::vector<ValidationSummary> summarize(const ValidationRun& run) {
     base.emplace_back();
     return out.size() - 1;
   };
-  for (const ValidationCase& c : run.cases) {
-    const size_t g = group(c.gpu, c.split);
+  auto add = [&](size_t g, const ValidationCase& c) {
     ++out[g].cases;
     apes[g].push_back(ape(c.measured, c.predicted));
     for (const auto& [name, v] : c.baseline) base[g][name].push_back(ape(c.measured, v));
-  }
+  };
+  for (const ValidationCase& c : run.cases) add(group(c.gpu, c.split), c);
   for (const ValidationSkip& s : run.skipped) {
     size_t g = out.size();
     for (size_t i = 0; i < out.size() && g == out.size(); ++i)
@@ -91,6 +92,8 @@ std::vector<ValidationSummary> summarize(const ValidationRun& run) {
     ++out[g].skipped;
     ++out[g].skip_reasons[s.reason];
   }
+  for (const ValidationCase& c : run.cases)
+    if (!c.band.empty()) add(group(c.gpu, c.split + ", " + c.band), c);
   for (size_t g = 0; g < out.size(); ++g) {
     out[g].mape = mean(apes[g]);
     std::sort(apes[g].begin(), apes[g].end());
@@ -246,10 +249,14 @@ int validate_published_command(const std::string& dataset, const std::string& di
   if (!options.gpu.empty() && dataset != "vidur")
     throw InputError("--gpu applies to the vidur dataset only (the others are predicted on the GPU they measured)");
   std::vector<std::string> names;
-  if (dataset == "all")
-    names = published_datasets();
-  else
+  if (dataset == "all") {
+    for (const std::string& name : published_datasets())
+      if (std::filesystem::is_directory(std::filesystem::path(dir) / name)) names.push_back(name);
+    if (names.empty())
+      throw InputError(fmt::format("{}: holds no dataset folder ({})", dir, fmt::join(published_datasets(), ", ")));
+  } else {
     names = {dataset};
+  }
   std::vector<ValidationSummary> all;
   std::string csv = "dataset,gpu,split,id,measured,predicted\n";
   for (const std::string& name : names) {

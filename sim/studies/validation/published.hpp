@@ -18,6 +18,7 @@ struct ValidationCase {
   double measured = 0;
   double predicted = 0;
   std::map<std::string, double> baseline;  // naive predictions by name
+  std::string band = {};  // a finer group its dataset also reports (e.g. by the pair's summed utilization); "" none
 };
 
 struct ValidationSkip {
@@ -42,8 +43,9 @@ struct ValidationSummary {
   std::map<std::string, double> baseline_mape;  // percent, by baseline name
   std::map<std::string, size_t> skip_reasons;
 };
-// One summary per (GPU, split), in first-seen order. A skip is counted on the summary of its GPU and split, or
-// without a split on its GPU's first; a GPU with only skips gets a summary with no cases.
+// One summary per (GPU, split), in first-seen order, then one per (GPU, split, band) of the cases with a band (its
+// split "<split>, <band>"). A skip is counted on the summary of its GPU and split, or without a split on its GPU's
+// first; a GPU with only skips gets a summary with no cases.
 std::vector<ValidationSummary> summarize(const ValidationRun& run);
 
 struct PublishedOptions {
@@ -61,6 +63,7 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
 std::vector<ValidationRun> validate_migperf(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_gpu_benches(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_vidur(const std::string& dir, const PublishedOptions& options);
+std::vector<ValidationRun> validate_lucid(const std::string& dir, const PublishedOptions& options);
 
 
 // The summary table as text.
@@ -73,7 +76,8 @@ std::string validation_page(const ValidationRun& run, const std::vector<Validati
 std::string validation_svg(const ValidationRun& run);
 
 // The command: DATASET is a name or "all"; DIR is the measurements folder (holding one folder per dataset) or,
-// for one dataset, that dataset's folder. `json` and `docs_dir` are optional outputs; `cases_csv` writes every
+// for one dataset, that dataset's folder. With "all", a dataset whose folder DIR lacks is left out (the Lucid files
+// are not shipped: scenarios/measurements has no lucid folder). `json` and `docs_dir` are optional outputs; `cases_csv` writes every
 // case. Returns the exit status.
 int validate_published_command(const std::string& dataset, const std::string& dir, const PublishedOptions& options,
                                const std::string& json, const std::string& docs_dir, const std::string& cases_csv);
