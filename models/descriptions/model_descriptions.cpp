@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "models/gpu/op_model.hpp"
 #include "models/gpu/roofline.hpp"
 #include "models/sharing/contention.hpp"
 #include "models/sharing/mode_registry.hpp"
@@ -26,6 +27,10 @@ std::vector<ModelDescription> component_models() {
       {"roofline", "kernel performance", roofline_description(),
        "Williams, Waterman and Patterson, Roofline: an insightful visual performance model, CACM 52(4), 2009",
        "roofline.md", "set per GPU in gpus[]", roofline_params()},
+      {"ops", "kernel performance", op_model_description(),
+       "Lee, Phanishayee and Mahajan, Forecasting GPU Performance for Deep Learning Training and Inference "
+       "(NeuSight), ASPLOS 2025, for the tile and wave view and the measurements it is fitted on",
+       "op-model.md", "one set for every GPU: fitted jointly over GPUs, never per GPU", op_model_params()},
       {"contention", "contention", contention_description(),
        "a declared model; its coefficients come from the hwcal co-run experiments (docs/calibration.md)",
        "contention.md", "set beside the mode of a spatial sharing mode (mps)", contention_params()},

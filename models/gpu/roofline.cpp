@@ -91,7 +91,7 @@ const ParamTable<RooflineParams>& RooflineParams::table() {
                    "bandwidth falls half way from the L2 plateau to DRAM)"))
       .add(&RooflineParams::gemm_efficiency, number_param("roofline", "gemm_efficiency", units::Dim::Ratio, 0, 0, 1.0,
                    "fraction of the datasheet tensor rate a framework's GEMM kernels (op class gemm) reach over their "
-                   "whole waves of output tiles; 0 = compute_efficiency",
+                   "output tiles (spread over the SMs); 0 = compute_efficiency",
                    "uncalibrated: 0 (compute_efficiency); fitted per GPU by `vgpusim fit --vidur` on microsoft/vidur's "
                    "profiled projection and MLP GEMMs (A100-80GB and A40 in their shipped calibrations)"))
       .add(&RooflineParams::gemm_memory_efficiency, number_param("roofline", "gemm_memory_efficiency", units::Dim::Ratio, 0, 0, 1.0,
@@ -125,10 +125,10 @@ std::string roofline_description() {
   return "kernel solo time = the overhead of its launch kind (launch_overhead on a stream, graph_launch_overhead in a "
          "CUDA graph, grid_sync_overhead per persistent-kernel iteration) + longer + (1 - overlap) x shorter of sum "
          "of FLOP / (peak x efficiency x SM fill) (fp32_efficiency for FP32 when set, else compute_efficiency) and "
-         "bytes / (bandwidth x memory_efficiency x min(1, occupancy / occupancy_saturation)); SM fill = min(1, blocks / SMs), blocks in "
-         "whole waves when their size (`threads`) is known; a working set within "
+         "bytes / (bandwidth x memory_efficiency x min(1, occupancy / occupancy_saturation)); SM fill = min(1, blocks / SMs), the "
+         "busiest SM's blocks when their size (`threads`) is known; a working set within "
          "l2_capacity_fraction x L2 moves its bytes at l2_bandwidth where that is faster than DRAM; kernels of a known "
-         "op class take that class's fitted efficiencies (a GEMM's tiles run in whole waves over the SMs)";
+         "op class take that class's fitted efficiencies (a GEMM's tiles spread over the SMs)";
 }
 
 namespace {
@@ -174,15 +174,19 @@ double launch_overhead(const RooflineParams& p, LaunchKind launch) {
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const RooflineParams& p) {
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
-  // The SMs' share the compute runs at: a GEMM's output tiles go in whole waves, the last one as long as a full one
-  // (its SM demand stays the first wave's: it fills the GPU).
+  // The SMs' share the compute runs at. A GEMM's output tiles and the blocks of a kernel of known block size spread
+  // over the SMs, and the kernel lasts as long as its busiest SM: ceil(blocks / SMs) blocks, each SM running its
+  // blocks at its full throughput however few it holds (a tail is not a whole wave: NeuSight's per-op times prefer
+  // this SM-level tail over whole waves, docs/models/op-model.md). Its SM demand stays its first wave's.
   double compute_fill = t.sm_fill;
+  const auto busiest_sm = [&](double blocks) {
+    return blocks / (std::ceil(blocks / gpu.compute_units) * gpu.compute_units);
+  };
   if (k.op == OpClass::Gemm && k.blocks > gpu.compute_units && gpu.compute_units > 0)
-    compute_fill = k.blocks / (std::ceil(k.blocks / gpu.compute_units) * gpu.compute_units);
+    compute_fill = busiest_sm(k.blocks);
   // A declared block size: an SM holds floor(threads per SM / threads) blocks (threads in whole warps of 32; at most
-  // the GPU's resident blocks per SM), a wave is that on every SM, and the blocks run in whole waves (the last one
-  // as long as a full one); the blocks of its first wave hold `occupancy` of the thread slots. Unknown blocks: one
-  // full wave.
+  // the GPU's resident blocks per SM), a wave is that on every SM; the blocks of its first wave hold `occupancy` of
+  // the thread slots. Unknown blocks: one full wave.
   if (k.threads > 0 && gpu.threads_per_sm > 0 && gpu.compute_units > 0 && k.op != OpClass::Gemm) {
     const double threads = std::min(std::ceil(k.threads / 32) * 32, gpu.threads_per_sm);
     double per_sm = std::max(1.0, std::floor(gpu.threads_per_sm / threads));
@@ -191,7 +195,7 @@ KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const Roofline
     const double blocks = k.blocks > 0 ? k.blocks : wave;
     t.occupancy = std::min(1.0, std::min(blocks, wave) * threads / (gpu.compute_units * gpu.threads_per_sm));
     t.occupancy_known = true;
-    if (blocks > wave) compute_fill = blocks / (std::ceil(blocks / wave) * wave);
+    if (blocks > gpu.compute_units) compute_fill = busiest_sm(blocks);
   }
   t.overlap = p.overlap;
   if (k.fixed_time > 0) {  // on the SMs it occupies, for as long as it takes anywhere

@@ -41,13 +41,14 @@ struct KernelSpec {
   // s it takes on any GPU, launch overhead included, when its time is not the GPU's to decide (a collective's
   // kernel, which waits for the network and its peers: its recorded time); 0 = from the work above.
   double fixed_time = 0;
-  // Gemm: its blocks are output tiles that run in whole waves over the SMs (a last partial wave takes as long as a
-  // full one), at gemm_efficiency; the elementwise classes move <class>_traffic x bytes and take <class>_overhead x
+  // Gemm: its blocks are output tiles spread over the SMs (it lasts as long as the SM with the most), at
+  // gemm_efficiency; the elementwise classes move <class>_traffic x bytes and take <class>_overhead x
   // their launch kind's overhead per kernel (the factors were fitted on stream launches).
   OpClass op = OpClass::Generic;
   LaunchKind launch = LaunchKind::Stream;  // what each of its kernels pays beyond its roofline time
-  // Threads per block; 0 = unknown. With the GPU's resident threads per SM it sets how many blocks an SM holds
-  // (its blocks then run in whole waves) and the occupancy that limits its DRAM bandwidth (occupancy_saturation).
+  // Threads per block; 0 = unknown. With the GPU's resident threads per SM it sets how many blocks an SM holds, and
+  // so the occupancy that limits its DRAM bandwidth (occupancy_saturation); its blocks then spread over the SMs (it
+  // lasts as long as the SM with the most).
   double threads = 0;
 
   KernelSpec scaled(double factor) const {

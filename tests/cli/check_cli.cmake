@@ -82,7 +82,7 @@ expect_run(0 "timeslice" list models)
 expect_run(0 "switch_cost" list keys --markdown)
 expect_run(0 "finetune" run "${SOURCE}/scenarios/quickstart.yaml" --set sharing.g0.slice=4ms --seed 3)
 # Published validation and calibration: bad names and folders are input errors.
-expect_run(2 "unknown dataset 'nope'; known: gavel, migperf, gpu-benches, vidur, lucid, or all"
+expect_run(2 "unknown dataset 'nope'; known: gavel, migperf, gpu-benches, vidur, lucid, neusight, or all"
            validate --published nope "${SOURCE}/scenarios/measurements")
 expect_run(2 "not a folder" validate --published gavel "${WORK}/missing")
 expect_run(2 "give a raw file, or --published NAME DIR" validate)

@@ -11,7 +11,8 @@ TEST(Catalog, HasEveryRequiredDeviceWithSources) {
   const Catalog& c = builtin_catalog();
   for (const char* name : {"A100-40GB", "A100-80GB", "H100-SXM", "H100-PCIe", "H100-NVL", "H200", "B200", "A30", "L4",
                            "T4", "A10", "A10G", "A40", "V100", "L40", "L40S", "RTX-3090", "RTX-4090", "RTX-PRO-6000",
-                           "M60", "MI25", "MI300X", "llvmpipe"}) {
+                           "M60", "MI25", "MI300X", "llvmpipe", "P4", "P100-PCIe-16GB", "V100-PCIe-32GB",
+                           "A100-PCIe-40GB", "A100-80GB-PCIe"}) {
     const CatalogEntry* e = c.find(name);
     ASSERT_NE(e, nullptr) << name;
     // Every numeric field plus `mig`, and resident threads (and blocks) per SM on NVIDIA GPUs, by compute capability
@@ -79,6 +80,17 @@ TEST(Catalog, DeviceNamesMapToTheNewEntries) {
   EXPECT_EQ(map("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 95.6), "");
   EXPECT_EQ(map("NVIDIA RTX 6000 Ada Generation", 47.5), "");
   EXPECT_EQ(map("NVIDIA A100-SXM4-80GB", 79.2), "A100-80GB");
+  // The PCIe boards (NeuSight's folder names with '_' as ' '; no memory given: the name's "80GB" tells).
+  EXPECT_EQ(map("NVIDIA A100-PCIE-40GB", 39.4), "A100-PCIe-40GB");
+  EXPECT_EQ(map("NVIDIA A100 80GB PCIe", 0), "A100-80GB-PCIe");
+  EXPECT_EQ(map("NVIDIA A100-SXM4-40GB", 0), "A100-40GB");
+  EXPECT_EQ(map("Tesla V100-PCIE-32GB", 0), "V100-PCIe-32GB");
+  EXPECT_EQ(map("Tesla V100-SXM2-16GB", 15.8), "V100");
+  EXPECT_EQ(map("Tesla P100-PCIE-16GB", 0), "P100-PCIe-16GB");
+  EXPECT_EQ(map("Tesla P4", 0), "P4");
+  EXPECT_EQ(map("Tesla T4", 0), "T4");
+  // A catalog without the PCIe entries maps them to the SXM ones.
+  EXPECT_EQ(catalog_name_for_device("NVIDIA A100-PCIE-40GB", 0, {"A100-40GB", "A100-80GB"}), "A100-40GB");
 }
 
 TEST(Catalog, RejectsAValueWithoutSource) {

@@ -30,7 +30,7 @@ TEST(Docs, EveryBuiltInModelHasAPage) {
   std::stringstream modes(VGPUSIM_SHARING_MODES);
   for (std::string name; std::getline(modes, name, ',');) builtin.push_back(name);
   ASSERT_GE(builtin.size(), 7u);
-  builtin.insert(builtin.end(), {"roofline", "contention"});
+  builtin.insert(builtin.end(), {"roofline", "ops", "contention"});
   const std::vector<ModelDescription> models = model_descriptions();
   for (const std::string& name : builtin) {
     const auto it =

@@ -97,7 +97,7 @@ TEST(Roofline, EachLaunchKindPaysItsOwnOverhead) {
 
 // A declared block size (issue 13: occupancy from block size, bandwidth against occupancy, wave quantization): the
 // H100 holds 2048 threads per SM (compute capability 9.0).
-TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
+TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndTheBusiestSm) {
   RooflineParams p = perf();
   p.launch_overhead = 0;
   p.occupancy_saturation = 0.4;
@@ -143,14 +143,20 @@ TEST(Roofline, BlockSizeSetsOccupancyBandwidthAndWholeWaves) {
   EXPECT_NEAR(d.bandwidth_reach, 0.25 / 0.4, 1e-12);  // and draws that share of it
   EXPECT_NEAR(d.occupancy, 0.25, 1e-12);
   k.working_set = 0;
-  // Compute: blocks run in whole waves; 1.5 waves take as long as 2.
+  // Compute: the blocks spread over the SMs and the busiest SM sets the time, not whole waves: 1.5 waves (12 blocks
+  // on each of the 132 SMs) take 1.5 waves' time; one block more puts 13 on the busiest SM.
   KernelSpec c;
   c.flops_fp16 = 989e12 * 0.79;  // one second on the whole GPU
   c.threads = 256;
   c.blocks = 1056 * 1.5;
-  EXPECT_NEAR(solo_time(c, gpu, p), 2 / 1.5, 1e-9);
+  EXPECT_NEAR(solo_time(c, gpu, p), 1.0, 1e-9);
+  c.blocks = 1056 * 1.5 + 1;
+  EXPECT_NEAR(solo_time(c, gpu, p), 13.0 * 132 / c.blocks, 1e-9);
   c.blocks = 1056 * 2;
   EXPECT_NEAR(solo_time(c, gpu, p), 1.0, 1e-9);
+  // Fewer blocks than a wave but more than the SMs: 133 blocks put two on one SM.
+  c.blocks = 133;
+  EXPECT_NEAR(solo_time(c, gpu, p), 2.0 * 132 / 133, 1e-9);
   c.threads = 0;  // unknown block size: no waves
   c.blocks = 1056 * 1.5;
   EXPECT_NEAR(solo_time(c, gpu, p), 1.0, 1e-9);

@@ -40,7 +40,8 @@ const std::vector<std::pair<std::string, DatasetFn>>& datasets() {
                                                                      {"migperf", validate_migperf},
                                                                      {"gpu-benches", validate_gpu_benches},
                                                                      {"vidur", validate_vidur},
-                                                                     {"lucid", validate_lucid}};
+                                                                     {"lucid", validate_lucid},
+                                                                     {"neusight", validate_neusight}};
   return all;
 }
 }  // namespace
@@ -80,6 +81,7 @@ std::vector<ValidationSummary> summarize(const ValidationRun& run) {
   };
   auto add = [&](size_t g, const ValidationCase& c) {
     ++out[g].cases;
+    if (out[g].mode.empty()) out[g].mode = c.mode;
     apes[g].push_back(ape(c.measured, c.predicted));
     for (const auto& [name, v] : c.baseline) base[g][name].push_back(ape(c.measured, v));
   };
@@ -94,6 +96,8 @@ std::vector<ValidationSummary> summarize(const ValidationRun& run) {
   }
   for (const ValidationCase& c : run.cases)
     if (!c.band.empty()) add(group(c.gpu, c.split + ", " + c.band), c);
+  if (run.pooled)
+    for (const ValidationCase& c : run.cases) add(group("all", c.split), c);
   for (size_t g = 0; g < out.size(); ++g) {
     out[g].mape = mean(apes[g]);
     std::sort(apes[g].begin(), apes[g].end());
@@ -135,6 +139,7 @@ std::string summaries_json(const std::vector<ValidationSummary>& summaries) {
     nlohmann::ordered_json g;
     g["dataset"] = s.dataset;
     g["gpu"] = s.gpu;
+    if (!s.mode.empty()) g["mode"] = s.mode;
     g["split"] = s.split;
     g["cases"] = s.cases;
     g["skipped"] = s.skipped;
@@ -246,8 +251,9 @@ std::string validation_page(const ValidationRun& run, const std::vector<Validati
 
 int validate_published_command(const std::string& dataset, const std::string& dir, const PublishedOptions& options,
                                const std::string& json, const std::string& docs_dir, const std::string& cases_csv) {
-  if (!options.gpu.empty() && dataset != "vidur")
-    throw InputError("--gpu applies to the vidur dataset only (the others are predicted on the GPU they measured)");
+  if (!options.gpu.empty() && dataset != "vidur" && dataset != "neusight")
+    throw InputError("--gpu applies to the vidur and neusight datasets only (the others are predicted on the GPU they "
+                     "measured)");
   std::vector<std::string> names;
   if (dataset == "all") {
     for (const std::string& name : published_datasets())

@@ -19,6 +19,7 @@ struct ValidationCase {
   double predicted = 0;
   std::map<std::string, double> baseline;  // naive predictions by name
   std::string band = {};  // a finer group its dataset also reports (e.g. by the pair's summed utilization); "" none
+  std::string mode = {};  // what kind of run it is where a dataset has several (neusight: inference, training)
 };
 
 struct ValidationSkip {
@@ -33,23 +34,25 @@ struct ValidationRun {
   std::string method;    // how the model predicts it (markdown)
   std::vector<ValidationCase> cases;
   std::vector<ValidationSkip> skipped;
+  bool pooled = false;  // also one summary per split over all its GPUs (gpu "all"): a dataset of held-out GPUs
 };
 
 // Prediction error of one GPU and split of a dataset.
 struct ValidationSummary {
   std::string dataset, gpu, split;
+  std::string mode;  // its cases' mode, where they have one
   size_t cases = 0, skipped = 0;
   double mape = 0, median_ape = 0, p90_ape = 0;  // percent
   std::map<std::string, double> baseline_mape;  // percent, by baseline name
   std::map<std::string, size_t> skip_reasons;
 };
 // One summary per (GPU, split), in first-seen order, then one per (GPU, split, band) of the cases with a band (its
-// split "<split>, <band>"). A skip is counted on the summary of its GPU and split, or without a split on its GPU's
+// split "<split>, <band>"), then, for a pooled run, one per split over all GPUs (gpu "all"). A skip is counted on the summary of its GPU and split, or without a split on its GPU's
 // first; a GPU with only skips gets a summary with no cases.
 std::vector<ValidationSummary> summarize(const ValidationRun& run);
 
 struct PublishedOptions {
-  std::string gpu;  // vidur: predict for this catalog GPU instead of the file's
+  std::string gpu;  // vidur: predict for this catalog GPU instead of the file's; neusight: hold out only this GPU
 };
 
 // The datasets, in the order `--published all` runs them.
@@ -64,11 +67,16 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
 std::vector<ValidationRun> validate_gpu_benches(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_vidur(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_lucid(const std::string& dir, const PublishedOptions& options);
+std::vector<ValidationRun> validate_neusight(const std::string& dir, const PublishedOptions& options);
+// The operator model fitted on every GPU of a NeuSight folder (the source of the model's shipped defaults).
+struct OpModelFit;
+OpModelFit fit_neusight(const std::string& dir);
 
 
 // The summary table as text.
 std::string summary_table(const std::vector<ValidationSummary>& summaries);
-// [{"dataset", "gpu", "split", "cases", "skipped", "mape", "median_ape", "p90_ape", "baseline": {name: mape}}].
+// [{"dataset", "gpu", ["mode",] "split", "cases", "skipped", "mape", "median_ape", "p90_ape", "baseline": {name:
+// mape}}]; "mode" where the cases have one.
 std::string summaries_json(const std::vector<ValidationSummary>& summaries);
 // The dataset's page for docs/validation/NAME.md (which shows NAME.svg) and its scatter plot.
 std::string validation_page(const ValidationRun& run, const std::vector<ValidationSummary>& summaries,

@@ -1,0 +1,178 @@
+// The operator model (docs/models/op-model.md).
+#include "models/gpu/op_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace vgpusim {
+
+namespace {
+// The fit every default below comes from.
+constexpr const char* kFit =
+    "the joint fit of `vgpusim validate --published neusight scenarios/measurements/neusight` on the per-op times of "
+    "its six GPUs (NeuSight's FP32 BERT, GPT-2/3 and OPT graphs; each leave-one-GPU-out fold refits it without the "
+    "GPU it predicts)";
+
+std::string fit_source(const std::string& extra) { return extra.empty() ? kFit : std::string(kFit) + "; " + extra; }
+}  // namespace
+
+const char* op_kernel_class_name(OpKernelClass c) {
+  switch (c) {
+    case OpKernelClass::Linear: return "linear";
+    case OpKernelClass::Bmm: return "bmm";
+    case OpKernelClass::Eltwise: return "eltwise";
+    case OpKernelClass::Activation: return "activation";
+    case OpKernelClass::Softmax: return "softmax";
+    case OpKernelClass::SoftmaxBackward: return "softmax_backward";
+    case OpKernelClass::Norm: return "norm";
+    case OpKernelClass::NormBackward: return "norm_backward";
+    case OpKernelClass::Reduce: return "reduce";
+    case OpKernelClass::Embedding: return "embedding";
+    case OpKernelClass::EmbeddingBackward: return "embedding_backward";
+    case OpKernelClass::Dropout: return "dropout";
+    case OpKernelClass::DropoutBackward: return "dropout_backward";
+    case OpKernelClass::Copy: return "copy";
+    case OpKernelClass::Fill: return "fill";
+    case OpKernelClass::Accumulate: return "accumulate";
+  }
+  return "eltwise";
+}
+
+bool is_gemm(OpKernelClass c) { return c == OpKernelClass::Linear || c == OpKernelClass::Bmm; }
+
+double dtype_bytes(OpDtype d) { return d == OpDtype::Fp32 ? 4.0 : 2.0; }
+
+OpKernel OpKernel::gemm(OpKernelClass cls, double batch, double m, double n, double k, OpDtype dtype) {
+  OpKernel o;
+  o.cls = cls;
+  o.dtype = dtype;
+  o.batch = batch;
+  o.m = m;
+  o.n = n;
+  o.k = k;
+  return o;
+}
+
+OpKernel OpKernel::memory(OpKernelClass cls, double bytes) {
+  OpKernel o;
+  o.cls = cls;
+  o.bytes = bytes;
+  return o;
+}
+
+double OpKernel::flops() const { return is_gemm(cls) ? 2.0 * batch * m * n * k : 0.0; }
+
+double OpKernel::gemm_bytes() const { return dtype_bytes(dtype) * batch * (m * k + k * n + m * n); }
+
+OpDevice op_device(const GpuSpec& gpu) {
+  OpDevice d;
+  d.sms = gpu.compute_units;
+  d.fp32 = gpu.fp32;
+  d.fp16_tensor = gpu.fp16_tensor;
+  d.bandwidth = gpu.memory_bandwidth;
+  d.tdp = gpu.tdp;
+  d.pre_volta = gpu.vendor == "NVIDIA" && (gpu.architecture == "Pascal" || gpu.architecture == "Maxwell" ||
+                                           gpu.architecture == "Kepler");
+  return d;
+}
+
+const ParamTable<OpModelParams>& OpModelParams::table() {
+  static const ParamTable<OpModelParams> table = [] {
+    using units::Dim;
+    ParamTable<OpModelParams> t;
+    t.add(&OpModelParams::power_efficiency,
+          number_param("ops", "power_efficiency", Dim::Count, 61.8e9, 5e9, 1e12,
+                       "FLOP per joule of the board's TDP that FP32 GEMMs sustain: the FP32 rate is min(datasheet "
+                       "peak, power_efficiency x TDP) (binds on low-power boards: a 70 W T4 sustains 4.3 of its 8.1 "
+                       "TFLOP/s)",
+                       fit_source("")))
+        .add(&OpModelParams::pre_volta_efficiency,
+             number_param("ops", "pre_volta_efficiency", Dim::Count, 0.715, 0.3, 1.5,
+                          "GEMM efficiency factor on Pascal and older GPUs (their cuBLAS SGEMM reaches less of the "
+                          "peak than Volta and later)",
+                          fit_source("learned from the two Pascal GPUs only: expect +-30% on a new architecture")))
+        .add(&OpModelParams::gemm_efficiency,
+             number_param("ops", "gemm_efficiency", Dim::Ratio, 1.0, 0.05, 1.0,
+                          "fraction of the sustained rate a GEMM tile's FLOPs reach once its K overhead is counted",
+                          fit_source("at its upper bound: the tiles, waves and K overhead carry the losses")))
+        .add(&OpModelParams::bmm_factor,
+             number_param("ops", "bmm_factor", Dim::Count, 1.113, 0.2, 1.5,
+                          "batched GEMMs' efficiency relative to linears' (attention's 64-wide head products fill "
+                          "half of a 128-wide tile)",
+                          fit_source("")))
+        .add(&OpModelParams::tile_k_overhead,
+             number_param("ops", "tile_k_overhead", Dim::Count, 32.0, 0, 1024,
+                          "fixed cost of a GEMM tile (prologue and epilogue), in K elements: a tile costs K + "
+                          "tile_k_overhead multiply-adds per output",
+                          fit_source("")))
+        .add(&OpModelParams::gemm_memory_efficiency,
+             number_param("ops", "gemm_memory_efficiency", Dim::Ratio, 0.374, 0.05, 1.0,
+                          "fraction of the DRAM bandwidth a GEMM's operands (read once) and result (written once) "
+                          "stream at; binds on attention products on low-bandwidth GPUs",
+                          fit_source("")))
+        .add(&OpModelParams::gemm_floor,
+             number_param("ops", "gemm_floor", Dim::Time, 5e-6, 0.5e-6, 5e-6,
+                          "GPU time of a GEMM kernel beyond its tiles (ramp-up and tail)",
+                          fit_source("at its upper bound")))
+        .add(&OpModelParams::memory_floor,
+             number_param("ops", "memory_floor", Dim::Time, 3.39e-6, 0.5e-6, 5e-6,
+                          "GPU time of a memory-bound kernel beyond its bytes", fit_source("")));
+    // The memory classes' bandwidth efficiencies, in class order.
+    const std::array<double, kOpKernelClasses> fitted = {0,     0,     0.758, 0.819, 0.735, 0.435, 0.564, 0.422,
+                                                         1.5,   0.192, 0.100, 0.757, 0.281, 0.750, 0.888, 1.138};
+    for (size_t i = 0; i < kOpKernelClasses; ++i) {
+      const auto c = static_cast<OpKernelClass>(i);
+      if (is_gemm(c)) continue;
+      const std::string name = op_kernel_class_name(c);
+      t.add(&OpModelParams::bandwidth_efficiency, i,
+            number_param("ops", name + "_bandwidth", Dim::Count, fitted[i], 0.01, 1.5,
+                         fmt::format("fraction of the DRAM bandwidth {} kernels move their bytes at (above 1: part of "
+                                     "them is served from L2)",
+                                     name),
+                         fit_source("")));
+    }
+    return t;
+  }();
+  return table;
+}
+
+std::vector<ParamSpec> op_model_params() { return OpModelParams::table().specs(); }
+
+std::string op_model_description() {
+  return "the GPU time of a framework op's kernels from their shapes: GEMMs as 128 x 128 output tiles over the SMs "
+         "(the busiest SM's tiles; a tail SM with fewer tiles runs them at full throughput) at the FP32 peak capped "
+         "by the board's power, or on the tensor cores; memory-bound kernels at a bandwidth efficiency per class; "
+         "one parameter set for every GPU, fitted jointly over several";
+}
+
+double sustained_fp32(const OpDevice& d, const OpModelParams& p) {
+  return d.tdp > 0 ? std::min(d.fp32, p.power_efficiency * d.tdp) : d.fp32;
+}
+
+OpKernelTimes op_kernel_times(const OpKernel& k, const OpDevice& d, const OpModelParams& p) {
+  OpKernelTimes t;
+  if (!is_gemm(k.cls)) {
+    t.floor = p.memory_floor;
+    t.memory = k.bytes / (p.bandwidth_efficiency[static_cast<size_t>(k.cls)] * d.bandwidth);
+    return t;
+  }
+  t.floor = p.gemm_floor;
+  const double sms = std::max(1.0, d.sms);
+  t.tiles = k.batch * std::ceil(k.m / kOpTile) * std::ceil(k.n / kOpTile);
+  t.tiles_per_sm = std::ceil(t.tiles / sms);
+  const double rate = k.dtype == OpDtype::Fp32 ? sustained_fp32(d, p) : d.fp16_tensor;
+  const double efficiency = p.gemm_efficiency * (d.pre_volta ? p.pre_volta_efficiency : 1.0) *
+                            (k.cls == OpKernelClass::Bmm ? p.bmm_factor : 1.0);
+  const double tile_time = 2.0 * kOpTile * kOpTile * (k.k + p.tile_k_overhead) / (rate / sms * efficiency);
+  t.compute = t.tiles_per_sm * tile_time;
+  t.memory = k.gemm_bytes() / (p.gemm_memory_efficiency * d.bandwidth);
+  return t;
+}
+
+double op_kernel_time(const OpKernel& k, const OpDevice& d, const OpModelParams& p) {
+  return op_kernel_times(k, d, p).total();
+}
+
+}  // namespace vgpusim

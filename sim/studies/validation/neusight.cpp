@@ -1,0 +1,308 @@
+// NeuSight: the end-to-end latency of transformer models (BERT, GPT-2/3, OPT; FP32 PyTorch, inference and
+// training) on GPUs the operator model was not fitted on, from the models' op shapes (leave one GPU out), and from
+// another GPU's measured per-op profile scaled by the model's ratio.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "models/gpu/device_names.hpp"
+#include "models/gpu/op_model.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/neusight.hpp"
+#include "sim/studies/calibration/op_model_fit.hpp"
+#include "sim/studies/validation/published.hpp"
+
+namespace vgpusim {
+
+namespace {
+
+// NeuSight's study predicts inference from an A100-PCIe-40GB profile and training from an A100-80GB-PCIe one.
+constexpr const char* kInferenceSource = "A100-PCIe-40GB";
+constexpr const char* kTrainingSource = "A100-80GB-PCIe";
+
+struct Gpu {
+  std::string folder;   // NeuSight's name, e.g. "Tesla_T4"
+  std::string catalog;  // catalog name, or the folder's when the figures come from device_configs
+  OpDevice device;
+  double fp32 = 0;
+  std::vector<NeusightCase> cases;
+};
+
+struct Prepared {
+  const NeusightCase* c = nullptr;
+  size_t gpu = 0;
+  std::vector<FxNodeKernels> kernels;  // per op
+};
+
+std::string mode_name(bool training) { return training ? "training" : "inference"; }
+
+// The GPU a folder names: the catalog's entry, or else the folder's device_configs figures (no TDP: no power cap).
+std::optional<Gpu> map_gpu(const std::string& dir, const std::string& folder) {
+  const std::optional<NeusightDevice> config = read_neusight_device(dir, folder);
+  std::string spaced = folder;
+  std::replace(spaced.begin(), spaced.end(), '_', ' ');
+  const Catalog& catalog = builtin_catalog();
+  const std::string name = catalog_name_for_device(spaced, config ? config->memory : 0, catalog.names());
+  Gpu g;
+  g.folder = folder;
+  if (!name.empty()) {
+    const GpuSpec& spec = catalog.find(name)->spec;
+    g.catalog = name;
+    g.device = op_device(spec);
+    g.fp32 = spec.fp32;
+    return g;
+  }
+  if (!config || config->sms <= 0 || config->fp32 <= 0 || config->bandwidth <= 0) return std::nullopt;
+  g.catalog = folder;
+  g.device.sms = config->sms;
+  g.device.fp32 = config->fp32;
+  g.device.bandwidth = config->bandwidth;
+  g.fp32 = config->fp32;
+  return g;
+}
+
+double case_time(const Prepared& p, const OpDevice& d, const OpModelParams& params) {
+  double t = 0;
+  for (size_t i = 0; i < p.kernels.size(); ++i) {
+    const FxNodeKernels& k = p.kernels[i];
+    double op = 0;
+    for (const OpKernel& x : k.forward) op += op_kernel_time(x, d, params);
+    for (const OpKernel& x : k.backward) op += op_kernel_time(x, d, params);
+    for (const OpKernel& x : k.accumulate) op += op_kernel_time(x, d, params);
+    t += p.c->ops[i].repeat * op;
+  }
+  return t;
+}
+
+// Every measured (op, pass) of the prepared cases on the GPUs `use` accepts; each case's weights sum to 1 and an op
+// weighs by its share of its case's measured time.
+std::vector<OpObservation> observations(const std::vector<Prepared>& cases, const std::vector<bool>& use,
+                                        const std::vector<size_t>& device_of) {
+  std::vector<OpObservation> out;
+  for (const Prepared& p : cases) {
+    if (!use[p.gpu]) continue;
+    const size_t first = out.size();
+    double total = 0;
+    for (size_t i = 0; i < p.kernels.size(); ++i) {
+      const NeusightOp& op = p.c->ops[i];
+      const FxNodeKernels& k = p.kernels[i];
+      const std::pair<const std::vector<OpKernel>*, std::pair<double, OpPhase>> passes[] = {
+          {&k.forward, {op.forward, OpPhase::Forward}},
+          {&k.backward, {op.backward, OpPhase::Backward}},
+          {&k.accumulate, {op.accumulate, OpPhase::Accumulate}}};
+      for (const auto& [kernels, m] : passes) {
+        if (kernels->empty() || !(m.first > 0)) continue;
+        OpObservation o;
+        o.device = device_of[p.gpu];
+        o.kernels = *kernels;
+        o.measured = m.first;
+        o.weight = op.repeat * m.first;
+        o.phase = m.second;
+        o.linear = k.op_class == "linear" && m.second == OpPhase::Forward;
+        total += o.weight;
+        out.push_back(std::move(o));
+      }
+    }
+    for (size_t j = first; j < out.size(); ++j) out[j].weight /= total;
+  }
+  return out;
+}
+
+// The model fitted on every GPU but `held_out` (none: on all).
+OpModelFit fit_without(const std::vector<Gpu>& gpus, const std::vector<Prepared>& cases, std::optional<size_t> held_out) {
+  std::vector<OpDevice> devices;
+  std::vector<size_t> device_of(gpus.size(), 0);
+  std::vector<bool> use(gpus.size(), false);
+  for (size_t g = 0; g < gpus.size(); ++g) {
+    if (held_out && *held_out == g) continue;
+    use[g] = true;
+    device_of[g] = devices.size();
+    devices.push_back(gpus[g].device);
+  }
+  return fit_op_model(devices, observations(cases, use, device_of));
+}
+
+// Mode (b): the source GPU's measured profile of the same case, each op's time less its measurement overhead
+// scaled by the model's ratio target / source.
+double from_profile(const Prepared& source, const OpDevice& src, const OpDevice& target, const OpModelFit& fit) {
+  double t = 0;
+  for (size_t i = 0; i < source.kernels.size(); ++i) {
+    const NeusightOp& op = source.c->ops[i];
+    const FxNodeKernels& k = source.kernels[i];
+    const std::pair<const std::vector<OpKernel>*, std::pair<double, OpPhase>> passes[] = {
+        {&k.forward, {op.forward, OpPhase::Forward}},
+        {&k.backward, {op.backward, OpPhase::Backward}},
+        {&k.accumulate, {op.accumulate, OpPhase::Accumulate}}};
+    for (const auto& [kernels, m] : passes) {
+      if (kernels->empty() || !(m.first > 0)) continue;
+      double ts = 0, tt = 0;
+      for (const OpKernel& x : *kernels) {
+        ts += op_kernel_time(x, src, fit.params);
+        tt += op_kernel_time(x, target, fit.params);
+      }
+      const double own = std::max(0.0, m.first - measurement_overhead(fit.overheads, m.second,
+                                                                       k.op_class == "linear" &&
+                                                                           m.second == OpPhase::Forward));
+      t += op.repeat * own * tt / ts;
+    }
+  }
+  return t;
+}
+
+std::string fitted_values(const OpModelFit& f) {
+  const ParamValues v = OpModelParams::table().values(f.params);
+  std::vector<std::string> parts;
+  for (const ParamSpec& s : OpModelParams::table().specs())
+    parts.push_back(fmt::format("{} {:.4g}", s.name, s.dim == units::Dim::Time ? v.get(s.name) * 1e6 : v.get(s.name)) +
+                    (s.dim == units::Dim::Time ? " us" : ""));
+  return fmt::format("{}; measurement overheads (fit only) forward {:.3g}, forward linear {:.3g}, backward {:.3g}, "
+                     "accumulation {:.3g} us",
+                     fmt::join(parts, ", "), f.overheads[0] * 1e6, f.overheads[1] * 1e6, f.overheads[2] * 1e6,
+                     f.overheads[3] * 1e6);
+}
+
+}  // namespace
+
+namespace {
+// The dataset's GPUs with their cases (each GPU's profiles), and what was left out; the cases' kernels.
+struct Loaded {
+  std::vector<Gpu> gpus;
+  std::vector<Prepared> cases;
+  std::vector<ValidationSkip> skipped;
+};
+
+// Fills `out` in place: its cases point into its GPUs' cases.
+void load(const std::string& dir, Loaded& out) {
+  std::vector<Gpu>& gpus = out.gpus;
+  std::vector<ValidationSkip>& skipped = out.skipped;
+  for (const std::string& folder : neusight_gpus(dir)) {
+    std::optional<Gpu> g = map_gpu(dir, folder);
+    std::vector<NeusightCase> cases = read_neusight_cases(dir, folder);
+    const std::string shown = g ? g->catalog : folder;
+    for (const std::string& id : neusight_cases_without_profile(dir, folder))
+      skipped.push_back({shown,
+                             id.find("-fusion") != std::string::npos ? "a fused-op graph without a per-op profile"
+                             : id.find("-dp") != std::string::npos || id.find("-tp") != std::string::npos ||
+                                     id.find("-pp") != std::string::npos
+                                 ? "multi-GPU parallel training (not modelled)"
+                                 : "no per-op profile (only the end-to-end latency)",
+                             ""});
+    if (!g) {
+      for (size_t i = 0; i < cases.size(); ++i)
+        skipped.push_back({folder, "not in the catalog and no device_configs figures", ""});
+      continue;
+    }
+    for (NeusightCase& c : cases) {
+      if (!c.option.empty())
+        skipped.push_back({g->catalog, c.option == "fusion" ? "a fused-op graph (not modelled)"
+                                                            : "multi-GPU parallel training (" + c.option + ")", ""});
+      else
+        g->cases.push_back(std::move(c));
+    }
+    if (!g->cases.empty()) gpus.push_back(std::move(*g));
+  }
+  if (gpus.empty()) throw InputError(fmt::format("{}: no case with a per-op profile under label/<GPU>/", dir));
+  std::vector<Prepared>& cases = out.cases;
+  for (size_t g = 0; g < gpus.size(); ++g)
+    for (const NeusightCase& c : gpus[g].cases) {
+      Prepared p;
+      p.c = &c;
+      p.gpu = g;
+      for (const NeusightOp& op : c.ops) p.kernels.push_back(fx_node_kernels(op.node, c.training));
+      cases.push_back(std::move(p));
+    }
+}
+}  // namespace
+
+OpModelFit fit_neusight(const std::string& dir) {
+  Loaded l;
+  load(dir, l);
+  return fit_without(l.gpus, l.cases, std::nullopt);
+}
+
+std::vector<ValidationRun> validate_neusight(const std::string& dir, const PublishedOptions& options) {
+  ValidationRun run;
+  run.dataset = "neusight";
+  run.quantity = "end-to-end latency (s)";
+  run.pooled = true;
+  Loaded loaded;
+  load(dir, loaded);
+  const std::vector<Gpu>& gpus = loaded.gpus;
+  const std::vector<Prepared>& cases = loaded.cases;
+  run.skipped = loaded.skipped;
+  if (!options.gpu.empty() && std::none_of(gpus.begin(), gpus.end(), [&](const Gpu& g) {
+        return g.catalog == options.gpu || g.folder == options.gpu;
+      }))
+    throw InputError(fmt::format("--gpu {}: no such GPU among the dataset's", options.gpu));
+  const auto summary = read_neusight_summary(dir);
+  const auto find_gpu = [&](const char* name) -> std::optional<size_t> {
+    for (size_t g = 0; g < gpus.size(); ++g)
+      if (gpus[g].catalog == name) return g;
+    return std::nullopt;
+  };
+  const auto source_case = [&](size_t src, const std::string& id) -> const Prepared* {
+    for (const Prepared& p : cases)
+      if (p.gpu == src && p.c->id == id) return &p;
+    return nullptr;
+  };
+
+  for (size_t g = 0; g < gpus.size(); ++g) {
+    if (!options.gpu.empty() && gpus[g].catalog != options.gpu && gpus[g].folder != options.gpu) continue;
+    if (gpus.size() < 2) {
+      run.skipped.push_back({gpus[g].catalog, "no other GPU to fit on", ""});
+      continue;
+    }
+    const OpModelFit fit = fit_without(gpus, cases, g);
+    for (const Prepared& p : cases) {
+      if (p.gpu != g) continue;
+      const std::string mode = mode_name(p.c->training);
+      const std::optional<size_t> src = find_gpu(p.c->training ? kTrainingSource : kInferenceSource);
+      const Prepared* from = src && *src != g ? source_case(*src, p.c->id) : nullptr;
+      std::map<std::string, double> baseline;
+      if (auto s = summary.find({gpus[g].folder, p.c->id}); s != summary.end()) {
+        if (s->second.neusight > 0) baseline["NeuSight"] = s->second.neusight;
+        if (s->second.roofline > 0) baseline["roofline"] = s->second.roofline;
+      }
+      if (from) baseline["FP32 peak ratio"] = from->c->measured() * gpus[*src].fp32 / gpus[g].fp32;
+      ValidationCase v;
+      v.gpu = gpus[g].catalog;
+      v.mode = mode;
+      v.split = mode + ", from shapes, leave one GPU out";
+      v.id = p.c->id;
+      v.measured = p.c->measured();
+      v.predicted = case_time(p, gpus[g].device, fit.params);
+      v.baseline = baseline;
+      run.cases.push_back(v);
+      if (from) {
+        v.split = fmt::format("{}, from the {} profile, leave one GPU out", mode, gpus[*src].catalog);
+        v.predicted = from_profile(*from, gpus[*src].device, gpus[g].device, fit);
+        run.cases.push_back(v);
+      }
+    }
+  }
+  // Cases of one split together, as the tables show them.
+  std::stable_sort(run.cases.begin(), run.cases.end(), [](const ValidationCase& a, const ValidationCase& b) {
+    return a.split.find("from shapes") != std::string::npos && b.split.find("from shapes") == std::string::npos;
+  });
+  const OpModelFit all = fit_without(gpus, cases, std::nullopt);
+  run.method = fmt::format(
+      "NeuSight (Lee, Phanishayee and Mahajan, ASPLOS'25) measured FP32 PyTorch / Hugging Face models (BERT-large, "
+      "GPT2-large, GPT3-XL and 2.7B, OPT-1.3B) end to end and op by op (each torch.fx node alone) on several GPUs. "
+      "The operator model (docs/models/op-model.md) turns each node into kernels from its shapes "
+      "(models/workload/fx_graph.cpp; training adds the backward and the gradient accumulation, shaped from the "
+      "forward), and the one traced layer is repeated num_layer times. Its parameters are shared by every GPU and "
+      "fitted jointly on the per-op measurements of the other GPUs (split \"from shapes, leave one GPU out\"): the "
+      "held-out GPU is predicted from its catalog figures only. A second split predicts from the source GPU's "
+      "measured profile of the same case ({} for inference, {} for training, as NeuSight's study does), each op "
+      "scaled by the model's ratio target / source, with the fold's parameters. Baselines, on the same cases: "
+      "NeuSight's and its roofline's predictions (summary/summary.csv), and the source GPU's measured latency scaled "
+      "by the FP32 peak ratio (on the cases the source GPU also ran). Fused-op graphs and multi-GPU runs are skipped. "
+      "The fit on all {} GPUs, the shipped defaults' source: {}.",
+      kInferenceSource, kTrainingSource, gpus.size(), fitted_values(all));
+  return {run};
+}
+
+}  // namespace vgpusim

@@ -1,0 +1,361 @@
+// The operator model (models/gpu/op_model.hpp), the torch.fx node kernels (models/workload/fx_graph.hpp), NeuSight's
+// profile reader, the joint fit and the NeuSight validation against its baselines.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "models/gpu/op_model.hpp"
+#include "models/workload/fx_graph.hpp"
+#include "sim/core/errors.hpp"
+#include "sim/io/gpu_catalog.hpp"
+#include "sim/io/neusight.hpp"
+#include "sim/studies/calibration/op_model_fit.hpp"
+#include "sim/studies/validation/published.hpp"
+
+namespace fs = std::filesystem;
+using namespace vgpusim;
+
+namespace {
+
+// Parameters that make the arithmetic plain: no K overhead, no power cap, efficiency 1, no floors.
+OpModelParams plain() {
+  OpModelParams p = OpModelParams::table().defaults();
+  p.power_efficiency = 1e12;
+  p.pre_volta_efficiency = 0.5;
+  p.gemm_efficiency = 1.0;
+  p.bmm_factor = 1.0;
+  p.tile_k_overhead = 0;
+  p.gemm_memory_efficiency = 1.0;
+  p.gemm_floor = 0;
+  p.memory_floor = 0;
+  for (double& e : p.bandwidth_efficiency) e = 0.5;
+  return p;
+}
+
+OpDevice device(double sms, double fp32, double bw, double tdp = 0, bool pre_volta = false) {
+  OpDevice d;
+  d.sms = sms;
+  d.fp32 = fp32;
+  d.fp16_tensor = 8 * fp32;
+  d.bandwidth = bw;
+  d.tdp = tdp;
+  d.pre_volta = pre_volta;
+  return d;
+}
+
+FxNode node(const std::string& op, const std::string& target, std::vector<TensorShape> inputs, TensorShape out,
+            const std::string& module = "") {
+  FxNode n;
+  n.name = target;
+  n.op = op;
+  n.target = target;
+  n.module = module;
+  n.inputs = std::move(inputs);
+  n.output = std::move(out);
+  n.dtype = "float32";
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    n.input_dtypes.push_back("float32");
+    n.input_contiguous.push_back(true);
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST(OpModel, GemmTilesOverTheSmsAndTheirTime) {
+  const OpDevice d = device(108, 19.5e12, 1.5e12);
+  const OpModelParams p = plain();
+  const OpKernel k = OpKernel::gemm(OpKernelClass::Linear, 1, 4096, 1024, 1024);
+  EXPECT_DOUBLE_EQ(k.flops(), 2.0 * 4096 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(k.gemm_bytes(), 4.0 * (4096.0 * 1024 + 1024.0 * 1024 + 4096.0 * 1024));
+  const OpKernelTimes t = op_kernel_times(k, d, p);
+  EXPECT_DOUBLE_EQ(t.tiles, 32 * 8);
+  EXPECT_DOUBLE_EQ(t.tiles_per_sm, 3);  // ceil(256 / 108)
+  // Each tile: 2 x 128 x 128 x K FLOPs at one SM's share of the peak.
+  EXPECT_NEAR(t.compute, 3 * 2.0 * 128 * 128 * 1024 / (19.5e12 / 108), 1e-15);
+  EXPECT_NEAR(t.memory, k.gemm_bytes() / 1.5e12, 1e-15);
+  EXPECT_DOUBLE_EQ(t.total(), std::max(t.compute, t.memory));
+}
+
+TEST(OpModel, ATailOfTilesIsNotAWholeWave) {
+  // 42 SMs (an A100 3g slice): 1344 tiles are 32 per SM; 1400 are 34 on the busiest SM, not a second whole wave.
+  const OpDevice d = device(42, 19.5e12 * 42 / 108, 1e15);
+  const OpModelParams p = plain();
+  const double full = op_kernel_time(OpKernel::gemm(OpKernelClass::Linear, 1344, 128, 128, 512), d, p);
+  const double more = op_kernel_time(OpKernel::gemm(OpKernelClass::Linear, 1400, 128, 128, 512), d, p);
+  EXPECT_NEAR(more / full, 34.0 / 32.0, 1e-12);
+  // One tile more than the SMs: the busiest SM runs two.
+  const double one_wave = op_kernel_time(OpKernel::gemm(OpKernelClass::Linear, 42, 128, 128, 512), d, p);
+  const double one_more = op_kernel_time(OpKernel::gemm(OpKernelClass::Linear, 43, 128, 128, 512), d, p);
+  EXPECT_NEAR(one_more / one_wave, 2.0, 1e-12);
+  // Partial tiles count whole: a 129-wide output is two tiles wide.
+  EXPECT_DOUBLE_EQ(op_kernel_times(OpKernel::gemm(OpKernelClass::Linear, 1, 129, 128, 64), d, p).tiles, 2);
+}
+
+TEST(OpModel, PowerCapArchitectureAndBatchedFactor) {
+  OpModelParams p = plain();
+  p.power_efficiency = 60e9;
+  // A 70 W board sustains 4.2 TFLOP/s of its 8.1; a 300 W one its whole peak.
+  EXPECT_DOUBLE_EQ(sustained_fp32(device(40, 8.1e12, 320e9, 70), p), 4.2e12);
+  EXPECT_DOUBLE_EQ(sustained_fp32(device(108, 19.5e12, 1.9e12, 400), p), 19.5e12);
+  EXPECT_DOUBLE_EQ(sustained_fp32(device(108, 19.5e12, 1.9e12, 0), p), 19.5e12);  // TDP unknown: no cap
+  const OpKernel k = OpKernel::gemm(OpKernelClass::Linear, 1, 1024, 1024, 1024);
+  const OpDevice volta = device(80, 14e12, 1e15), pascal = device(80, 14e12, 1e15, 0, true);
+  EXPECT_NEAR(op_kernel_times(k, pascal, p).compute / op_kernel_times(k, volta, p).compute, 1 / 0.5, 1e-12);
+  p.bmm_factor = 1.25;
+  OpKernel b = k;
+  b.cls = OpKernelClass::Bmm;
+  EXPECT_NEAR(op_kernel_times(k, volta, p).compute / op_kernel_times(b, volta, p).compute, 1.25, 1e-12);
+  // Half-precision GEMMs run at the tensor rate, their operands at 2 bytes.
+  const OpKernel h = OpKernel::gemm(OpKernelClass::Linear, 1, 1024, 1024, 1024, OpDtype::Fp16);
+  EXPECT_NEAR(op_kernel_times(k, volta, p).compute / op_kernel_times(h, volta, p).compute, 8.0, 1e-12);
+  EXPECT_DOUBLE_EQ(h.gemm_bytes(), k.gemm_bytes() / 2);
+}
+
+TEST(OpModel, MemoryKernelsAtTheirClassBandwidth) {
+  OpModelParams p = plain();
+  p.memory_floor = 3e-6;
+  p.bandwidth_efficiency[static_cast<size_t>(OpKernelClass::Softmax)] = 0.8;
+  const OpDevice d = device(80, 14e12, 900e9);
+  EXPECT_NEAR(op_kernel_time(OpKernel::memory(OpKernelClass::Softmax, 9e8), d, p), 3e-6 + 9e8 / (0.8 * 900e9), 1e-15);
+  // Every memory class has a declared parameter, the GEMM classes none.
+  for (size_t i = 0; i < kOpKernelClasses; ++i) {
+    const auto c = static_cast<OpKernelClass>(i);
+    bool declared = false;
+    for (const ParamSpec& s : op_model_params()) declared = declared || s.name == std::string(op_kernel_class_name(c)) + "_bandwidth";
+    EXPECT_EQ(declared, !is_gemm(c)) << op_kernel_class_name(c);
+  }
+}
+
+TEST(OpModel, CatalogFigures) {
+  const Catalog& c = builtin_catalog();
+  const OpDevice t4 = op_device(c.find("T4")->spec), p100 = op_device(c.find("P100-PCIe-16GB")->spec);
+  EXPECT_EQ(t4.sms, 40);
+  EXPECT_EQ(t4.tdp, 70);
+  EXPECT_FALSE(t4.pre_volta);
+  EXPECT_TRUE(p100.pre_volta);
+  EXPECT_TRUE(op_device(c.find("P4")->spec).pre_volta);
+  EXPECT_FALSE(op_device(c.find("V100-PCIe-32GB")->spec).pre_volta);
+  EXPECT_LT(c.find("A100-PCIe-40GB")->spec.tdp, c.find("A100-80GB-PCIe")->spec.tdp);
+}
+
+TEST(FxGraph, LinearForwardBackwardAndAccumulation) {
+  const FxNodeKernels k =
+      fx_node_kernels(node("call_module", "bert_encoder_layer_0_intermediate_dense", {{8, 512, 1024}}, {8, 512, 4096},
+                           "Linear"),
+                      true);
+  EXPECT_EQ(k.op_class, "linear");
+  ASSERT_EQ(k.forward.size(), 1u);
+  EXPECT_EQ(k.forward[0], OpKernel::gemm(OpKernelClass::Linear, 1, 4096, 4096, 1024));
+  ASSERT_EQ(k.backward.size(), 3u);
+  EXPECT_EQ(k.backward[0], OpKernel::gemm(OpKernelClass::Linear, 1, 4096, 1024, 4096));  // dX
+  EXPECT_EQ(k.backward[1], OpKernel::gemm(OpKernelClass::Linear, 1, 4096, 1024, 4096));  // dW over M
+  EXPECT_EQ(k.backward[2], OpKernel::memory(OpKernelClass::Reduce, 4.0 * 4096 * 4096));  // the bias gradient
+  ASSERT_EQ(k.accumulate.size(), 2u);
+  EXPECT_EQ(k.accumulate[0], OpKernel::memory(OpKernelClass::Accumulate, 12.0 * 1024 * 4096));
+  EXPECT_EQ(k.accumulate[1], OpKernel::memory(OpKernelClass::Accumulate, 12.0 * 4096));
+  // Inference: the forward only; an output head has no bias.
+  EXPECT_TRUE(fx_node_kernels(node("call_module", "x", {{8, 512, 1024}}, {8, 512, 4096}, "Linear"), false).backward.empty());
+  const FxNodeKernels head = fx_node_kernels(node("call_module", "lm_head", {{1, 1024, 1280}}, {1, 1024, 50257}, "Linear"), true);
+  EXPECT_EQ(head.backward.size(), 2u);
+  // addmm(bias, A, W) is a linear with a bias.
+  const FxNodeKernels addmm = fx_node_kernels(node("call_function", "addmm", {{3840}, {4096, 1280}, {1280, 3840}}, {4096, 3840}), true);
+  EXPECT_EQ(addmm.forward[0], OpKernel::gemm(OpKernelClass::Linear, 1, 4096, 3840, 1280));
+  EXPECT_EQ(addmm.backward.size(), 3u);
+}
+
+TEST(FxGraph, BatchedProductsAttentionAndConvolution) {
+  const FxNodeKernels qk = fx_node_kernels(node("call_function", "matmul", {{8, 16, 512, 64}, {8, 16, 64, 512}}, {8, 16, 512, 512}), true);
+  EXPECT_EQ(qk.op_class, "bmm");
+  EXPECT_EQ(qk.forward[0], OpKernel::gemm(OpKernelClass::Bmm, 128, 512, 512, 64));
+  ASSERT_EQ(qk.backward.size(), 2u);
+  EXPECT_EQ(qk.backward[0], OpKernel::gemm(OpKernelClass::Bmm, 128, 512, 64, 512));
+  EXPECT_EQ(qk.backward[1], OpKernel::gemm(OpKernelClass::Bmm, 128, 64, 512, 512));
+  // An activation times a 2-D weight is a linear.
+  EXPECT_EQ(fx_node_kernels(node("call_function", "matmul", {{4, 1024, 1280}, {1280, 50257}}, {4, 1024, 50257}), false).op_class, "linear");
+  // Fused attention: 4 B H Sq Sk D FLOPs in one kernel.
+  const FxNodeKernels sdpa = fx_node_kernels(
+      node("call_function", "scaled_dot_product_attention", {{2, 16, 1024, 64}, {2, 16, 1024, 64}, {2, 16, 1024, 64}}, {2, 16, 1024, 64}), false);
+  EXPECT_EQ(sdpa.op_class, "attention");
+  EXPECT_DOUBLE_EQ(sdpa.forward[0].flops(), 4.0 * 32 * 1024 * 1024 * 64);
+  // A 3x3 convolution as an implicit GEMM: M = N x output pixels, N = output channels, K = input channels x 9.
+  FxNode conv = node("call_module", "layer1_0_conv2", {{32, 64, 56, 56}}, {32, 64, 56, 56}, "Conv2d");
+  conv.kernel_area = 9;
+  const FxNodeKernels c = fx_node_kernels(conv, false);
+  EXPECT_EQ(c.op_class, "conv");
+  EXPECT_EQ(c.forward[0], OpKernel::gemm(OpKernelClass::Linear, 1, 32.0 * 56 * 56, 64, 64.0 * 9));
+}
+
+TEST(FxGraph, MemoryBoundOpsMoveTheirBytes) {
+  const double n = 8.0 * 16 * 512 * 512, b = 4 * n;
+  const FxNodeKernels sm = fx_node_kernels(node("call_function", "softmax", {{8, 16, 512, 512}}, {8, 16, 512, 512}), true);
+  EXPECT_EQ(sm.forward[0], OpKernel::memory(OpKernelClass::Softmax, 2 * b));
+  EXPECT_EQ(sm.backward[0], OpKernel::memory(OpKernelClass::SoftmaxBackward, 3 * b));
+  const FxNodeKernels ln = fx_node_kernels(node("call_module", "ln", {{8, 512, 1024}}, {8, 512, 1024}, "LayerNorm"), true);
+  const double m = 8.0 * 512 * 1024;
+  EXPECT_EQ(ln.forward[0], OpKernel::memory(OpKernelClass::Norm, 8 * m));
+  EXPECT_EQ(ln.backward[0], OpKernel::memory(OpKernelClass::NormBackward, 12 * m + 8 * m / 1024));
+  EXPECT_EQ(ln.accumulate.size(), 2u);
+  EXPECT_EQ(fx_node_kernels(node("call_module", "n", {{8, 512, 1024}}, {8, 512, 1024}, "LlamaRMSNorm"), false).op_class, "norm");
+  // Dropout runs in training only, with its 1-byte mask.
+  const FxNode drop = node("call_module", "d", {{8, 512, 1024}}, {8, 512, 1024}, "Dropout");
+  EXPECT_EQ(fx_node_kernels(drop, false).op_class, "none");
+  EXPECT_EQ(fx_node_kernels(drop, true).forward[0], OpKernel::memory(OpKernelClass::Dropout, 9 * m));
+  // An embedding's backward: the table's dense gradient zeroed, then the scatter.
+  FxNode emb = node("call_module", "wte", {{4, 1024}}, {4, 1024, 1280}, "Embedding");
+  emb.input_dtypes = {"int64"};
+  emb.table_rows = 50257;
+  const FxNodeKernels e = fx_node_kernels(emb, true);
+  EXPECT_EQ(e.forward[0], OpKernel::memory(OpKernelClass::Embedding, 8.0 * 4096 + 4.0 * 4096 * 1280));
+  EXPECT_EQ(e.backward[0], OpKernel::memory(OpKernelClass::Fill, 4.0 * 50257 * 1280));
+  EXPECT_EQ(e.accumulate[0], OpKernel::memory(OpKernelClass::Accumulate, 12.0 * 50257 * 1280));
+  // GELU and SiLU are activations; add passes its gradient through, mul of two tensors computes two.
+  EXPECT_EQ(fx_node_kernels(node("call_module", "g", {{8, 512, 4096}}, {8, 512, 4096}, "NewGELUActivation"), false).op_class, "activation");
+  EXPECT_EQ(fx_node_kernels(node("call_function", "silu", {{8, 512, 4096}}, {8, 512, 4096}), false).op_class, "activation");
+  EXPECT_TRUE(fx_node_kernels(node("call_function", "add", {{8, 512}, {8, 512}}, {8, 512}), true).backward.empty());
+  EXPECT_EQ(fx_node_kernels(node("call_function", "mul", {{8, 512}, {8, 512}}, {8, 512}), true).backward.size(), 2u);
+  // Scalars do nothing.
+  EXPECT_EQ(fx_node_kernels(node("call_function", "add", {{1}}, {1}), true).op_class, "none");
+}
+
+TEST(FxGraph, ViewsCopiesAndCasts) {
+  EXPECT_EQ(fx_node_kernels(node("call_method", "view", {{8, 512, 1024}}, {8, 512, 16, 64}), true).op_class, "none");
+  FxNode cont = node("call_method", "contiguous", {{8, 16, 512, 64}}, {8, 16, 512, 64});
+  EXPECT_EQ(fx_node_kernels(cont, false).op_class, "none");  // already contiguous: no copy
+  cont.input_contiguous = {false};
+  EXPECT_EQ(fx_node_kernels(cont, false).forward[0], OpKernel::memory(OpKernelClass::Copy, 2 * 4.0 * 8 * 16 * 512 * 64));
+  FxNode cast = node("call_method", "to", {{8, 512}}, {8, 512});
+  EXPECT_EQ(fx_node_kernels(cast, false).op_class, "none");  // same dtype
+  cast.input_dtypes = {"int64"};
+  EXPECT_EQ(fx_node_kernels(cast, false).forward[0], OpKernel::memory(OpKernelClass::Copy, 8.0 * 4096 + 4.0 * 4096));
+  EXPECT_EQ(fx_node_kernels(node("call_function", "cat", {{8, 512}, {8, 512}}, {16, 512}), false).op_class, "copy");
+  EXPECT_EQ(fx_node_kernels(node("call_function", "ones", {}, {8, 512}), false).forward[0],
+            OpKernel::memory(OpKernelClass::Fill, 4.0 * 4096));
+  FxNode none = node("placeholder", "input_ids", {}, {8, 512});
+  EXPECT_EQ(fx_node_kernels(none, true).op_class, "none");
+}
+
+TEST(Neusight, ShapesAsTheProfilesWriteThem) {
+  EXPECT_EQ(parse_shape_list("[[8, 512], [1]]"), (std::vector<TensorShape>{{8, 512}, {1}}));
+  EXPECT_EQ(parse_shape_list("[[8, 16, 512, 64], [8, 16, 64, 512]]").size(), 2u);
+  EXPECT_TRUE(parse_shape_list("[]").empty());
+  EXPECT_TRUE(parse_shape_list("").empty());
+  EXPECT_EQ(parse_shape("(8, 512)"), (TensorShape{8, 512}));
+  EXPECT_EQ(parse_shape("(1,)"), (TensorShape{1}));
+  EXPECT_FALSE(parse_shape(""));
+  EXPECT_FALSE(parse_shape("(x, 2)"));
+}
+
+TEST(Neusight, ReadsACaseAndRepeatsItsTracedLayer) {
+  const fs::path d = fs::temp_directory_path() / "vgpusim-neusight-case";
+  fs::remove_all(d);
+  fs::create_directories(d / "label" / "Tesla_T4");
+  {
+    std::ofstream csv(d / "label" / "Tesla_T4" / "tiny-train-16-2.csv");
+    csv << "op,target,_input_nodes,meta,input_shapes,input_contiguous,fw_latency,bw_latency,acc_latency,output_shape,"
+           "dtype,Name\n"
+        << "placeholder,x,{},{},[],[],0,0,0,\"(2, 16, 64)\",torch.float32,x\n"
+        << "call_module,h.0.fc,{x: None},\"{'nn_module_stack': OrderedDict([('h_0_fc', <class "
+           "'torch.nn.modules.linear.Linear'>)])}\",\"[[2, 16, 64]]\",[True],0.5,1.0,0.1,\"(2, 16, 64)\",torch.float32,"
+           "h_0_fc\n"
+        << "call_function,<built-in function add>,\"{h_0_fc: None, x: None}\",{},\"[[2, 16, 64], [2, 16, 64]]\","
+           "\"[True, True]\",0.02,0,0,\"(2, 16, 64)\",torch.float32,add\n"
+        << "call_module,ln_f,{add: None},\"{'nn_module_stack': OrderedDict([('ln_f', <class "
+           "'torch.nn.modules.normalization.LayerNorm'>)])}\",\"[[2, 16, 64]]\",[True],0.03,0.05,0.01,\"(2, 16, 64)\","
+           "torch.float32,ln_f\n";
+    std::ofstream(d / "label" / "Tesla_T4" / "tiny-train-16-2.json")
+        << R"({"num_layer": 4, "e2e_latency": 9.0, "fw_latency": 3.0, "bwall_latency": 6.0})";
+  }
+  EXPECT_EQ(neusight_gpus(d.string()), std::vector<std::string>{"Tesla_T4"});
+  const std::vector<NeusightCase> cs = read_neusight_cases(d.string(), "Tesla_T4");
+  ASSERT_EQ(cs.size(), 1u);
+  const NeusightCase& c = cs[0];
+  EXPECT_EQ(c.model, "tiny");
+  EXPECT_TRUE(c.training);
+  EXPECT_EQ(c.seq, 16);
+  EXPECT_EQ(c.batch, 2);
+  EXPECT_EQ(c.layers, 4);
+  EXPECT_DOUBLE_EQ(c.measured(), 9e-3);
+  ASSERT_EQ(c.ops.size(), 4u);
+  EXPECT_EQ(c.ops[1].node.module, "Linear");
+  EXPECT_EQ(c.ops[1].node.inputs, std::vector<TensorShape>{(TensorShape{2, 16, 64})});
+  EXPECT_DOUBLE_EQ(c.ops[1].backward, 1e-3);
+  EXPECT_EQ(c.ops[2].node.target, "add");
+  EXPECT_EQ(c.ops[2].node.input_dtypes, (std::vector<std::string>{"float32", "float32"}));
+  // The traced layer (h_0_...) and the residual add after it repeat num_layer times; the final norm once.
+  EXPECT_EQ(c.ops[0].repeat, 1);
+  EXPECT_EQ(c.ops[1].repeat, 4);
+  EXPECT_EQ(c.ops[2].repeat, 4);
+  EXPECT_EQ(c.ops[3].repeat, 1);
+  // A malformed row names its file and line.
+  std::ofstream(d / "label" / "Tesla_T4" / "bad-inf-16-2.csv") << "op,target\nplaceholder\n";
+  std::ofstream(d / "label" / "Tesla_T4" / "bad-inf-16-2.json") << R"({"num_layer": 1, "fw_latency": 1.0})";
+  try {
+    read_neusight_cases(d.string(), "Tesla_T4");
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad-inf-16-2.csv:2"), std::string::npos) << e.what();
+  }
+  fs::remove_all(d);
+}
+
+TEST(OpModelFit, RecoversTheParametersThatMadeTheData) {
+  // Times made by known parameters on three GPUs; the fit, from its neutral start, predicts them again closely.
+  OpModelParams truth = OpModelParams::table().defaults();
+  truth.power_efficiency = 70e9;
+  truth.tile_k_overhead = 40;
+  truth.bandwidth_efficiency[static_cast<size_t>(OpKernelClass::Softmax)] = 0.6;
+  const std::vector<OpDevice> devices = {device(40, 8.1e12, 320e9, 70), device(80, 14e12, 900e9, 250),
+                                         device(108, 19.5e12, 1.9e12, 300)};
+  std::vector<OpObservation> obs;
+  for (size_t g = 0; g < devices.size(); ++g)
+    for (double m : {512.0, 2048.0, 8192.0})
+      for (const OpKernel& k : {OpKernel::gemm(OpKernelClass::Linear, 1, m, 1024, 1024),
+                                OpKernel::gemm(OpKernelClass::Linear, 1, m, 4096, 1024),
+                                OpKernel::memory(OpKernelClass::Softmax, m * 1e5)}) {
+        OpObservation o;
+        o.device = g;
+        o.kernels = {k};
+        o.measured = op_kernel_time(k, devices[g], truth);
+        o.weight = 1;
+        obs.push_back(o);
+      }
+  const OpModelFit f = fit_op_model(devices, obs);
+  for (const OpObservation& o : obs) {
+    const double t = op_kernel_time(o.kernels[0], devices[o.device], f.params) +
+                     measurement_overhead(f.overheads, o.phase, o.linear);
+    EXPECT_NEAR(t / o.measured, 1.0, 0.05);
+  }
+  // The power cap binds only on the 70 W board, and is found.
+  EXPECT_NEAR(sustained_fp32(devices[0], f.params) / sustained_fp32(devices[0], truth), 1.0, 0.1);
+}
+
+TEST(NeusightValidation, BeatsTheRooflineAndThePeakRatioOnHeldOutGpus) {
+  const std::vector<ValidationRun> runs =
+      validate_neusight(std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/measurements/neusight", {});
+  ASSERT_EQ(runs.size(), 1u);
+  size_t checked = 0;
+  for (const ValidationSummary& s : summarize(runs[0])) {
+    if (s.gpu != "all" || s.split.find("from shapes") == std::string::npos) continue;
+    ++checked;
+    EXPECT_LT(s.mape, s.baseline_mape.at("roofline")) << s.split;
+    EXPECT_LT(s.mape, s.baseline_mape.at("FP32 peak ratio")) << s.split;
+    EXPECT_LT(s.mape, 12.0) << s.split;
+  }
+  EXPECT_EQ(checked, 2u);  // inference and training
+  // The shipped defaults are the fit on all its GPUs (to the digits they are written with).
+  const OpModelFit all = fit_neusight(std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/measurements/neusight");
+  const ParamValues fitted = OpModelParams::table().values(all.params);
+  const ParamValues shipped = OpModelParams::table().values(OpModelParams::table().defaults());
+  for (const ParamSpec& s : op_model_params())
+    EXPECT_NEAR(fitted.get(s.name) / shipped.get(s.name), 1.0, 0.005) << s.name;
+  // --gpu holds out one GPU only.
+  PublishedOptions one;
+  one.gpu = "T4";
+  const std::vector<ValidationRun> t4 =
+      validate_neusight(std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/measurements/neusight", one);
+  EXPECT_FALSE(t4[0].cases.empty());
+  for (const ValidationCase& c : t4[0].cases) EXPECT_EQ(c.gpu, "T4");
+}
