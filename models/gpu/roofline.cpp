@@ -171,7 +171,32 @@ double launch_overhead(const RooflineParams& p, LaunchKind launch) {
   return p.launch_overhead;
 }
 
+namespace {
+// A model's kernels on `gpu` by the operator model: their floors are the overhead, their compute and memory sides add
+// up kernel by kernel (each kernel's longer side counts; solo() then sums them: overlap 0), and the SM fill is the
+// time-weighted share of the SMs their tiles cover.
+KernelTimes graph_times(const KernelSpec& k, const GpuSpec& gpu) {
+  static const OpModelParams params = OpModelParams::table().defaults();
+  const OpDevice d = op_device(gpu);
+  KernelTimes t;
+  t.overlap = 0;
+  double filled = 0, total = 0;
+  for (const auto& [kernel, repeat] : *k.graph) {
+    const OpKernelTimes o = op_kernel_times(kernel, d, params);
+    const double n = repeat * k.graph_scale;
+    t.overhead += n * o.floor;
+    (o.compute >= o.memory ? t.compute : t.memory) += n * std::max(o.compute, o.memory);
+    const double fill = is_gemm(kernel.cls) && d.sms > 0 ? std::min(1.0, o.tiles / d.sms) : 1.0;
+    filled += fill * n * o.total();
+    total += n * o.total();
+  }
+  t.sm_fill = total > 0 ? filled / total : 1;
+  return t;
+}
+}  // namespace
+
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const RooflineParams& p) {
+  if (k.graph) return graph_times(k, gpu);
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
   // The SMs' share the compute runs at. A GEMM's output tiles and the blocks of a kernel of known block size spread

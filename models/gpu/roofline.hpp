@@ -6,7 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+#include <utility>
+
 #include "models/gpu/gpu_spec.hpp"
+#include "models/gpu/op_model.hpp"
 #include "sim/core/params.hpp"
 #include "sim/core/sharing_model.hpp"
 
@@ -51,8 +55,15 @@ struct KernelSpec {
   // lasts as long as the SM with the most).
   double threads = 0;
 
+  // A framework model's kernels by their shapes (the `graph` workload kind), each with how many times it runs: its
+  // time on whatever GPU or partition runs it comes from the operator model (models/gpu/op_model.hpp), times
+  // `graph_scale`; the fields above are then unused. Shared: a spec is copied per kernel split and per replica.
+  std::shared_ptr<const std::vector<std::pair<OpKernel, double>>> graph;
+  double graph_scale = 1;
+
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;
+    k.graph_scale *= factor;
     k.fixed_time *= factor;
     k.flops_fp64 *= factor;
     k.flops_fp32 *= factor;

@@ -171,32 +171,18 @@ std::vector<std::string> neusight_gpus(const std::string& dir) {
   return out;
 }
 
-NeusightCase read_neusight_case(const std::string& csv_path, const std::string& json_path, const std::string& gpu) {
-  NeusightCase c;
-  c.gpu = gpu;
-  c.id = fs::path(csv_path).stem().string();
-  // <model>-<inf|train>-<seq>-<batch>[-option]
-  const std::vector<std::string> parts = split_fields(c.id, '-');
-  if (parts.size() < 4 || (parts[1] != "inf" && parts[1] != "train"))
-    throw InputError(fmt::format("{}: expected a name MODEL-inf|train-SEQ-BATCH[-OPTION]", csv_path));
-  c.model = parts[0];
-  c.training = parts[1] == "train";
-  c.seq = field_integer(csv_path, 0, "sequence length in the name", parts[2]);
-  c.batch = field_integer(csv_path, 0, "batch in the name", parts[3]);
-  for (size_t i = 4; i < parts.size(); ++i) c.option += (i > 4 ? "-" : "") + parts[i];
-
-  nlohmann::json j;
+int read_neusight_layers(const std::string& json_path) {
   try {
-    j = nlohmann::json::parse(read_text_file(json_path, "NeuSight latency file"));
-    c.layers = j.at("num_layer").get<int>();
-    c.forward_latency = j.at("fw_latency").get<double>() * 1e-3;
-    c.backward_latency = j.value("bwall_latency", 0.0) * 1e-3;
+    const int layers = nlohmann::json::parse(read_text_file(json_path, "NeuSight latency file")).at("num_layer").get<int>();
+    if (layers < 1) throw InputError(fmt::format("{}: expected num_layer >= 1", json_path));
+    return layers;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: {}", json_path, e.what()));
   }
-  if (c.layers < 1 || c.forward_latency <= 0)
-    throw InputError(fmt::format("{}: expected num_layer >= 1 and fw_latency > 0", json_path));
+}
 
+std::vector<NeusightOp> read_neusight_profile(const std::string& csv_path, int layers) {
+  std::vector<NeusightOp> ops;
   const CsvTable t = read_csv(csv_path);
   const size_t op = t.column(csv_path, "op"), target = t.column(csv_path, "target"),
                inputs = t.column(csv_path, "_input_nodes"), meta = t.column(csv_path, "meta"),
@@ -227,22 +213,56 @@ NeusightCase read_neusight_case(const std::string& csv_path, const std::string& 
     o.forward = number_or_zero(csv_path, t.lines[i], "fw_latency", r[fw]) * 1e-3;
     o.backward = number_or_zero(csv_path, t.lines[i], "bw_latency", r[bw]) * 1e-3;
     o.accumulate = number_or_zero(csv_path, t.lines[i], "acc_latency", r[acc]) * 1e-3;
-    c.ops.push_back(std::move(o));
+    ops.push_back(std::move(o));
   }
-  const auto [first, end] = traced_layer(c.ops);
-  for (size_t i = first; i < end; ++i) c.ops[i].repeat = c.layers;
+  const auto [first, end] = traced_layer(ops);
+  for (size_t i = first; i < end; ++i) ops[i].repeat = layers;
   // Embedding tables' rows (their backward's dense gradient): the vocabulary is the width of the output head.
   double vocabulary = 0;
-  for (const NeusightOp& o : c.ops)
+  for (const NeusightOp& o : ops)
     if ((o.node.name == "lm_head" || o.node.name.ends_with("_decoder")) && o.node.output && !o.node.output->empty())
       vocabulary = static_cast<double>(o.node.output->back());
-  for (NeusightOp& o : c.ops) {
+  for (NeusightOp& o : ops) {
     if (o.node.module != "Embedding") continue;
     const std::string& n = o.node.name;
-    o.node.table_rows = n.find("token_type") != std::string::npos ? 2
-                        : n.find("position") != std::string::npos || n.ends_with("wpe") ? c.seq
+    // Positions: one row per position of the sequence (the output's second last dimension).
+    const double positions = o.node.output && o.node.output->size() >= 2
+                                 ? static_cast<double>((*o.node.output)[o.node.output->size() - 2])
+                                 : 0.0;
+    o.node.table_rows = n.find("token_type") != std::string::npos                      ? 2
+                        : n.find("position") != std::string::npos || n.ends_with("wpe") ? positions
                                                                                           : vocabulary;
   }
+  return ops;
+}
+
+NeusightCase read_neusight_case(const std::string& csv_path, const std::string& json_path, const std::string& gpu) {
+  NeusightCase c;
+  c.gpu = gpu;
+  c.id = fs::path(csv_path).stem().string();
+  // <model>-<inf|train>-<seq>-<batch>[-option]
+  const std::vector<std::string> parts = split_fields(c.id, '-');
+  if (parts.size() < 4 || (parts[1] != "inf" && parts[1] != "train"))
+    throw InputError(fmt::format("{}: expected a name MODEL-inf|train-SEQ-BATCH[-OPTION]", csv_path));
+  c.model = parts[0];
+  c.training = parts[1] == "train";
+  c.seq = field_integer(csv_path, 0, "sequence length in the name", parts[2]);
+  c.batch = field_integer(csv_path, 0, "batch in the name", parts[3]);
+  for (size_t i = 4; i < parts.size(); ++i) c.option += (i > 4 ? "-" : "") + parts[i];
+
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_text_file(json_path, "NeuSight latency file"));
+    c.layers = j.at("num_layer").get<int>();
+    c.forward_latency = j.at("fw_latency").get<double>() * 1e-3;
+    c.backward_latency = j.value("bwall_latency", 0.0) * 1e-3;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: {}", json_path, e.what()));
+  }
+  if (c.layers < 1 || c.forward_latency <= 0)
+    throw InputError(fmt::format("{}: expected num_layer >= 1 and fw_latency > 0", json_path));
+
+  c.ops = read_neusight_profile(csv_path, c.layers);
   return c;
 }
 

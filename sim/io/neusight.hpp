@@ -54,6 +54,10 @@ std::vector<std::string> neusight_gpus(const std::string& dir);
 std::vector<NeusightCase> read_neusight_cases(const std::string& dir, const std::string& gpu);
 // The cases of a GPU folder with only the end-to-end latency (.json, no .csv), sorted.
 std::vector<std::string> neusight_cases_without_profile(const std::string& dir, const std::string& gpu);
+// num_layer of a case's .json.
+int read_neusight_layers(const std::string& json_path);
+// One profile's ops alone (no latency file): the traced layer's nodes repeat `layers` times.
+std::vector<NeusightOp> read_neusight_profile(const std::string& csv_path, int layers);
 NeusightCase read_neusight_case(const std::string& csv_path, const std::string& json_path, const std::string& gpu);
 // DIR/device_configs/<gpu>.json, when present.
 std::optional<NeusightDevice> read_neusight_device(const std::string& dir, const std::string& gpu);

@@ -13,6 +13,7 @@
 #include "sim/io/neusight.hpp"
 #include "sim/studies/calibration/op_model_fit.hpp"
 #include "sim/studies/validation/published.hpp"
+#include "tests/unit/scenario_helpers.hpp"
 
 namespace fs = std::filesystem;
 using namespace vgpusim;
@@ -358,4 +359,74 @@ TEST(NeusightValidation, BeatsTheRooflineAndThePeakRatioOnHeldOutGpus) {
       validate_neusight(std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/measurements/neusight", one);
   EXPECT_FALSE(t4[0].cases.empty());
   for (const ValidationCase& c : t4[0].cases) EXPECT_EQ(c.gpu, "T4");
+}
+
+namespace {
+
+const std::string kBertProfile = std::string(VGPUSIM_SOURCE_DIR) +
+                                 "/scenarios/measurements/neusight/label/NVIDIA_A100-PCIE-40GB/bert_large-inf-512-8.csv";
+
+// One closed-loop client sends `requests` passes of the BERT-large graph, back to back, on `on`.
+std::string graph_scenario(const std::string& sharing, const std::string& on, const std::string& extra = "") {
+  return "version: 1\nname: g\nseed: 1\ngpus: [{id: g0, model: H100-SXM}]\nsharing:\n  g0: " + sharing +
+         "\ntenants:\n  - name: bert\n    on: " + on + "\n    memory: 4GiB\n    workload:\n      graph:\n        profile: " +
+         kBertProfile + "\n        clients: 1\n        requests: 5\n" + extra;
+}
+
+}  // namespace
+
+TEST(GraphWorkload, APassTakesTheOpModelsTimeOnWhereItRuns) {
+  using vgpusim::testing_support::run_text;
+  // The pass's kernels from the profile, timed directly.
+  const std::vector<NeusightOp> ops = read_neusight_profile(kBertProfile, 24);
+  const OpModelParams p = OpModelParams::table().defaults();
+  const auto pass_time = [&](const OpDevice& d) {
+    double t = 0;
+    for (const NeusightOp& op : ops)
+      for (const OpKernel& k : fx_node_kernels(op.node, false).forward) t += op.repeat * op_kernel_time(k, d, p);
+    return t;
+  };
+  const GpuSpec h100 = builtin_catalog().find("H100-SXM")->spec;
+  const Results alone = run_text(graph_scenario("{mode: passthrough, overhead: 0}", "g0"));
+  ASSERT_EQ(alone.tenants.size(), 1u);
+  ASSERT_TRUE(alone.tenants[0].shared.latency);
+  EXPECT_NEAR(alone.tenants[0].shared.unit_time_mean / pass_time(op_device(h100)), 1.0, 1e-6);
+  // On MIG slices: fewer SMs, the tiles spread over them; 3g (60 SMs) is faster than 2g (32), slower than the GPU.
+  const Results mig = run_text(graph_scenario("{mode: mig, partitions: [{id: a, profile: 2g.20gb}, {id: b, profile: "
+                                              "3g.40gb}]}",
+                                              "g0/a") +
+                               "  - name: other\n    on: g0/b\n    memory: 4GiB\n    workload:\n      graph:\n"
+                               "        profile: " + kBertProfile + "\n        clients: 1\n        requests: 5\n");
+  ASSERT_EQ(mig.tenants.size(), 2u);
+  const double t2 = mig.tenants[0].shared.unit_time_mean, t3 = mig.tenants[1].shared.unit_time_mean;
+  EXPECT_GT(t2, t3);
+  EXPECT_GT(t3, alone.tenants[0].shared.unit_time_mean);
+  EXPECT_LT(t2 / t3, 60.0 / 32.0 * 1.05);  // no more than the SM ratio (memory-bound ops gain less)
+  // Time-sliced beside a busy trainer, a pass takes longer than alone.
+  const Results shared = run_text(
+      graph_scenario("{mode: timeslice}", "g0") +
+      "  - name: trainer\n    on: g0\n    memory: 8GiB\n    workload: {training: {step: {flops: 10TFLOP}, iterations: 50}}\n");
+  EXPECT_GT(shared.tenants[0].shared.unit_time_mean, 1.2 * alone.tenants[0].shared.unit_time_mean);
+}
+
+TEST(GraphWorkload, TrainingPassesAndErrors) {
+  using vgpusim::testing_support::error_of;
+  using vgpusim::testing_support::run_text;
+  const std::string train =
+      "version: 1\nname: g\nseed: 1\ngpus: [{id: g0, model: H100-SXM}]\nsharing: {g0: {mode: passthrough}}\n"
+      "tenants:\n  - name: t\n    on: g0\n    memory: 4GiB\n    workload: {graph: {profile: " + kBertProfile +
+      ", pass: training, iterations: 3}}\n";
+  const Results r = run_text(train);
+  EXPECT_EQ(r.tenants[0].shared.units, 3);
+  EXPECT_EQ(r.tenants[0].unit, "iterations");
+  // A training step (forward, backward, accumulation) takes more than twice the forward alone.
+  const Results f = run_text(graph_scenario("{mode: passthrough}", "g0"));
+  EXPECT_GT(r.tenants[0].shared.unit_time_mean, 2 * f.tenants[0].shared.unit_time_mean);
+  EXPECT_NE(error_of(train + "", "t.yaml").find("(no error)"), std::string::npos);
+  std::string bad = train;
+  bad.replace(bad.find("iterations: 3"), 13, "rate: 1/s");
+  EXPECT_NE(error_of(bad, "t.yaml").find("goes with pass: forward"), std::string::npos) << error_of(bad, "t.yaml");
+  std::string missing = train;
+  missing.replace(missing.find(kBertProfile), kBertProfile.size(), "/nonexistent/profile.csv");
+  EXPECT_NE(error_of(missing, "t.yaml").find("no such file"), std::string::npos) << error_of(missing, "t.yaml");
 }

@@ -113,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(
              "s.yaml:13:7: tenants[0].workload: expected exactly one workload kind, found training and render"},
         Case{"no_workload_kind", "training: {step: {flops: 1TFLOP, bytes: 1GB}}", "trainig: {}",
              "s.yaml:13:7: tenants[0].workload.trainig: unknown key 'trainig'; did you mean 'training'? (known keys: "
-             "kernels, training, inference, render, trace, measured, llm)"},
+             "kernels, training, inference, render, trace, measured, llm, graph)"},
         Case{"empty_kernel", "step: {flops: 1TFLOP, bytes: 1GB}", "step: {blocks: 4}",
              "s.yaml:13:24: tenants[0].workload.training.step: expected some work: flops, fp16, fp32, fp64, bytes or "
              "duration"},
