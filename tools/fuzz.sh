@@ -12,7 +12,7 @@ build="${1:?usage: tools/fuzz.sh BUILD_DIR [SECONDS] [WORK_DIR]}"
 budget="${2:-60}"
 work="${3:-$(mktemp -d)}"
 fuzz_seed="${4:-1}"
-targets=(scenario kineto openb raw calibration merge k8s)
+targets=(scenario kineto openb raw calibration merge k8s opgraph)
 per=$(( budget / ${#targets[@]} ))
 [ "$per" -ge 1 ] || per=1
 mkdir -p "$work/findings"
@@ -31,6 +31,8 @@ seed raw "$here"/hwcal/data/*/*/raw-*.json
 seed calibration "$here"/models/calibration/*.yaml
 seed merge "$here"/tests/fuzz/seeds/merge/*
 seed k8s "$here"/scenarios/k8s/*.yaml
+seed opgraph "$here"/scenarios/measurements/neusight/label/Tesla_T4/bert_large-inf-512-8.csv \
+  "$here"/scenarios/measurements/neusight/label/NVIDIA_A100_80GB_PCIe/gpt2_large-train-1024-1.csv
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages vgpusim needs (only those missing; idempotent) and configures + builds.
-# Usage: tools/setup.sh [--no-build] [--build-dir DIR] [--type Release|Debug|Asan] [--with-browser] [--with-fuzz]
+# Installs the Debian packages vgpusim needs (only those missing; idempotent) and configures + builds the `vgpusim`
+# executable and its libraries (no tests, benchmarks or hwcal: the first command stays a few minutes).
+# Usage: tools/setup.sh [--no-build] [--build-dir DIR] [--type Release|Debug|Asan] [--with-tests] [--with-browser]
+#                       [--with-fuzz]
+# --with-tests also installs what the test suite needs (GoogleTest, SimGrid for the network model and the engine
+# benchmark) and builds everything, tests included (tools/test.sh installs it and builds itself).
 # --with-browser also installs Chromium and a font, which the HTML report test renders pages with.
 # --with-fuzz also installs clang with its sanitizer and libFuzzer runtimes (the sanitizer build with
 # float-cast-overflow and the fuzz targets) and python3 (tools/mutate-inputs.py).
@@ -11,11 +15,13 @@ build_type=Release
 do_build=1
 with_browser=0
 with_fuzz=0
+with_tests=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) do_build=0 ;;
     --with-browser) with_browser=1 ;;
     --with-fuzz) with_fuzz=1 ;;
+    --with-tests) with_tests=1 ;;
     --build-dir) build_dir="$2"; shift ;;
     --type) build_type="$2"; shift ;;
     *) echo "setup.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -24,8 +30,8 @@ while [ $# -gt 0 ]; do
 done
 
 packages=(build-essential cmake ninja-build pkg-config
-          libsimgrid-dev libyaml-cpp-dev libcli11-dev libboost-dev libgtest-dev
-          nlohmann-json3-dev libfmt-dev zlib1g-dev)
+          libyaml-cpp-dev libcli11-dev libboost-dev nlohmann-json3-dev libfmt-dev zlib1g-dev)
+if [ "$with_tests" -eq 1 ]; then packages+=(libsimgrid-dev libgtest-dev); fi
 if [ "$with_browser" -eq 1 ]; then packages+=(chromium fonts-dejavu-core); fi
 if [ "$with_fuzz" -eq 1 ]; then packages+=(clang libclang-rt-14-dev python3); fi
 missing=()
@@ -42,6 +48,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ "$do_build" -eq 1 ]; then
-  cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >&2
-  cmake --build "$build_dir" -j "$(nproc)" >&2
+  if [ "$with_tests" -eq 1 ]; then
+    cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DBUILD_TESTING=ON >&2
+    cmake --build "$build_dir" -j "$(nproc)" >&2
+  else
+    cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DBUILD_TESTING=OFF \
+          -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF >&2
+    cmake --build "$build_dir" -j "$(nproc)" --target vgpusim >&2
+  fi
 fi

@@ -7,10 +7,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc)"
 
-"$here/tools/setup.sh" --no-build --with-browser --with-fuzz
+"$here/tools/setup.sh" --no-build --with-tests --with-browser --with-fuzz
 # Chromium is installed now: the HTML report checks must run, not skip.
 export VGPUSIM_REQUIRE_BROWSER=1
-cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGPUSIM_WERROR=ON -DVGPUSIM_NETWORK=ON
+cmake -S "$here" -B "$here/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGPUSIM_WERROR=ON -DVGPUSIM_NETWORK=ON \
+      -DBUILD_TESTING=ON -DVGPUSIM_BENCH=ON -DVGPUSIM_HWCAL=AUTO
 cmake --build "$here/build" -j "$jobs"
 ctest --test-dir "$here/build" --output-on-failure -j "$jobs"
 

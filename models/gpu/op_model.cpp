@@ -117,11 +117,11 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
                           "GPU time of a GEMM kernel beyond its tiles (ramp-up and tail)",
                           fit_source("at its upper bound")))
         .add(&OpModelParams::memory_floor,
-             number_param("ops", "memory_floor", Dim::Time, 3.39e-6, 0.5e-6, 5e-6,
+             number_param("ops", "memory_floor", Dim::Time, 2.81e-6, 0.5e-6, 5e-6,
                           "GPU time of a memory-bound kernel beyond its bytes", fit_source("")));
     // The memory classes' bandwidth efficiencies, in class order.
-    const std::array<double, kOpKernelClasses> fitted = {0,     0,     0.758, 0.819, 0.735, 0.435, 0.564, 0.422,
-                                                         1.5,   0.192, 0.100, 0.757, 0.281, 0.750, 0.888, 1.138};
+    const std::array<double, kOpKernelClasses> fitted = {0,     0,     0.758, 0.819, 0.735, 0.435, 0.553, 0.422,
+                                                         1.5,   0.192, 0.100, 0.757, 0.281, 0.735, 0.888, 1.138};
     for (size_t i = 0; i < kOpKernelClasses; ++i) {
       const auto c = static_cast<OpKernelClass>(i);
       if (is_gemm(c)) continue;
@@ -161,13 +161,19 @@ OpKernelTimes op_kernel_times(const OpKernel& k, const OpDevice& d, const OpMode
   t.floor = p.gemm_floor;
   const double sms = std::max(1.0, d.sms);
   t.tiles = k.batch * std::ceil(k.m / kOpTile) * std::ceil(k.n / kOpTile);
-  t.tiles_per_sm = std::ceil(t.tiles / sms);
+  // Split-K: an output of fewer tiles than SMs has its reduction cut into `splits` parts on as many SMs, each part
+  // at least a tile deep (kOpTile), the partial results written and summed (a weight gradient, a reduction over
+  // every token or pixel, is such a product).
+  t.splits = t.tiles < sms ? std::max(1.0, std::min(std::floor(sms / t.tiles), std::floor(k.k / kOpTile))) : 1.0;
+  t.tiles_per_sm = std::ceil(t.tiles * t.splits / sms);
   const double rate = k.dtype == OpDtype::Fp32 ? sustained_fp32(d, p) : d.fp16_tensor;
   const double efficiency = p.gemm_efficiency * (d.pre_volta ? p.pre_volta_efficiency : 1.0) *
                             (k.cls == OpKernelClass::Bmm ? p.bmm_factor : 1.0);
-  const double tile_time = 2.0 * kOpTile * kOpTile * (k.k + p.tile_k_overhead) / (rate / sms * efficiency);
+  const double tile_time =
+      2.0 * kOpTile * kOpTile * (k.k / t.splits + p.tile_k_overhead) / (rate / sms * efficiency);
   t.compute = t.tiles_per_sm * tile_time;
-  t.memory = k.gemm_bytes() / (p.gemm_memory_efficiency * d.bandwidth);
+  const double partials = t.splits > 1 ? 2 * t.splits * dtype_bytes(k.dtype) * k.batch * k.m * k.n : 0;
+  t.memory = (k.gemm_bytes() + partials) / (p.gemm_memory_efficiency * d.bandwidth);
   return t;
 }
 

@@ -92,7 +92,8 @@ inline constexpr double kOpTile = 128;  // output tile edge of a GEMM kernel
 
 struct OpKernelTimes {
   double tiles = 0;         // GEMM output tiles
-  double tiles_per_sm = 0;  // on the busiest SM
+  double splits = 1;        // split-K parts of each tile's reduction (outputs of fewer tiles than SMs)
+  double tiles_per_sm = 0;  // tile parts on the busiest SM
   double compute = 0;       // s
   double memory = 0;        // s
   double floor = 0;         // s

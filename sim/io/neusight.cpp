@@ -8,7 +8,6 @@
 #include <charconv>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "sim/core/errors.hpp"
 #include "sim/io/files.hpp"
@@ -93,28 +92,69 @@ std::optional<TensorShape> integers(const std::string& inside) {
   return s;
 }
 
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The word at `at` (letters, digits, '_').
+std::string word_at(const std::string& s, size_t at) {
+  size_t end = at;
+  while (end < s.size() && word_char(s[end])) ++end;
+  return s.substr(at, end - at);
+}
+
+// The text of "<class 'X'>" starting at `at` (after its opening quote), its last dotted part.
+std::string class_name_at(const std::string& s, size_t at) {
+  const size_t close = s.find('\'', at);
+  if (close == std::string::npos) return "";
+  const std::string c = s.substr(at, close - at);
+  const size_t dot = c.rfind('.');
+  return dot == std::string::npos ? c : c.substr(dot + 1);
+}
+
 // "call_function" targets: "<built-in method addmm of type object at 0x..>" -> addmm, "<function gelu at 0x..>" ->
-// gelu, "<class 'torch.finfo'>" -> finfo; other ops keep their target.
+// gelu, "<class 'torch.finfo'>" -> finfo; other ops keep their target. (No std::regex in this reader: its
+// recursion grows with the text, and a profile's fields are long.)
 std::string short_target(const std::string& op, const std::string& target) {
   if (op != "call_function") return target;
-  static const std::regex builtin(R"(<built-in (?:function|method) (\w+))"), function(R"(<function (\w+) at)"),
-      cls(R"(<class '([\w.]+)'>)");
-  std::smatch m;
-  if (std::regex_search(target, m, builtin) || std::regex_search(target, m, function)) return m[1];
-  if (std::regex_search(target, m, cls)) {
-    const std::string c = m[1];
-    return c.substr(c.rfind('.') == std::string::npos ? 0 : c.rfind('.') + 1);
-  }
+  for (const char* prefix : {"<built-in function ", "<built-in method ", "<function "})
+    if (target.starts_with(prefix)) return word_at(target, std::string(prefix).size());
+  if (target.starts_with("<class '")) return class_name_at(target, 8);
   return target;
 }
 
 // The module's class: the last "<class '...'>" of the node's meta (its nn_module_stack).
 std::string module_class(const std::string& meta) {
-  static const std::regex cls(R"(<class '([^']+)'>)");
-  std::string last;
-  for (auto it = std::sregex_iterator(meta.begin(), meta.end(), cls); it != std::sregex_iterator(); ++it)
-    last = (*it)[1];
-  return last.substr(last.rfind('.') == std::string::npos ? 0 : last.rfind('.') + 1);
+  const size_t at = meta.rfind("<class '");
+  return at == std::string::npos ? "" : class_name_at(meta, at + 8);
+}
+
+// The names before each ": None" of "{a: None, b: None}".
+std::vector<std::string> input_names(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t at = s.find(": None"); at != std::string::npos; at = s.find(": None", at + 1)) {
+    size_t begin = at;
+    while (begin > 0 && word_char(s[begin - 1])) --begin;
+    if (begin < at) out.push_back(s.substr(begin, at - begin));
+  }
+  return out;
+}
+
+// Each True / False of "[True, False]", in order.
+std::vector<bool> flags(const std::string& s) {
+  std::vector<bool> out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.compare(i, 4, "True") == 0) out.push_back(true), i += 3;
+    else if (s.compare(i, 5, "False") == 0) out.push_back(false), i += 4;
+  }
+  return out;
+}
+
+// A node of the traced layer 0: its name holds "layer_0_", "layers_0_", "h_0_", "block_0_" or "blocks_0_" at its
+// start or after a '_'.
+bool in_layer0(const std::string& name) {
+  for (const char* marker : {"layer_0_", "layers_0_", "h_0_", "block_0_", "blocks_0_"})
+    for (size_t at = name.find(marker); at != std::string::npos; at = name.find(marker, at + 1))
+      if (at == 0 || name[at - 1] == '_') return true;
+  return false;
 }
 
 std::string strip_torch(const std::string& dtype) { return dtype.starts_with("torch.") ? dtype.substr(6) : dtype; }
@@ -123,10 +163,9 @@ std::string strip_torch(const std::string& dtype) { return dtype.starts_with("to
 // of layer 0 (a name with "layer_0_", "layers_0_", "h_0_" or "block(s)_0_") through its last and the function
 // and method nodes after it (the residual add), up to the next module.
 std::pair<size_t, size_t> traced_layer(const std::vector<NeusightOp>& ops) {
-  static const std::regex layer0(R"((^|_)(layer|layers|h|block|blocks)_0_)");
   size_t first = ops.size(), last = ops.size();
   for (size_t i = 0; i < ops.size(); ++i)
-    if (std::regex_search(ops[i].node.name, layer0)) {
+    if (in_layer0(ops[i].node.name)) {
       if (first == ops.size()) first = i;
       last = i;
     }
@@ -192,7 +231,6 @@ std::vector<NeusightOp> read_neusight_profile(const std::string& csv_path, int l
                dtype = t.column(csv_path, "dtype"), name = t.column(csv_path, "Name");
   std::map<std::string, std::string> dtype_of;
   for (const auto& r : t.rows) dtype_of[r[name]] = strip_torch(r[dtype]);
-  static const std::regex input_name(R"((\w+): None)"), flag(R"(True|False)");
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const auto& r = t.rows[i];
     NeusightOp o;
@@ -201,13 +239,11 @@ std::vector<NeusightOp> read_neusight_profile(const std::string& csv_path, int l
     o.node.target = short_target(r[op], r[target]);
     if (r[op] == "call_module") o.node.module = module_class(r[meta]);
     o.node.inputs = parse_shape_list(r[shapes]);
-    for (auto it = std::sregex_iterator(r[inputs].begin(), r[inputs].end(), input_name); it != std::sregex_iterator();
-         ++it) {
-      const auto d = dtype_of.find((*it)[1]);
+    for (const std::string& n : input_names(r[inputs])) {
+      const auto d = dtype_of.find(n);
       o.node.input_dtypes.push_back(d == dtype_of.end() || d->second.empty() ? "float32" : d->second);
     }
-    for (auto it = std::sregex_iterator(r[contig].begin(), r[contig].end(), flag); it != std::sregex_iterator(); ++it)
-      o.node.input_contiguous.push_back((*it)[0] == "True");
+    o.node.input_contiguous = flags(r[contig]);
     o.node.output = parse_shape(r[out]);
     o.node.dtype = strip_torch(r[dtype]);
     o.forward = number_or_zero(csv_path, t.lines[i], "fw_latency", r[fw]) * 1e-3;

@@ -17,6 +17,7 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/hwcal_raw.hpp"
 #include "sim/io/k8s_configs.hpp"
+#include "sim/io/neusight.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/io/openb.hpp"
 #include "sim/scenario/document.hpp"
@@ -79,6 +80,16 @@ void fuzz_one(const std::string& data) {
       throw;
     }
     std::cout.rdbuf(was);
+  } else if (target == "opgraph") {
+    // A per-op profile (NeuSight's format) through the node classes and the operator model.
+    const OpDevice d = op_device(builtin_catalog().find("H100-SXM")->spec);
+    const OpModelParams p = OpModelParams::table().defaults();
+    for (const NeusightOp& op : read_neusight_profile(as_file(data, ".csv"), 24))
+      for (bool training : {false, true}) {
+        const FxNodeKernels k = fx_node_kernels(op.node, training);
+        for (const auto* list : {&k.forward, &k.backward, &k.accumulate})
+          for (const OpKernel& x : *list) (void)op_kernel_time(x, d, p);
+      }
   } else if (target == "k8s") {
     const std::string path = as_file(data, ".yaml");
     read_device_plugin_config(path);

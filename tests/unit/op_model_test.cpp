@@ -8,6 +8,7 @@
 
 #include "models/gpu/op_model.hpp"
 #include "models/workload/fx_graph.hpp"
+#include "models/workload/model_shapes.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/neusight.hpp"
@@ -429,4 +430,51 @@ TEST(GraphWorkload, TrainingPassesAndErrors) {
   std::string missing = train;
   missing.replace(missing.find(kBertProfile), kBertProfile.size(), "/nonexistent/profile.csv");
   EXPECT_NE(error_of(missing, "t.yaml").find("no such file"), std::string::npos) << error_of(missing, "t.yaml");
+}
+
+TEST(ModelShapes, TransformerAndResNetFlopsFromTheirShapes) {
+  const auto flops = [](const std::vector<FxNode>& nodes, OpKernelClass cls) {
+    double f = 0;
+    for (const auto& [k, n] : graph_kernels(nodes, false))
+      if (k.cls == cls) f += n * k.flops();
+    return f;
+  };
+  TransformerShape bert;
+  ASSERT_TRUE(transformer_shape("bert-base-multilingual-cased", bert));
+  EXPECT_EQ(bert.vocabulary, 119547);
+  // BERT-base at batch 1 and 128 tokens: per layer four 768 x 768 projections and the 768 <-> 3072 MLP (2 FLOPs
+  // per multiply-add), the pooler once; attention's two products of 128 x 128 x 64 per head.
+  const double t = 128, h = 768;
+  const std::vector<FxNode> nodes = transformer_nodes(bert, 1, t, false);
+  EXPECT_NEAR(flops(nodes, OpKernelClass::Linear), 12 * 2 * t * (4 * h * h + 2 * h * 3072) + 2 * h * h, 1);
+  EXPECT_NEAR(flops(nodes, OpKernelClass::Bmm), 12 * 2 * (2 * 12 * t * t * 64), 1);
+  // ViT-B/16 at 224 x 224: 197 tokens, the patch embedding a 16 x 16 convolution (K = 3 x 256).
+  TransformerShape vit;
+  ASSERT_TRUE(transformer_shape("vision_transformer", vit));
+  const std::vector<FxNode> v = transformer_nodes(vit, 1, 224, true);
+  EXPECT_NEAR(flops(v, OpKernelClass::Linear),
+              2 * 196 * h * 768 + 12 * 2 * 197 * (4 * h * h + 2 * h * 3072) + 2 * h * 1000, 1);
+  // ResNet-50: 4.09 G multiply-adds per 224 x 224 image (torchvision's figure), within 2%.
+  EXPECT_TRUE(is_resnet50("resnet50_moco"));
+  EXPECT_NEAR(flops(resnet50_nodes(1), OpKernelClass::Linear) / 2 / 4.09e9, 1.0, 0.02);
+  EXPECT_FALSE(transformer_shape("gpt-7", bert));
+  // Training adds each product's two gradients: three times the forward's GEMM FLOPs.
+  double train = 0;
+  for (const auto& [k, n] : graph_kernels(resnet50_nodes(1), true))
+    if (k.cls == OpKernelClass::Linear) train += n * k.flops();
+  EXPECT_NEAR(train / flops(resnet50_nodes(1), OpKernelClass::Linear), 3.0, 1e-9);
+}
+
+TEST(OpModel, SplitKFillsTheSmsOfASmallOutput) {
+  // A weight gradient: 64 x 576 output (5 tiles) over a 200704-long reduction, on 98 SMs: split 19 ways.
+  const OpDevice d = device(98, 17.7e12, 2e12);
+  const OpModelParams p = plain();
+  const OpKernelTimes t = op_kernel_times(OpKernel::gemm(OpKernelClass::Linear, 1, 64, 576, 200704), d, p);
+  EXPECT_DOUBLE_EQ(t.tiles, 5);
+  EXPECT_DOUBLE_EQ(t.splits, 19);
+  EXPECT_DOUBLE_EQ(t.tiles_per_sm, 1);
+  EXPECT_NEAR(t.compute, 2.0 * 128 * 128 * (200704.0 / 19) / (17.7e12 / 98), 1e-12);
+  // Each part keeps at least a tile's depth; a full output is not split.
+  EXPECT_DOUBLE_EQ(op_kernel_times(OpKernel::gemm(OpKernelClass::Linear, 1, 64, 64, 300), d, p).splits, 2);
+  EXPECT_DOUBLE_EQ(op_kernel_times(OpKernel::gemm(OpKernelClass::Linear, 1, 4096, 4096, 1 << 20), d, p).splits, 1);
 }

@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <map>
 
 #include "models/workload/fx_graph.hpp"
+#include "models/workload/model_shapes.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/io/neusight.hpp"
 #include "sim/scenario/loader_state.hpp"
@@ -23,23 +23,15 @@ const std::vector<SloFigure>& figures() {
 
 // The profile's kernels, each with how often it runs in one pass (the traced layer `layers` times), merged where
 // the same kernel recurs.
-std::shared_ptr<const std::vector<std::pair<OpKernel, double>>> graph_kernels(const std::vector<NeusightOp>& ops,
-                                                                             bool training) {
-  std::vector<std::pair<OpKernel, double>> out;
-  std::map<std::tuple<int, int, double, double, double, double, double>, size_t> index;
+std::shared_ptr<const std::vector<std::pair<OpKernel, double>>> profile_kernels(const std::vector<NeusightOp>& ops,
+                                                                               bool training) {
+  std::vector<FxNode> nodes;
+  std::vector<double> repeats;
   for (const NeusightOp& op : ops) {
-    const FxNodeKernels k = fx_node_kernels(op.node, training);
-    const double repeat = op.repeat;
-    for (const auto* list : {&k.forward, &k.backward, &k.accumulate})
-      for (const OpKernel& x : *list) {
-        const auto key = std::make_tuple(static_cast<int>(x.cls), static_cast<int>(x.dtype), x.batch, x.m, x.n, x.k,
-                                         x.bytes);
-        auto [it, fresh] = index.try_emplace(key, out.size());
-        if (fresh) out.push_back({x, 0.0});
-        out[it->second].second += repeat;
-      }
+    nodes.push_back(op.node);
+    repeats.push_back(op.repeat);
   }
-  return std::make_shared<const std::vector<std::pair<OpKernel, double>>>(std::move(out));
+  return std::make_shared<const std::vector<std::pair<OpKernel, double>>>(graph_kernels(nodes, training, repeats));
 }
 
 }  // namespace
@@ -90,7 +82,7 @@ WorkloadKindInfo graph_workload_kind() {
         layers = static_cast<int>(r.integer("layers", 1, 100000));
       else if (std::filesystem::exists(json))
         layers = read_neusight_layers(json.string());
-      work.graph = graph_kernels(read_neusight_profile(csv.string(), layers), training);
+      work.graph = profile_kernels(read_neusight_profile(csv.string(), layers), training);
     } catch (const InputError& e) {
       fail_at(r.file(), r.node("profile"), r.child_path("profile"), e.what());
     }

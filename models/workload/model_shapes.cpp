@@ -1,0 +1,233 @@
+// Op graphs of common models from their shapes (models/workload/model_shapes.hpp).
+#include "models/workload/model_shapes.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace vgpusim {
+
+namespace {
+
+std::string key(const std::string& name) {
+  std::string k;
+  for (char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c))) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return k;
+}
+
+TensorShape shape(std::initializer_list<double> dims) {
+  TensorShape s;
+  for (double d : dims) s.push_back(static_cast<int64_t>(d));
+  return s;
+}
+
+// Builds nodes in order, each with the dtype of the graph.
+class Graph {
+ public:
+  explicit Graph(std::string dtype) : dtype_(std::move(dtype)) {}
+  void module(const std::string& cls, const std::string& name, std::vector<TensorShape> in, TensorShape out,
+              double kernel_area = 0, double table_rows = 0) {
+    FxNode n = base("call_module", name, std::move(in), std::move(out));
+    n.module = cls;
+    n.target = name;
+    n.kernel_area = kernel_area;
+    n.table_rows = table_rows;
+    if (cls == "Embedding") n.input_dtypes = {"int64"};
+    nodes_.push_back(std::move(n));
+  }
+  void function(const std::string& f, std::vector<TensorShape> in, TensorShape out) {
+    FxNode n = base("call_function", f, std::move(in), std::move(out));
+    n.target = f;
+    nodes_.push_back(std::move(n));
+  }
+  void method(const std::string& m, std::vector<TensorShape> in, TensorShape out, bool contiguous_input) {
+    FxNode n = base("call_method", m, std::move(in), std::move(out));
+    n.target = m;
+    std::fill(n.input_contiguous.begin(), n.input_contiguous.end(), contiguous_input);
+    nodes_.push_back(std::move(n));
+  }
+  std::vector<FxNode> take() { return std::move(nodes_); }
+
+ private:
+  FxNode base(const std::string& op, const std::string& name, std::vector<TensorShape> in, TensorShape out) {
+    FxNode n;
+    n.name = name + "_" + std::to_string(nodes_.size());
+    n.op = op;
+    n.inputs = std::move(in);
+    n.input_dtypes.assign(n.inputs.size(), dtype_);
+    n.input_contiguous.assign(n.inputs.size(), true);
+    n.output = std::move(out);
+    n.dtype = dtype_;
+    return n;
+  }
+  std::string dtype_;
+  std::vector<FxNode> nodes_;
+};
+
+// One encoder block of Hugging Face's eager attention: Q, K, V projections, scores, scale, mask, softmax, dropout,
+// values, the heads merged (a copy), the output projection, residual and norm, the MLP with its activation.
+void encoder_block(Graph& g, const TransformerShape& s, double b, double t) {
+  const double h = s.hidden, heads = s.heads, d = h / heads;
+  const TensorShape x = shape({b, t, h}), scores = shape({b, heads, t, t}), head = shape({b, heads, t, d});
+  if (s.pre_norm) g.module("LayerNorm", "norm1", {x}, x);
+  for (const char* p : {"query", "key", "value"}) g.module("Linear", p, {x}, x);
+  g.function("matmul", {head, shape({b, heads, d, t})}, scores);
+  g.function("truediv", {scores}, scores);
+  g.function("add", {scores, shape({b, 1, 1, t})}, scores);
+  g.function("softmax", {scores}, scores);
+  g.module("Dropout", "attention_dropout", {scores}, scores);
+  g.function("matmul", {scores, head}, head);
+  g.method("contiguous", {head}, head, false);
+  g.module("Linear", "attention_output", {x}, x);
+  g.module("Dropout", "output_dropout", {x}, x);
+  g.function("add", {x, x}, x);
+  if (!s.pre_norm) g.module("LayerNorm", "attention_norm", {x}, x);
+  if (s.pre_norm) g.module("LayerNorm", "norm2", {x}, x);
+  const TensorShape up = shape({b, t, s.ffn});
+  g.module("Linear", "intermediate", {x}, up);
+  g.module("GELU", "activation", {up}, up);
+  g.module("Linear", "output", {up}, x);
+  g.module("Dropout", "mlp_dropout", {x}, x);
+  g.function("add", {x, x}, x);
+  if (!s.pre_norm) g.module("LayerNorm", "output_norm", {x}, x);
+}
+
+}  // namespace
+
+bool transformer_shape(const std::string& name, TransformerShape& out) {
+  const std::string k = key(name);
+  TransformerShape s;
+  if (k == "bertbase" || k == "bertbaseuncased" || k == "bertbasecased") {
+    s.pooler = 768;
+  } else if (k == "bertbasemultilingualcased") {  // vocabulary 119547
+    s.vocabulary = 119547;
+    s.pooler = 768;
+  } else if (k == "bertlarge" || k == "bertlargeuncased") {
+    s.layers = 24;
+    s.hidden = 1024;
+    s.heads = 16;
+    s.ffn = 4096;
+    s.pooler = 1024;
+  } else if (k.starts_with("distilusebasemultilingualcased")) {  // DistilBERT multilingual + a 768 -> 512 dense
+    s.layers = 6;
+    s.vocabulary = 119547;
+    s.pooler = 512;
+  } else if (k == "paraphrasemultilingualminilml12v2") {  // XLM-R vocabulary
+    s.hidden = 384;
+    s.ffn = 1536;
+    s.vocabulary = 250002;
+  } else if (k == "paraphrasemultilingualmpnetbasev2") {
+    s.vocabulary = 250002;
+  } else if (k == "visiontransformer" || k == "vitb16" || k == "vitbase" || k == "vitbasepatch16224") {
+    s.vocabulary = 0;
+    s.pre_norm = true;
+  } else {
+    return false;
+  }
+  out = s;
+  return true;
+}
+
+bool is_resnet50(const std::string& name) { return key(name).starts_with("resnet50"); }
+
+std::vector<FxNode> transformer_nodes(const TransformerShape& s, double batch, double seq, bool vision,
+                                      const std::string& dtype) {
+  Graph g(dtype);
+  const double h = s.hidden;
+  double t = seq;
+  if (vision) {  // 16 x 16 patches of a seq x seq image, a class token
+    const double side = std::floor(seq / 16);
+    t = side * side + 1;
+    g.module("Conv2d", "patch_embedding", {shape({batch, 3, seq, seq})}, shape({batch, h, side, side}), 256);
+    g.method("contiguous", {shape({batch, side * side, h})}, shape({batch, side * side, h}), false);
+    g.function("cat", {shape({batch, 1, h}), shape({batch, side * side, h})}, shape({batch, t, h}));
+    g.function("add", {shape({batch, t, h}), shape({1, t, h})}, shape({batch, t, h}));
+  } else {
+    const TensorShape ids = shape({batch, t}), x = shape({batch, t, h});
+    g.module("Embedding", "word_embeddings", {ids}, x, 0, s.vocabulary);
+    g.module("Embedding", "position_embeddings", {shape({1, t})}, shape({1, t, h}), 0, t);
+    g.function("add", {x, shape({1, t, h})}, x);
+    g.module("LayerNorm", "embeddings_norm", {x}, x);
+    g.module("Dropout", "embeddings_dropout", {x}, x);
+  }
+  std::vector<FxNode> nodes = g.take();
+  Graph layer(dtype);
+  encoder_block(layer, s, batch, t);
+  const std::vector<FxNode> block = layer.take();
+  for (int l = 0; l < s.layers; ++l) nodes.insert(nodes.end(), block.begin(), block.end());
+  Graph tail(dtype);
+  if (vision) {
+    tail.module("LayerNorm", "final_norm", {shape({batch, t, h})}, shape({batch, t, h}));
+    tail.module("Linear", "head", {shape({batch, h})}, shape({batch, 1000}));
+  } else if (s.pooler > 0) {
+    tail.module("Linear", "pooler", {shape({batch, h})}, shape({batch, s.pooler}));
+    tail.module("Tanh", "pooler_activation", {shape({batch, s.pooler})}, shape({batch, s.pooler}));
+  }
+  for (FxNode& n : tail.take()) nodes.push_back(std::move(n));
+  return nodes;
+}
+
+std::vector<FxNode> resnet50_nodes(double batch, double image, const std::string& dtype) {
+  Graph g(dtype);
+  double side = std::floor(image / 2);
+  const auto conv = [&](const char* name, double cin, double cout, double in_side, double out_side, double area) {
+    g.module("Conv2d", name, {shape({batch, cin, in_side, in_side})}, shape({batch, cout, out_side, out_side}), area);
+    const TensorShape y = shape({batch, cout, out_side, out_side});
+    g.module("BatchNorm2d", "bn", {y}, y);
+  };
+  const auto relu = [&](double c, double sd) {
+    const TensorShape y = shape({batch, c, sd, sd});
+    g.module("ReLU", "relu", {y}, y);
+  };
+  conv("conv1", 3, 64, image, side, 49);
+  relu(64, side);
+  g.module("MaxPool2d", "maxpool", {shape({batch, 64, side, side})}, shape({batch, 64, side / 2, side / 2}));
+  side /= 2;
+  double cin = 64;
+  const int blocks[] = {3, 4, 6, 3};
+  for (int stage = 0; stage < 4; ++stage) {
+    const double width = 64 * std::pow(2.0, stage), cout = 4 * width;
+    for (int b = 0; b < blocks[stage]; ++b) {
+      const bool first = b == 0;
+      const double out_side = first && stage > 0 ? side / 2 : side;  // torchvision: the stride on the 3 x 3 conv
+      conv("conv_a", cin, width, side, side, 1);
+      relu(width, side);
+      conv("conv_b", width, width, side, out_side, 9);
+      relu(width, out_side);
+      conv("conv_c", width, cout, out_side, out_side, 1);
+      if (first) conv("downsample", cin, cout, side, out_side, 1);
+      const TensorShape y = shape({batch, cout, out_side, out_side});
+      g.function("add", {y, y}, y);
+      relu(cout, out_side);
+      cin = cout;
+      side = out_side;
+    }
+  }
+  g.module("AdaptiveAvgPool2d", "avgpool", {shape({batch, 2048, side, side})}, shape({batch, 2048, 1, 1}));
+  g.module("Linear", "fc", {shape({batch, 2048})}, shape({batch, 1000}));
+  return g.take();
+}
+
+std::vector<std::pair<OpKernel, double>> graph_kernels(const std::vector<FxNode>& nodes, bool training,
+                                                       const std::vector<double>& repeats) {
+  std::vector<std::pair<OpKernel, double>> out;
+  std::map<std::tuple<int, int, double, double, double, double, double>, size_t> index;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const FxNodeKernels k = fx_node_kernels(nodes[i], training);
+    const double repeat = i < repeats.size() ? repeats[i] : 1.0;
+    for (const auto* list : {&k.forward, &k.backward, &k.accumulate})
+      for (const OpKernel& x : *list) {
+        const auto id = std::make_tuple(static_cast<int>(x.cls), static_cast<int>(x.dtype), x.batch, x.m, x.n, x.k,
+                                        x.bytes);
+        auto [it, fresh] = index.try_emplace(id, out.size());
+        if (fresh) out.push_back({x, 0.0});
+        out[it->second].second += repeat;
+      }
+  }
+  return out;
+}
+
+}  // namespace vgpusim

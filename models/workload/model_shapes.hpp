@@ -1,0 +1,40 @@
+// Op graphs of common models built from their published shapes (for the operator model, models/gpu/op_model.hpp),
+// as torch.fx nodes the eager PyTorch model would run: transformer encoders (BERT and its relatives, ViT) and
+// ResNet-50. One pass at a batch and sequence; FP32 unless told.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/workload/fx_graph.hpp"
+
+namespace vgpusim {
+
+struct TransformerShape {
+  int layers = 12;
+  double hidden = 768;
+  double heads = 12;
+  double ffn = 3072;
+  double vocabulary = 30522;  // 0: no token embedding (ViT: a patch embedding instead)
+  bool pre_norm = false;      // ViT: the norm before each block; BERT: after
+  double pooler = 0;          // a dense layer on the output (BERT's pooler, distiluse's 768->512); 0 none
+};
+
+// A named model's shape; false when the name is not one of them. Names as benchmarks write them (case and
+// punctuation ignored): bert-base(-multilingual-cased), bert-large, distiluse-base-multilingual-cased(-v1/-v2),
+// paraphrase-multilingual-minilm-l12-v2, paraphrase-multilingual-mpnet-base-v2, vit-b/16 (vision_transformer).
+bool transformer_shape(const std::string& name, TransformerShape& out);
+bool is_resnet50(const std::string& name);  // resnet50, resnet50_moco, ...
+
+// The nodes of one forward pass (`dtype` "float32" or "float16"). A ViT's sequence is its patches + 1 (seq is then
+// the image side: 224 -> 197 tokens).
+std::vector<FxNode> transformer_nodes(const TransformerShape& s, double batch, double seq, bool vision,
+                                      const std::string& dtype = "float32");
+std::vector<FxNode> resnet50_nodes(double batch, double image = 224, const std::string& dtype = "float32");
+
+// Every node's kernels of one pass, each with how often it runs (node i `repeats[i]` times; none given: once), the
+// same kernel merged (forward; training: forward, backward and accumulation).
+std::vector<std::pair<OpKernel, double>> graph_kernels(const std::vector<FxNode>& nodes, bool training,
+                                                       const std::vector<double>& repeats = {});
+
+}  // namespace vgpusim
