@@ -186,7 +186,7 @@ KernelTimes graph_times(const KernelSpec& k, const GpuSpec& gpu) {
     const double n = repeat * k.graph_scale;
     t.overhead += n * o.floor;
     (o.compute >= o.memory ? t.compute : t.memory) += n * std::max(o.compute, o.memory);
-    const double fill = is_gemm(kernel.cls) && d.sms > 0 ? std::min(1.0, o.tiles / d.sms) : 1.0;
+    const double fill = is_gemm(kernel.cls) && d.sms > 0 ? std::min(1.0, o.tiles * o.splits / d.sms) : 1.0;
     filled += fill * n * o.total();
     total += n * o.total();
   }

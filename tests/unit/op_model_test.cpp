@@ -353,6 +353,7 @@ TEST(NeusightValidation, BeatsTheRooflineAndThePeakRatioOnHeldOutGpus) {
   const ParamValues shipped = OpModelParams::table().values(OpModelParams::table().defaults());
   for (const ParamSpec& s : op_model_params())
     EXPECT_NEAR(fitted.get(s.name) / shipped.get(s.name), 1.0, 0.005) << s.name;
+  for (size_t i = 0; i < all.overheads.size(); ++i) EXPECT_NEAR(all.overheads[i] / kNeusightOverheads[i], 1.0, 0.005);
   // --gpu holds out one GPU only.
   PublishedOptions one;
   one.gpu = "T4";
@@ -477,4 +478,21 @@ TEST(OpModel, SplitKFillsTheSmsOfASmallOutput) {
   // Each part keeps at least a tile's depth; a full output is not split.
   EXPECT_DOUBLE_EQ(op_kernel_times(OpKernel::gemm(OpKernelClass::Linear, 1, 64, 64, 300), d, p).splits, 2);
   EXPECT_DOUBLE_EQ(op_kernel_times(OpKernel::gemm(OpKernelClass::Linear, 1, 4096, 4096, 1 << 20), d, p).splits, 1);
+}
+
+TEST(NeusightValidation, AFolderOfNewGpusIsPredictedWithTheShippedDefaults) {
+  // One GPU the defaults were not fitted on, alone in its folder (the layout the held-out GPUs come in).
+  const fs::path d = fs::temp_directory_path() / "vgpusim-neusight-new";
+  fs::remove_all(d);
+  fs::create_directories(d / "label" / "NVIDIA_H100_PCIe");
+  const fs::path src = fs::path(VGPUSIM_SOURCE_DIR) / "scenarios/measurements/neusight/label/Tesla_T4";
+  for (const char* ext : {".csv", ".json"})
+    fs::copy_file(src / (std::string("bert_large-inf-512-8") + ext),
+                  d / "label" / "NVIDIA_H100_PCIe" / (std::string("bert_large-inf-512-8") + ext));
+  const std::vector<ValidationRun> runs = validate_neusight(d.string(), {});
+  ASSERT_EQ(runs[0].cases.size(), 1u);
+  EXPECT_EQ(runs[0].cases[0].gpu, "H100-PCIe");
+  EXPECT_NE(runs[0].cases[0].split.find("shipped defaults"), std::string::npos) << runs[0].cases[0].split;
+  EXPECT_GT(runs[0].cases[0].predicted, 0);
+  fs::remove_all(d);
 }

@@ -22,6 +22,9 @@ namespace {
 // NeuSight's study predicts inference from an A100-PCIe-40GB profile and training from an A100-80GB-PCIe one.
 constexpr const char* kInferenceSource = "A100-PCIe-40GB";
 constexpr const char* kTrainingSource = "A100-80GB-PCIe";
+// The GPUs the operator model's shipped defaults were fitted on (scenarios/measurements/neusight).
+constexpr const char* kDevelopmentGpus[] = {"P4",  "P100-PCIe-16GB", "T4", "V100-PCIe-32GB", "A100-PCIe-40GB",
+                                            "A100-80GB-PCIe"};
 
 struct Gpu {
   std::string folder;   // NeuSight's name, e.g. "Tesla_T4"
@@ -251,43 +254,56 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
 
   for (size_t g = 0; g < gpus.size(); ++g) {
     if (!options.gpu.empty() && gpus[g].catalog != options.gpu && gpus[g].folder != options.gpu) continue;
-    if (gpus.size() < 2) {
-      run.skipped.push_back({gpus[g].catalog, "no other GPU to fit on", ""});
+    // Its predictions: fitted on the folder's other GPUs, and, for a GPU the shipped defaults were not fitted on,
+    // from those defaults (a folder of new GPUs only has no other GPU to fit on).
+    std::vector<std::pair<std::string, OpModelFit>> folds;
+    if (gpus.size() >= 2) folds.emplace_back("leave one GPU out", fit_without(gpus, cases, g));
+    if (std::find(std::begin(kDevelopmentGpus), std::end(kDevelopmentGpus), gpus[g].catalog) ==
+        std::end(kDevelopmentGpus)) {
+      OpModelFit shipped;
+      shipped.params = OpModelParams::table().defaults();
+      shipped.overheads = kNeusightOverheads;
+      folds.emplace_back("shipped defaults (fitted on the six development GPUs)", shipped);
+    }
+    if (folds.empty()) {
+      for (const Prepared& p : cases)
+        if (p.gpu == g)
+          run.skipped.push_back({gpus[g].catalog, "no other GPU to fit on (the shipped defaults were fitted on it)", ""});
       continue;
     }
-    const OpModelFit fit = fit_without(gpus, cases, g);
-    for (const Prepared& p : cases) {
-      if (p.gpu != g) continue;
-      const std::string mode = mode_name(p.c->training);
-      const std::optional<size_t> src = find_gpu(p.c->training ? kTrainingSource : kInferenceSource);
-      const Prepared* from = src && *src != g ? source_case(*src, p.c->id) : nullptr;
-      std::map<std::string, double> baseline;
-      if (auto s = summary.find({gpus[g].folder, p.c->id}); s != summary.end()) {
-        if (s->second.neusight > 0) baseline["NeuSight"] = s->second.neusight;
-        if (s->second.roofline > 0) baseline["roofline"] = s->second.roofline;
-      }
-      if (from) baseline["FP32 peak ratio"] = from->c->measured() * gpus[*src].fp32 / gpus[g].fp32;
-      ValidationCase v;
-      v.gpu = gpus[g].catalog;
-      v.mode = mode;
-      v.split = mode + ", from shapes, leave one GPU out";
-      v.id = p.c->id;
-      v.measured = p.c->measured();
-      v.predicted = case_time(p, gpus[g].device, fit.params);
-      v.baseline = baseline;
-      run.cases.push_back(v);
-      if (from) {
-        v.split = fmt::format("{}, from the {} profile, leave one GPU out", mode, gpus[*src].catalog);
-        v.predicted = from_profile(*from, gpus[*src].device, gpus[g].device, fit);
+    for (const auto& [how, fit] : folds)
+      for (const Prepared& p : cases) {
+        if (p.gpu != g) continue;
+        const std::string mode = mode_name(p.c->training);
+        const std::optional<size_t> src = find_gpu(p.c->training ? kTrainingSource : kInferenceSource);
+        const Prepared* from = src && *src != g ? source_case(*src, p.c->id) : nullptr;
+        std::map<std::string, double> baseline;
+        if (auto s = summary.find({gpus[g].folder, p.c->id}); s != summary.end()) {
+          if (s->second.neusight > 0) baseline["NeuSight"] = s->second.neusight;
+          if (s->second.roofline > 0) baseline["roofline"] = s->second.roofline;
+        }
+        if (from) baseline["FP32 peak ratio"] = from->c->measured() * gpus[*src].fp32 / gpus[g].fp32;
+        ValidationCase v;
+        v.gpu = gpus[g].catalog;
+        v.mode = mode;
+        v.split = fmt::format("{}, from shapes, {}", mode, how);
+        v.id = p.c->id;
+        v.measured = p.c->measured();
+        v.predicted = case_time(p, gpus[g].device, fit.params);
+        v.baseline = baseline;
         run.cases.push_back(v);
+        if (from) {
+          v.split = fmt::format("{}, from the {} profile, {}", mode, gpus[*src].catalog, how);
+          v.predicted = from_profile(*from, gpus[*src].device, gpus[g].device, fit);
+          run.cases.push_back(v);
+        }
       }
-    }
   }
   // Cases of one split together, as the tables show them.
   std::stable_sort(run.cases.begin(), run.cases.end(), [](const ValidationCase& a, const ValidationCase& b) {
     return a.split.find("from shapes") != std::string::npos && b.split.find("from shapes") == std::string::npos;
   });
-  const OpModelFit all = fit_without(gpus, cases, std::nullopt);
+  const OpModelFit all = fit_without(gpus, cases, std::nullopt);  // for the method text
   run.method = fmt::format(
       "NeuSight (Lee, Phanishayee and Mahajan, ASPLOS'25) measured FP32 PyTorch / Hugging Face models (BERT-large, "
       "GPT2-large, GPT3-XL and 2.7B, OPT-1.3B) end to end and op by op (each torch.fx node alone) on several GPUs. "
@@ -297,7 +313,9 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
       "fitted jointly on the per-op measurements of the other GPUs (split \"from shapes, leave one GPU out\"): the "
       "held-out GPU is predicted from its catalog figures only. A second split predicts from the source GPU's "
       "measured profile of the same case ({} for inference, {} for training, as NeuSight's study does), each op "
-      "scaled by the model's ratio target / source, with the fold's parameters. Baselines, on the same cases: "
+      "scaled by the model's ratio target / source, with the fold's parameters. A GPU outside the six the model's "
+      "defaults were fitted on is also predicted with those defaults (split \"shipped defaults\"), the only "
+      "prediction for a folder of new GPUs alone. Baselines, on the same cases: "
       "NeuSight's and its roofline's predictions (summary/summary.csv), and the source GPU's measured latency scaled "
       "by the FP32 peak ratio (on the cases the source GPU also ran). Fused-op graphs and multi-GPU runs are skipped. "
       "The fit on all {} GPUs, the shipped defaults' source: {}.",
