@@ -3,6 +3,8 @@
 // (models/gpu/op_model.hpp): as an inference service (one forward pass per request) or as training iterations.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "models/workload/fx_graph.hpp"
@@ -62,8 +64,9 @@ WorkloadKindInfo graph_workload_kind() {
        "their class's bandwidth), and a pass's time on the tenant's GPU or partition is their sum, from the GPU's "
        "catalog figures alone (the profile's measured times are not used). With `pass: forward` it is an inference "
        "service (the keys of `workload.inference`: `rate` or `clients`, `requests`, ...), one pass per request; with "
-       "`pass: training`, iterations of one training step. Its kernels run back to back without launch gaps, and "
-       "under MPS or beside a neighbour they draw the SMs and bandwidth their tiles and bytes ask for.",
+       "`pass: training`, iterations of one training step. Its kernels run back to back without launch gaps (exact "
+       "fidelity: as many equal kernels as the pass launches), and under MPS or beside a neighbour they draw the SMs "
+       "and bandwidth their tiles and bytes ask for.",
        keys},
       slo_section("workload.graph.slo", figures()),
   };
@@ -89,6 +92,11 @@ WorkloadKindInfo graph_workload_kind() {
     if (work.graph->empty())
       fail_at(r.file(), r.node("profile"), r.child_path("profile"), "the profile has no op that launches a kernel");
     work.overhead_share = 0;  // each kernel's GPU-side floor is in the op model's time
+    // Exact fidelity runs a pass as as many equal kernels as it launches, so a neighbour, a limiter or a time
+    // slice meets it at a kernel's granularity (fluid fidelity merges them).
+    double launches = 0;
+    for (const auto& [kernel, n] : *work.graph) launches += n;
+    const int kernels = static_cast<int>(std::clamp(std::round(launches), 1.0, 100000.0));
     const Distribution host = loader.distribution(r, "host_time", units::Dim::Time);
     if (training) {
       for (const char* k : {"rate", "clients", "requests", "slo"})
@@ -96,6 +104,7 @@ WorkloadKindInfo graph_workload_kind() {
       auto t = std::make_shared<TrainingWorkload>();
       t->iterations = r.has("iterations") ? r.integer("iterations", 0, 1LL << 50) : -1;
       t->step = work;
+      t->kernels_per_step = kernels;
       t->host_time = host;
       return t;
     }
@@ -105,6 +114,7 @@ WorkloadKindInfo graph_workload_kind() {
     t->arrivals = read_request_arrivals(loader, r);
     t->host_time = host;
     t->request = work;
+    t->kernels_per_request = kernels;
     if (r.has("slo")) {
       MapReader s(r.file(), r.node("slo"), r.child_path("slo"), section_named("workload.graph.slo"));
       s.finish();
