@@ -79,6 +79,213 @@ const std::set<std::string>& eltwise_functions() {
   return m;
 }
 
+// One node's classification: what it launches, by the kind of op it is.
+class NodeKernels {
+ public:
+  NodeKernels(const FxNode& of, bool train)
+      : node(of), training(train), o(*of.output), n(shape_elements(o)), ob(n * fx_dtype_bytes(of.dtype)),
+        dt(gemm_dtype(of.dtype)), f(of.target), module(of.op == "call_module"), function(of.op == "call_function") {
+    for (size_t i = 0; i < of.inputs.size(); ++i) {  // each input at its producer's dtype; scalars left out
+      const double e = shape_elements(of.inputs[i]);
+      if (e > 1) ib += e * fx_dtype_bytes(i < of.input_dtypes.size() ? of.input_dtypes[i] : "float32");
+    }
+  }
+  FxNodeKernels result() {
+    if (!matrix_product()) {
+      if (module)
+        module_op();
+      else
+        function_op();
+    }
+    return out;
+  }
+
+ private:
+  // A memory-bound op of one forward kernel of its bytes in and out, and `bw` as its backward in training.
+  bool simple(const char* name, K fw, std::vector<OpKernel> bw) {
+    out.op_class = name;
+    out.forward = {mem(fw, ib + ob)};
+    if (training) out.backward = std::move(bw);
+    return true;
+  }
+
+  // Linears, batched products, fused attention and convolutions; false for any other op.
+  bool matrix_product() {
+  if ((module && node.module == "Linear") || (function && in(f, {"addmm", "linear"}))) {
+    if (node.inputs.empty()) return true;
+    const TensorShape& a = f == "addmm" && node.inputs.size() >= 3 ? node.inputs[1] : node.inputs[0];
+    const double m = prefix_elements(a, 1), k = last(a), cols = last(o);
+    const bool bias = f == "addmm" || (f == "linear" ? node.inputs.size() >= 3
+                                                     : !contains(node.name, "lm_head") && !node.name.ends_with("decoder"));
+    linear_kernels(out, m, k, cols, bias, true, dt);
+    if (!training) out.backward.clear(), out.accumulate.clear();
+    return true;
+  }
+  if (function && in(f, {"matmul", "bmm", "baddbmm"})) {
+    if (node.inputs.size() < 2) return true;
+    const TensorShape& a = node.inputs[node.inputs.size() - 2];
+    const TensorShape& b = node.inputs.back();
+    if (b.size() == 2) {  // activation x weight: a linear without parameter gradients of its own here
+      linear_kernels(out, prefix_elements(a, 1), last(a), last(b), false, false, dt);
+      if (!training) out.backward.clear();
+      return true;
+    }
+    const double batch = prefix_elements(a, 2), m = last(a, 2), k = last(a), cols = last(b);
+    out.op_class = "bmm";
+    out.forward.push_back(OpKernel::gemm(K::Bmm, batch, m, cols, k, dt));
+    if (f == "baddbmm") out.forward.push_back(mem(K::Eltwise, 2 * fx_dtype_bytes(node.dtype) * batch * m * cols));
+    if (training) {
+      out.backward.push_back(OpKernel::gemm(K::Bmm, batch, m, k, cols, dt));
+      out.backward.push_back(OpKernel::gemm(K::Bmm, batch, k, cols, m, dt));
+    }
+    return true;
+  }
+  if (function && f == "scaled_dot_product_attention") {
+    // Fused attention: QK^T and PV in one kernel, the S x S scores never written: one batched product of 4 B H Sq Sk
+    // D FLOPs (backward 2.5x) over the query tiles. Not checked against a measurement (docs/models/op-model.md).
+    if (node.inputs.size() < 3) return true;
+    const TensorShape& q = node.inputs[0];
+    const TensorShape& kk = node.inputs[1];
+    const double batch = prefix_elements(q, 2), sq = last(q, 2), d = last(q), sk = last(kk, 2);
+    out.op_class = "attention";
+    out.forward.push_back(OpKernel::gemm(K::Bmm, batch, sq, d, 2 * sk, dt));
+    if (training) out.backward.push_back(OpKernel::gemm(K::Bmm, batch, sq, d, 5 * sk, dt));
+    return true;
+  }
+  if ((module && contains(node.module, "Conv")) || (function && in(f, {"conv1d", "conv2d"}))) {
+    // Implicit GEMM: M = N x output pixels, N = output channels, K = input channels x kernel area.
+    if (node.inputs.empty() || o.size() < 3) return true;
+    const TensorShape& x = node.inputs[0];
+    const double area = node.kernel_area > 0 ? node.kernel_area : (o.size() == 4 ? 9.0 : 3.0);
+    const double m = static_cast<double>(o[0]) * prefix_elements(TensorShape(o.begin() + 2, o.end()), 0);
+    const double cout = static_cast<double>(o[1]), k = (x.size() >= 2 ? static_cast<double>(x[1]) : 1.0) * area;
+    linear_kernels(out, m, k, cout, true, true, dt);
+    out.op_class = "conv";
+    if (!training) out.backward.clear(), out.accumulate.clear();
+    return true;
+  }
+    return false;
+  }
+
+  // A call_module node that is not a matrix product.
+  bool module_op() {
+  const std::string& mc = node.module;
+  if (mc == "LayerNorm" || contains(mc, "RMSNorm") || mc == "T5LayerNorm" || contains(mc, "BatchNorm") ||
+      mc == "GroupNorm") {
+    const double h = last(o);
+    out.op_class = "norm";
+    out.forward = {mem(K::Norm, ib + ob)};
+    if (training) {
+      out.backward = {mem(K::NormBackward, 3 * ob + 8 * n / h), mem(K::Reduce, 2 * ob)};
+      out.accumulate = {mem(K::Accumulate, 12 * h), mem(K::Accumulate, 12 * h)};
+    }
+    return true;
+  }
+  if (mc == "Embedding") {
+    const double h = last(o);
+    out.op_class = "embedding";
+    out.forward = {mem(K::Embedding, ib + ob)};
+    if (training && node.table_rows > 0) {
+      out.backward = {mem(K::Fill, 4 * node.table_rows * h), mem(K::EmbeddingBackward, 2 * ob + ib)};
+      out.accumulate = {mem(K::Accumulate, 12 * node.table_rows * h)};
+    }
+    return true;
+  }
+  if (mc == "Dropout") {
+    if (!training) return true;
+    out.op_class = "dropout";
+    out.forward = {mem(K::Dropout, ib + ob + n)};
+    out.backward = {mem(K::DropoutBackward, 2 * ob + n)};
+    return true;
+  }
+  if (contains(mc, "GELU") || contains(mc, "SiLU") || mc == "Mish" || mc == "Swish")
+    return simple("activation", K::Activation, {mem(K::Activation, 3 * ob)});
+  if (in(mc, {"ReLU", "Tanh", "Sigmoid", "ReLU6", "LeakyReLU"}))
+    return simple("eltwise", K::Eltwise, {mem(K::Eltwise, 3 * ob)});
+  if (contains(mc, "Softmax")) return simple("softmax", K::Softmax, {mem(K::SoftmaxBackward, 3 * ob)});
+  if (contains(mc, "Pool")) return simple("reduce", K::Reduce, {mem(K::Eltwise, 2 * ob + ib)});
+  out.op_class = "other";
+  out.forward = {mem(K::Eltwise, ib + ob)};
+  return true;
+  }
+
+  // A call_function or call_method node that is not a matrix product.
+  bool function_op() {
+  if (f == "softmax" || f == "log_softmax") return simple("softmax", K::Softmax, {mem(K::SoftmaxBackward, 3 * ob)});
+  if (function && in(f, {"layer_norm", "rms_norm"})) {
+    const double h = last(o);
+    return simple("norm", K::Norm, {mem(K::NormBackward, 3 * ob + 8 * n / h), mem(K::Reduce, 2 * ob)});
+  }
+  if (f == "embedding") {
+    out.op_class = "embedding";
+    out.forward = {mem(K::Embedding, ib + ob)};
+    return true;
+  }
+  if (f == "dropout") {
+    if (!training) return true;
+    out.op_class = "dropout";
+    out.forward = {mem(K::Dropout, ib + ob + n)};
+    out.backward = {mem(K::DropoutBackward, 2 * ob + n)};
+    return true;
+  }
+  if (in(f, {"gelu", "silu", "mish"})) return simple("activation", K::Activation, {mem(K::Activation, 3 * ob)});
+  if (eltwise_functions().count(f)) {
+    if (n <= 1) return true;
+    out.op_class = "eltwise";
+    out.forward = {mem(K::Eltwise, ib + ob)};
+    if (training && function) {
+      size_t full = 0;
+      for (const TensorShape& s : node.inputs) full += shape_elements(s) == n ? 1 : 0;
+      out.backward = eltwise_backward(f, full, ob);
+    }
+    return true;
+  }
+  if (in(f, {"ones", "full", "arange", "zeros", "tensor", "ones_like", "zeros_like", "full_like", "empty"})) {
+    out.op_class = "fill";
+    out.forward = {mem(K::Fill, ob)};
+    return true;
+  }
+  if (in(f, {"cumsum", "sum", "mean", "count_nonzero", "amax", "argmax"})) {
+    out.op_class = "reduce";
+    out.forward = {mem(K::Reduce, ib + ob)};
+    return true;
+  }
+  if (node.op == "call_method") {
+    if (view_methods().count(f)) return true;
+    const bool copies = (f == "contiguous" || f == "reshape") &&
+                        std::find(node.input_contiguous.begin(), node.input_contiguous.end(), false) !=
+                            node.input_contiguous.end();
+    const bool casts = cast_methods().count(f) && !node.input_dtypes.empty() && node.input_dtypes[0] != node.dtype;
+    if (f == "contiguous" || f == "reshape" || cast_methods().count(f)) {
+      if (!copies && !casts) return true;
+      out.op_class = "copy";
+      out.forward = {mem(K::Copy, ib + ob)};
+      return true;
+    }
+  }
+  if (f == "getitem" || f == "getattr") return true;
+  if (in(f, {"cat", "stack"})) {
+    out.op_class = "copy";
+    out.forward = {mem(K::Copy, ib + ob)};
+    return true;
+  }
+  if (n <= 1) return true;
+  out.op_class = "other";
+  out.forward = {mem(K::Eltwise, ib + ob)};
+  return true;
+  }
+
+  const FxNode& node;
+  const bool training;
+  const TensorShape& o;
+  const double n, ob;
+  double ib = 0;
+  const OpDtype dt;
+  const std::string& f;
+  const bool module, function;
+  FxNodeKernels out;
+};
+
 }  // namespace
 
 double fx_dtype_bytes(const std::string& dtype) {
@@ -91,187 +298,8 @@ double fx_dtype_bytes(const std::string& dtype) {
 double shape_elements(const TensorShape& s) { return prefix_elements(s, 0); }
 
 FxNodeKernels fx_node_kernels(const FxNode& node, bool training) {
-  FxNodeKernels out;
-  if (in(node.op, {"placeholder", "get_attr", "output"}) || !node.output) return out;
-  const TensorShape& o = *node.output;
-  const double n = shape_elements(o);
-  const double ob = n * fx_dtype_bytes(node.dtype);
-  const OpDtype dt = gemm_dtype(node.dtype);
-  double ib = 0;  // the inputs' bytes, each at its producer's dtype (scalars and 1-element tensors left out)
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const double e = shape_elements(node.inputs[i]);
-    if (e > 1) ib += e * fx_dtype_bytes(i < node.input_dtypes.size() ? node.input_dtypes[i] : "float32");
-  }
-  const std::string& f = node.target;
-  const bool module = node.op == "call_module";
-  const bool function = node.op == "call_function";
-  const auto simple = [&](const char* name, K fw, std::vector<OpKernel> bw) {
-    out.op_class = name;
-    out.forward = {mem(fw, ib + ob)};
-    if (training) out.backward = std::move(bw);
-    return out;
-  };
-
-  // Matrix products.
-  if ((module && node.module == "Linear") || (function && in(f, {"addmm", "linear"}))) {
-    if (node.inputs.empty()) return out;
-    const TensorShape& a = f == "addmm" && node.inputs.size() >= 3 ? node.inputs[1] : node.inputs[0];
-    const double m = prefix_elements(a, 1), k = last(a), cols = last(o);
-    const bool bias = f == "addmm" || (f == "linear" ? node.inputs.size() >= 3
-                                                     : !contains(node.name, "lm_head") && !node.name.ends_with("decoder"));
-    linear_kernels(out, m, k, cols, bias, true, dt);
-    if (!training) out.backward.clear(), out.accumulate.clear();
-    return out;
-  }
-  if (function && in(f, {"matmul", "bmm", "baddbmm"})) {
-    if (node.inputs.size() < 2) return out;
-    const TensorShape& a = node.inputs[node.inputs.size() - 2];
-    const TensorShape& b = node.inputs.back();
-    if (b.size() == 2) {  // activation x weight: a linear without parameter gradients of its own here
-      linear_kernels(out, prefix_elements(a, 1), last(a), last(b), false, false, dt);
-      if (!training) out.backward.clear();
-      return out;
-    }
-    const double batch = prefix_elements(a, 2), m = last(a, 2), k = last(a), cols = last(b);
-    out.op_class = "bmm";
-    out.forward.push_back(OpKernel::gemm(K::Bmm, batch, m, cols, k, dt));
-    if (f == "baddbmm") out.forward.push_back(mem(K::Eltwise, 2 * fx_dtype_bytes(node.dtype) * batch * m * cols));
-    if (training) {
-      out.backward.push_back(OpKernel::gemm(K::Bmm, batch, m, k, cols, dt));
-      out.backward.push_back(OpKernel::gemm(K::Bmm, batch, k, cols, m, dt));
-    }
-    return out;
-  }
-  if (function && f == "scaled_dot_product_attention") {
-    // Fused attention: QK^T and PV in one kernel, the S x S scores never written: one batched product of 4 B H Sq Sk
-    // D FLOPs (backward 2.5x) over the query tiles. Not checked against a measurement (docs/models/op-model.md).
-    if (node.inputs.size() < 3) return out;
-    const TensorShape& q = node.inputs[0];
-    const TensorShape& kk = node.inputs[1];
-    const double batch = prefix_elements(q, 2), sq = last(q, 2), d = last(q), sk = last(kk, 2);
-    out.op_class = "attention";
-    out.forward.push_back(OpKernel::gemm(K::Bmm, batch, sq, d, 2 * sk, dt));
-    if (training) out.backward.push_back(OpKernel::gemm(K::Bmm, batch, sq, d, 5 * sk, dt));
-    return out;
-  }
-  if ((module && contains(node.module, "Conv")) || (function && in(f, {"conv1d", "conv2d"}))) {
-    // Implicit GEMM: M = N x output pixels, N = output channels, K = input channels x kernel area.
-    if (node.inputs.empty() || o.size() < 3) return out;
-    const TensorShape& x = node.inputs[0];
-    const double area = node.kernel_area > 0 ? node.kernel_area : (o.size() == 4 ? 9.0 : 3.0);
-    const double m = static_cast<double>(o[0]) * prefix_elements(TensorShape(o.begin() + 2, o.end()), 0);
-    const double cout = static_cast<double>(o[1]), k = (x.size() >= 2 ? static_cast<double>(x[1]) : 1.0) * area;
-    linear_kernels(out, m, k, cout, true, true, dt);
-    out.op_class = "conv";
-    if (!training) out.backward.clear(), out.accumulate.clear();
-    return out;
-  }
-
-  // Module ops.
-  if (module) {
-    const std::string& mc = node.module;
-    if (mc == "LayerNorm" || contains(mc, "RMSNorm") || mc == "T5LayerNorm" || contains(mc, "BatchNorm") ||
-        mc == "GroupNorm") {
-      const double h = last(o);
-      out.op_class = "norm";
-      out.forward = {mem(K::Norm, ib + ob)};
-      if (training) {
-        out.backward = {mem(K::NormBackward, 3 * ob + 8 * n / h), mem(K::Reduce, 2 * ob)};
-        out.accumulate = {mem(K::Accumulate, 12 * h), mem(K::Accumulate, 12 * h)};
-      }
-      return out;
-    }
-    if (mc == "Embedding") {
-      const double h = last(o);
-      out.op_class = "embedding";
-      out.forward = {mem(K::Embedding, ib + ob)};
-      if (training && node.table_rows > 0) {
-        out.backward = {mem(K::Fill, 4 * node.table_rows * h), mem(K::EmbeddingBackward, 2 * ob + ib)};
-        out.accumulate = {mem(K::Accumulate, 12 * node.table_rows * h)};
-      }
-      return out;
-    }
-    if (mc == "Dropout") {
-      if (!training) return out;
-      out.op_class = "dropout";
-      out.forward = {mem(K::Dropout, ib + ob + n)};
-      out.backward = {mem(K::DropoutBackward, 2 * ob + n)};
-      return out;
-    }
-    if (contains(mc, "GELU") || contains(mc, "SiLU") || mc == "Mish" || mc == "Swish")
-      return simple("activation", K::Activation, {mem(K::Activation, 3 * ob)});
-    if (in(mc, {"ReLU", "Tanh", "Sigmoid", "ReLU6", "LeakyReLU"}))
-      return simple("eltwise", K::Eltwise, {mem(K::Eltwise, 3 * ob)});
-    if (contains(mc, "Softmax")) return simple("softmax", K::Softmax, {mem(K::SoftmaxBackward, 3 * ob)});
-    if (contains(mc, "Pool")) return simple("reduce", K::Reduce, {mem(K::Eltwise, 2 * ob + ib)});
-    out.op_class = "other";
-    out.forward = {mem(K::Eltwise, ib + ob)};
-    return out;
-  }
-
-  // Functions and methods.
-  if (f == "softmax" || f == "log_softmax") return simple("softmax", K::Softmax, {mem(K::SoftmaxBackward, 3 * ob)});
-  if (function && in(f, {"layer_norm", "rms_norm"})) {
-    const double h = last(o);
-    return simple("norm", K::Norm, {mem(K::NormBackward, 3 * ob + 8 * n / h), mem(K::Reduce, 2 * ob)});
-  }
-  if (f == "embedding") {
-    out.op_class = "embedding";
-    out.forward = {mem(K::Embedding, ib + ob)};
-    return out;
-  }
-  if (f == "dropout") {
-    if (!training) return out;
-    out.op_class = "dropout";
-    out.forward = {mem(K::Dropout, ib + ob + n)};
-    out.backward = {mem(K::DropoutBackward, 2 * ob + n)};
-    return out;
-  }
-  if (in(f, {"gelu", "silu", "mish"})) return simple("activation", K::Activation, {mem(K::Activation, 3 * ob)});
-  if (eltwise_functions().count(f)) {
-    if (n <= 1) return out;
-    out.op_class = "eltwise";
-    out.forward = {mem(K::Eltwise, ib + ob)};
-    if (training && function) {
-      size_t full = 0;
-      for (const TensorShape& s : node.inputs) full += shape_elements(s) == n ? 1 : 0;
-      out.backward = eltwise_backward(f, full, ob);
-    }
-    return out;
-  }
-  if (in(f, {"ones", "full", "arange", "zeros", "tensor", "ones_like", "zeros_like", "full_like", "empty"})) {
-    out.op_class = "fill";
-    out.forward = {mem(K::Fill, ob)};
-    return out;
-  }
-  if (in(f, {"cumsum", "sum", "mean", "count_nonzero", "amax", "argmax"})) {
-    out.op_class = "reduce";
-    out.forward = {mem(K::Reduce, ib + ob)};
-    return out;
-  }
-  if (node.op == "call_method") {
-    if (view_methods().count(f)) return out;
-    const bool copies = (f == "contiguous" || f == "reshape") &&
-                        std::find(node.input_contiguous.begin(), node.input_contiguous.end(), false) !=
-                            node.input_contiguous.end();
-    const bool casts = cast_methods().count(f) && !node.input_dtypes.empty() && node.input_dtypes[0] != node.dtype;
-    if (f == "contiguous" || f == "reshape" || cast_methods().count(f)) {
-      if (!copies && !casts) return out;
-      out.op_class = "copy";
-      out.forward = {mem(K::Copy, ib + ob)};
-      return out;
-    }
-  }
-  if (f == "getitem" || f == "getattr") return out;
-  if (in(f, {"cat", "stack"})) {
-    out.op_class = "copy";
-    out.forward = {mem(K::Copy, ib + ob)};
-    return out;
-  }
-  if (n <= 1) return out;
-  out.op_class = "other";
-  out.forward = {mem(K::Eltwise, ib + ob)};
-  return out;
+  if (in(node.op, {"placeholder", "get_attr", "output"}) || !node.output) return {};
+  return NodeKernels(node, training).result();
 }
 
 }  // namespace vgpusim

@@ -58,6 +58,22 @@ double step_time(const std::vector<std::pair<OpKernel, double>>& kernels, const 
   return t;
 }
 
+// The throughput on `slice` by the operator model, from the full GPU's measured `throughput` (samples/s); 0 when
+// the row's model has no known shape. Eager PyTorch launches asynchronously: the CPU's dispatch runs beside the
+// GPU's work and a step takes the longer of the two. The measured full-GPU step bounds the CPU's part (it is the
+// CPU's when the GPU waited, and no less than it otherwise); the GPU's part on the slice is the model's time there,
+// but no more than the measured step scaled by the model's ratio slice / whole (the model's absolute time is FP32
+// SIMT; the workload may have run on TF32 tensor cores). DCGM's engine activity is not used: it stays near 0.55 for
+// ResNet-50 inference at batch 256, which the GPU bounds.
+double op_model_throughput(const MigPerfRow& r, double throughput, const GpuSpec& slice, const GpuSpec& whole) {
+  const std::vector<std::pair<OpKernel, double>> kernels = step_kernels(r);
+  if (kernels.empty()) return 0;
+  const double batch = std::max(1.0, static_cast<double>(r.batch));
+  const double step = batch / throughput;
+  const double on_slice = step_time(kernels, slice), on_whole = step_time(kernels, whole);
+  return batch / std::max(step, std::min(step * on_slice / on_whole, on_slice));
+}
+
 }  // namespace
 
 std::vector<ValidationRun> validate_migperf(const std::string& dir, const PublishedOptions&) {
@@ -170,18 +186,9 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     c.predicted = batch / (w.host_time + solo_time(w.unit, slice_spec, roof));
     c.baseline["proportional to SMs"] = base.throughput * slice->sms / whole->sms;
     run.cases.push_back(c);
-    // The operator model. Eager PyTorch launches asynchronously: the CPU's dispatch runs beside the GPU's work and
-    // a step takes the longer of the two. The measured full-GPU step bounds the CPU's part (it is the CPU's when
-    // the GPU waited, and no less than it otherwise); the GPU's part on the slice is the model's time there, but
-    // no more than the measured step scaled by the model's ratio slice / whole (the model's absolute time is FP32
-    // SIMT; the workload may have run on TF32 tensor cores). DCGM's engine activity is not used: it stays near
-    // 0.55 for ResNet-50 inference at batch 256, which the GPU bounds.
-    const std::vector<std::pair<OpKernel, double>> kernels = step_kernels(r);
-    if (!kernels.empty()) {
-      const double step = batch / base.throughput;
-      const double on_slice = step_time(kernels, slice_spec), on_whole = step_time(kernels, whole_spec);
+    if (const double op = op_model_throughput(r, base.throughput, slice_spec, whole_spec); op > 0) {
       c.split = "op model by shapes, no fit";
-      c.predicted = batch / std::max(step, std::min(step * on_slice / on_whole, on_slice));
+      c.predicted = op;
       run.cases.push_back(c);
     }
   }
