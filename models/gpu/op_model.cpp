@@ -181,4 +181,29 @@ double op_kernel_time(const OpKernel& k, const OpDevice& d, const OpModelParams&
   return op_kernel_times(k, d, p).total();
 }
 
+double OpGraph::launches() const {
+  double n = 0;
+  for (const auto& [kernel, count] : kernels_) n += count;
+  return n;
+}
+
+OpGraph::Times OpGraph::times(const OpDevice& d) const {
+  static const OpModelParams params = OpModelParams::table().defaults();
+  const std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [device, t] : memo_)
+    if (device == d) return t;
+  Times t;
+  double filled = 0;
+  for (const auto& [kernel, n] : kernels_) {
+    const OpKernelTimes o = op_kernel_times(kernel, d, params);
+    t.floor += n * o.floor;
+    (o.compute >= o.memory ? t.compute : t.memory) += n * std::max(o.compute, o.memory);
+    const double fill = is_gemm(kernel.cls) && d.sms > 0 ? std::min(1.0, o.tiles * o.splits / d.sms) : 1.0;
+    filled += fill * n * o.total();
+  }
+  t.sm_fill = t.total() > 0 ? filled / t.total() : 1;
+  memo_.emplace_back(d, t);
+  return t;
+}
+
 }  // namespace vgpusim

@@ -8,8 +8,12 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/gpu/gpu_spec.hpp"
 #include "sim/core/params.hpp"
@@ -57,6 +61,8 @@ struct OpKernel {
   double flops() const;       // 2 batch m n k for a GEMM, 0 otherwise
   double gemm_bytes() const;  // a GEMM's operands read once and its result written once
   bool operator==(const OpKernel&) const = default;
+  // An order (by class, dtype, then shape), so that kernels can key a map.
+  std::partial_ordering operator<=>(const OpKernel&) const = default;
 };
 
 // The GPU (or partition) figures the model reads.
@@ -67,6 +73,7 @@ struct OpDevice {
   double bandwidth = 0;    // B/s, DRAM
   double tdp = 0;          // W; 0 = unknown: no power cap
   bool pre_volta = false;  // Pascal and older (architecture named in the catalog)
+  bool operator==(const OpDevice&) const = default;
 };
 OpDevice op_device(const GpuSpec& gpu);
 
@@ -101,6 +108,28 @@ struct OpKernelTimes {
 };
 OpKernelTimes op_kernel_times(const OpKernel& k, const OpDevice& d, const OpModelParams& p);
 double op_kernel_time(const OpKernel& k, const OpDevice& d, const OpModelParams& p);
+
+// A model's kernels, each with how often one pass runs it, and the pass's times by the shipped parameters on each
+// device asked for (a workload asks for the same device at every launch: each device is computed once).
+class OpGraph {
+ public:
+  struct Times {
+    double floor = 0;    // s, the kernels' floors
+    double compute = 0;  // s, the kernels whose compute is their longer side, at that side
+    double memory = 0;   // s, the others, at their memory side
+    double sm_fill = 1;  // time-weighted share of the SMs the kernels' tiles cover
+    double total() const { return floor + compute + memory; }
+  };
+  explicit OpGraph(std::vector<std::pair<OpKernel, double>> kernels) : kernels_(std::move(kernels)) {}
+  const std::vector<std::pair<OpKernel, double>>& kernels() const { return kernels_; }
+  double launches() const;  // kernels one pass launches
+  Times times(const OpDevice& d) const;
+
+ private:
+  std::vector<std::pair<OpKernel, double>> kernels_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::pair<OpDevice, Times>> memo_;
+};
 // The FP32 rate the SIMT pipes sustain on `d`: min(peak, power_efficiency x TDP).
 double sustained_fp32(const OpDevice& d, const OpModelParams& p);
 

@@ -173,24 +173,16 @@ double launch_overhead(const RooflineParams& p, LaunchKind launch) {
 
 namespace {
 // A model's kernels on `gpu` by the operator model: their floors are the overhead, their compute and memory sides add
-// up kernel by kernel (each kernel's longer side counts; solo() then sums them: overlap 0), and the SM fill is the
-// time-weighted share of the SMs their tiles cover.
+// up kernel by kernel (solo() then sums them: overlap 0), and the SM fill is the share their tiles cover. A pass's
+// times are linear in its scale: the graph computes them once per device.
 KernelTimes graph_times(const KernelSpec& k, const GpuSpec& gpu) {
-  static const OpModelParams params = OpModelParams::table().defaults();
-  const OpDevice d = op_device(gpu);
+  const OpGraph::Times g = k.graph->times(op_device(gpu));
   KernelTimes t;
   t.overlap = 0;
-  double filled = 0, total = 0;
-  for (const auto& [kernel, repeat] : *k.graph) {
-    const OpKernelTimes o = op_kernel_times(kernel, d, params);
-    const double n = repeat * k.graph_scale;
-    t.overhead += n * o.floor;
-    (o.compute >= o.memory ? t.compute : t.memory) += n * std::max(o.compute, o.memory);
-    const double fill = is_gemm(kernel.cls) && d.sms > 0 ? std::min(1.0, o.tiles * o.splits / d.sms) : 1.0;
-    filled += fill * n * o.total();
-    total += n * o.total();
-  }
-  t.sm_fill = total > 0 ? filled / total : 1;
+  t.overhead = k.graph_scale * g.floor;
+  t.compute = k.graph_scale * g.compute;
+  t.memory = k.graph_scale * g.memory;
+  t.sm_fill = g.sm_fill;
   return t;
 }
 }  // namespace

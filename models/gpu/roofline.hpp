@@ -58,7 +58,7 @@ struct KernelSpec {
   // A framework model's kernels by their shapes (the `graph` workload kind), each with how many times it runs: its
   // time on whatever GPU or partition runs it comes from the operator model (models/gpu/op_model.hpp), times
   // `graph_scale`; the fields above are then unused. Shared: a spec is copied per kernel split and per replica.
-  std::shared_ptr<const std::vector<std::pair<OpKernel, double>>> graph;
+  std::shared_ptr<const OpGraph> graph;
   double graph_scale = 1;
 
   KernelSpec scaled(double factor) const {

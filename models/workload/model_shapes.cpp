@@ -5,7 +5,6 @@
 #include <cctype>
 #include <cmath>
 #include <map>
-#include <tuple>
 
 namespace vgpusim {
 
@@ -214,15 +213,13 @@ std::vector<FxNode> resnet50_nodes(double batch, double image, const std::string
 std::vector<std::pair<OpKernel, double>> graph_kernels(const std::vector<FxNode>& nodes, bool training,
                                                        const std::vector<double>& repeats) {
   std::vector<std::pair<OpKernel, double>> out;
-  std::map<std::tuple<int, int, double, double, double, double, double>, size_t> index;
+  std::map<OpKernel, size_t> index;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const FxNodeKernels k = fx_node_kernels(nodes[i], training);
     const double repeat = i < repeats.size() ? repeats[i] : 1.0;
     for (const auto* list : {&k.forward, &k.backward, &k.accumulate})
       for (const OpKernel& x : *list) {
-        const auto id = std::make_tuple(static_cast<int>(x.cls), static_cast<int>(x.dtype), x.batch, x.m, x.n, x.k,
-                                        x.bytes);
-        auto [it, fresh] = index.try_emplace(id, out.size());
+        auto [it, fresh] = index.try_emplace(x, out.size());
         if (fresh) out.push_back({x, 0.0});
         out[it->second].second += repeat;
       }

@@ -25,15 +25,14 @@ const std::vector<SloFigure>& figures() {
 
 // The profile's kernels, each with how often it runs in one pass (the traced layer `layers` times), merged where
 // the same kernel recurs.
-std::shared_ptr<const std::vector<std::pair<OpKernel, double>>> profile_kernels(const std::vector<NeusightOp>& ops,
-                                                                               bool training) {
+std::shared_ptr<const OpGraph> profile_graph(const std::vector<NeusightOp>& ops, bool training) {
   std::vector<FxNode> nodes;
   std::vector<double> repeats;
   for (const NeusightOp& op : ops) {
     nodes.push_back(op.node);
     repeats.push_back(op.repeat);
   }
-  return std::make_shared<const std::vector<std::pair<OpKernel, double>>>(graph_kernels(nodes, training, repeats));
+  return std::make_shared<const OpGraph>(graph_kernels(nodes, training, repeats));
 }
 
 }  // namespace
@@ -85,18 +84,16 @@ WorkloadKindInfo graph_workload_kind() {
         layers = static_cast<int>(r.integer("layers", 1, 100000));
       else if (std::filesystem::exists(json))
         layers = read_neusight_layers(json.string());
-      work.graph = profile_kernels(read_neusight_profile(csv.string(), layers), training);
+      work.graph = profile_graph(read_neusight_profile(csv.string(), layers), training);
     } catch (const InputError& e) {
       fail_at(r.file(), r.node("profile"), r.child_path("profile"), e.what());
     }
-    if (work.graph->empty())
+    if (work.graph->kernels().empty())
       fail_at(r.file(), r.node("profile"), r.child_path("profile"), "the profile has no op that launches a kernel");
     work.overhead_share = 0;  // each kernel's GPU-side floor is in the op model's time
     // Exact fidelity runs a pass as as many equal kernels as it launches, so a neighbour, a limiter or a time
     // slice meets it at a kernel's granularity (fluid fidelity merges them).
-    double launches = 0;
-    for (const auto& [kernel, n] : *work.graph) launches += n;
-    const int kernels = static_cast<int>(std::clamp(std::round(launches), 1.0, 100000.0));
+    const int kernels = static_cast<int>(std::clamp(std::round(work.graph->launches()), 1.0, 100000.0));
     const Distribution host = loader.distribution(r, "host_time", units::Dim::Time);
     if (training) {
       for (const char* k : {"rate", "clients", "requests", "slo"})

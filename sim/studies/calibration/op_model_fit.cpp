@@ -5,7 +5,6 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <tuple>
 
 namespace vgpusim {
 
@@ -32,13 +31,11 @@ struct Free {
 class Problem {
  public:
   Problem(const std::vector<OpDevice>& devices, const std::vector<OpObservation>& obs) : devices_(devices), obs_(obs) {
-    std::map<std::tuple<size_t, int, int, double, double, double, double, double>, size_t> index;
+    std::map<std::pair<size_t, OpKernel>, size_t> index;
     for (const OpObservation& o : obs_) {
       std::vector<size_t> ks;
       for (const OpKernel& k : o.kernels) {
-        const auto key = std::make_tuple(o.device, static_cast<int>(k.cls), static_cast<int>(k.dtype), k.batch, k.m,
-                                         k.n, k.k, k.bytes);
-        auto [it, fresh] = index.try_emplace(key, kernels_.size());
+        auto [it, fresh] = index.try_emplace(std::pair{o.device, k}, kernels_.size());
         if (fresh) kernels_.push_back({o.device, k});
         ks.push_back(it->second);
       }

@@ -50,14 +50,6 @@ std::vector<std::pair<OpKernel, double>> step_kernels(const MigPerfRow& r) {
   return {};
 }
 
-double step_time(const std::vector<std::pair<OpKernel, double>>& kernels, const GpuSpec& gpu) {
-  static const OpModelParams params = OpModelParams::table().defaults();
-  const OpDevice d = op_device(gpu);
-  double t = 0;
-  for (const auto& [k, n] : kernels) t += n * op_kernel_time(k, d, params);
-  return t;
-}
-
 // The throughput on `slice` by the operator model, from the full GPU's measured `throughput` (samples/s); 0 when
 // the row's model has no known shape. Eager PyTorch launches asynchronously: the CPU's dispatch runs beside the
 // GPU's work and a step takes the longer of the two. The measured full-GPU step bounds the CPU's part (it is the
@@ -66,11 +58,12 @@ double step_time(const std::vector<std::pair<OpKernel, double>>& kernels, const 
 // SIMT; the workload may have run on TF32 tensor cores). DCGM's engine activity is not used: it stays near 0.55 for
 // ResNet-50 inference at batch 256, which the GPU bounds.
 double op_model_throughput(const MigPerfRow& r, double throughput, const GpuSpec& slice, const GpuSpec& whole) {
-  const std::vector<std::pair<OpKernel, double>> kernels = step_kernels(r);
-  if (kernels.empty()) return 0;
+  const OpGraph step_graph(step_kernels(r));
+  if (step_graph.kernels().empty()) return 0;
   const double batch = std::max(1.0, static_cast<double>(r.batch));
   const double step = batch / throughput;
-  const double on_slice = step_time(kernels, slice), on_whole = step_time(kernels, whole);
+  const double on_slice = step_graph.times(op_device(slice)).total();
+  const double on_whole = step_graph.times(op_device(whole)).total();
   return batch / std::max(step, std::min(step * on_slice / on_whole, on_slice));
 }
 

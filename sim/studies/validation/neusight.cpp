@@ -67,6 +67,21 @@ std::optional<Gpu> map_gpu(const std::string& dir, const std::string& folder) {
   return g;
 }
 
+// Calls fn(kernels, measured s, pass, forward linear) for each pass of op `i` of `p` that launches kernels and was
+// measured.
+template <class Fn>
+void for_each_measured_pass(const Prepared& p, size_t i, Fn fn) {
+  const NeusightOp& op = p.c->ops[i];
+  const FxNodeKernels& k = p.kernels[i];
+  const std::pair<const std::vector<OpKernel>*, std::pair<double, OpPhase>> passes[] = {
+      {&k.forward, {op.forward, OpPhase::Forward}},
+      {&k.backward, {op.backward, OpPhase::Backward}},
+      {&k.accumulate, {op.accumulate, OpPhase::Accumulate}}};
+  for (const auto& [kernels, m] : passes)
+    if (!kernels->empty() && m.first > 0)
+      fn(*kernels, m.first, m.second, k.op_class == "linear" && m.second == OpPhase::Forward);
+}
+
 double case_time(const Prepared& p, const OpDevice& d, const OpModelParams& params) {
   double t = 0;
   for (size_t i = 0; i < p.kernels.size(); ++i) {
@@ -89,26 +104,18 @@ std::vector<OpObservation> observations(const std::vector<Prepared>& cases, cons
     if (!use[p.gpu]) continue;
     const size_t first = out.size();
     double total = 0;
-    for (size_t i = 0; i < p.kernels.size(); ++i) {
-      const NeusightOp& op = p.c->ops[i];
-      const FxNodeKernels& k = p.kernels[i];
-      const std::pair<const std::vector<OpKernel>*, std::pair<double, OpPhase>> passes[] = {
-          {&k.forward, {op.forward, OpPhase::Forward}},
-          {&k.backward, {op.backward, OpPhase::Backward}},
-          {&k.accumulate, {op.accumulate, OpPhase::Accumulate}}};
-      for (const auto& [kernels, m] : passes) {
-        if (kernels->empty() || !(m.first > 0)) continue;
+    for (size_t i = 0; i < p.kernels.size(); ++i)
+      for_each_measured_pass(p, i, [&](const std::vector<OpKernel>& kernels, double measured, OpPhase phase, bool linear) {
         OpObservation o;
         o.device = device_of[p.gpu];
-        o.kernels = *kernels;
-        o.measured = m.first;
-        o.weight = op.repeat * m.first;
-        o.phase = m.second;
-        o.linear = k.op_class == "linear" && m.second == OpPhase::Forward;
+        o.kernels = kernels;
+        o.measured = measured;
+        o.weight = p.c->ops[i].repeat * measured;
+        o.phase = phase;
+        o.linear = linear;
         total += o.weight;
         out.push_back(std::move(o));
-      }
-    }
+      });
     for (size_t j = first; j < out.size(); ++j) out[j].weight /= total;
   }
   return out;
@@ -132,26 +139,17 @@ OpModelFit fit_without(const std::vector<Gpu>& gpus, const std::vector<Prepared>
 // scaled by the model's ratio target / source.
 double from_profile(const Prepared& source, const OpDevice& src, const OpDevice& target, const OpModelFit& fit) {
   double t = 0;
-  for (size_t i = 0; i < source.kernels.size(); ++i) {
-    const NeusightOp& op = source.c->ops[i];
-    const FxNodeKernels& k = source.kernels[i];
-    const std::pair<const std::vector<OpKernel>*, std::pair<double, OpPhase>> passes[] = {
-        {&k.forward, {op.forward, OpPhase::Forward}},
-        {&k.backward, {op.backward, OpPhase::Backward}},
-        {&k.accumulate, {op.accumulate, OpPhase::Accumulate}}};
-    for (const auto& [kernels, m] : passes) {
-      if (kernels->empty() || !(m.first > 0)) continue;
+  for (size_t i = 0; i < source.kernels.size(); ++i)
+    for_each_measured_pass(source, i, [&](const std::vector<OpKernel>& kernels, double measured, OpPhase phase,
+                                          bool linear) {
       double ts = 0, tt = 0;
-      for (const OpKernel& x : *kernels) {
+      for (const OpKernel& x : kernels) {
         ts += op_kernel_time(x, src, fit.params);
         tt += op_kernel_time(x, target, fit.params);
       }
-      const double own = std::max(0.0, m.first - measurement_overhead(fit.overheads, m.second,
-                                                                       k.op_class == "linear" &&
-                                                                           m.second == OpPhase::Forward));
-      t += op.repeat * own * tt / ts;
-    }
-  }
+      const double own = std::max(0.0, measured - measurement_overhead(fit.overheads, phase, linear));
+      t += source.c->ops[i].repeat * own * tt / ts;
+    });
   return t;
 }
 
