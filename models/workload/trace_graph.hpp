@@ -49,6 +49,9 @@ struct TraceGraph {
     double cpu = 0;
     double post = 0;  // Sync: s from the moment its waits are done to its return
     uint32_t after = kNone;  // global index of another thread's step it waits for (a hand-off between threads)
+    // Launch: the op whose end frees this launch's slot in its stream's queue (the op `launch_queue` launches
+    // before it on the stream); while it runs, the launch blocks the host (rule 7). kNone: never blocks.
+    uint32_t queue = kNone;
     double recorded_end = 0;  // s since the pass start
   };
 
@@ -69,6 +72,10 @@ struct TraceGraph {
   // What the builder inferred, for the docs and the tests.
   size_t launches = 0, blocked_launches = 0, syncs = 0, blocking_copies = 0;
   size_t explicit_edges = 0, event_edges = 0, timing_edges = 0, resource_edges = 0, dropped_edges = 0, thread_edges = 0;
+  // Inferred edges removed because they closed a cycle of waits (replayed, nothing on it could ever start), and
+  // what each was; every one is also a warning of the tenants that replay the trace.
+  size_t cycle_edges = 0;
+  std::vector<std::string> warnings;
 };
 
 struct TraceGraphOptions {

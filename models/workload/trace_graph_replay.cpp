@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "models/workload/trace_graph.hpp"
+#include "sim/core/errors.hpp"
 
 namespace vgpusim {
 namespace {
@@ -37,12 +38,16 @@ class TraceGraphWorkload final : public Workload {
     nodes_ = ops + 2 * steps;  // a step's second node: a blocking copy's launch
   }
 
-  void start(WorkloadPort& port) override { begin_pass(port); }
+  void start(WorkloadPort& port) override {
+    begin_pass(port);
+    check_progress(port);
+  }
 
   // Each handler finishes what the event set off before the pass may end (a pass ending midway would reset the
   // state the rest of the handler still works on).
   void on_timer(WorkloadPort& port, uint64_t tag) override {
     const auto index = static_cast<uint32_t>(tag & ~kTagKinds);
+    --timers_;
     if (tag & kStepAct) act(port, index);
     else if (tag & kStepEnd) finish_step(port, index);
     else if (tag & kOpStart) start_op(port, index);
@@ -50,6 +55,7 @@ class TraceGraphWorkload final : public Workload {
   }
 
   void on_kernel_done(WorkloadPort& port, uint64_t tag) override {
+    --in_flight_;
     op_done(port, static_cast<uint32_t>(tag));
     maybe_end_pass(port);
   }
@@ -74,18 +80,16 @@ class TraceGraphWorkload final : public Workload {
     end_[op] = now;
     ++ops_done_;
     note_end(op, now);
-    const TraceGraph::Op& o = g_->ops[op];
-    if (o.orphan_release < 0) --queued_[o.stream];
     if (stream_next_[op] != TraceGraph::kNone) satisfy(port, stream_next_[op], now, op);
     for (uint32_t d : dependents_[op]) satisfy(port, d, now, op);
     std::vector<uint32_t> waiters;
     waiters.swap(op_waiters_[op]);
     for (uint32_t s : waiters)
       if (--wait_count_[s] == 0) waits_done(port, s, op);
-    auto& blocked = blocked_[o.stream];
-    if (!blocked.empty() && queued_[o.stream] < g_->launch_queue) {
-      const uint32_t s = blocked.front();
-      blocked.erase(blocked.begin());
+    // Launches that waited for a slot in the stream's queue: this op's end frees theirs.
+    std::vector<uint32_t> launches;
+    launches.swap(queue_waiters_[op]);
+    for (uint32_t s : launches) {
       binder_[node(s)] = op;
       gap_[node(s)] = 0;
       start_[node(s)] = now;
@@ -109,6 +113,7 @@ class TraceGraphWorkload final : public Workload {
   void begin_pass(WorkloadPort& port) {
     const TraceGraph& g = *g_;
     if (remaining_ == 0 || g.ops.empty()) {
+      finished_ = true;
       port.finished();
       return;
     }
@@ -128,8 +133,7 @@ class TraceGraphWorkload final : public Workload {
     flow_.assign(ops, 0);
     wait_count_.assign(steps, 0);
     op_waiters_.assign(ops, {});
-    queued_.assign(g.streams.size(), 0);
-    blocked_.assign(g.streams.size(), {});
+    queue_waiters_.assign(ops, {});
     pc_.assign(g.threads.size(), 0);
     ops_done_ = 0;
     threads_done_ = 0;
@@ -162,14 +166,54 @@ class TraceGraphWorkload final : public Workload {
     const double at = ready_[op] + g_->ops[op].delay;
     gap_[op] = at - ready_[op];
     if (at > port.now())
-      port.wake_at(at, kOpStart | op);
+      wake(port, at, kOpStart | op);
     else
       start_op(port, op);
   }
 
   void start_op(WorkloadPort& port, uint32_t op) {
     start_[op] = port.now();
+    ++in_flight_;
     port.launch(g_->ops[op].kernel, op);
+  }
+
+  void wake(WorkloadPort& port, double at, uint64_t tag) {
+    ++timers_;
+    port.wake_at(at, tag);
+  }
+
+  // With no op running and no timer set, nothing can happen any more: if the pass is not done, the replay is
+  // stuck. The builder breaks every cycle of waits (trace_graph.cpp, CycleBreaker), so this is never meant to
+  // happen; if it does, the run stops here rather than report a tenant that quietly stopped working.
+  void check_progress(WorkloadPort& port) const {
+    if (finished_ || timers_ > 0 || in_flight_ > 0) return;
+    const TraceGraph& g = *g_;
+    std::string why;
+    for (uint32_t t = 0; t < g.threads.size(); ++t) {
+      if (pc_[t] >= g.threads[t].steps.size()) continue;
+      const uint32_t s = thread_base_[t] + static_cast<uint32_t>(pc_[t]);
+      if (step_done_[s]) continue;
+      const TraceGraph::Step& st = step(s);
+      std::string on;
+      if (st.after != TraceGraph::kNone && !step_done_[st.after])
+        on = fmt::format("a hand-off from host thread {}", g.threads[step_thread_[st.after]].id);
+      else if (st.queue != TraceGraph::kNone && !done_[st.queue])
+        on = fmt::format("a launch queue slot (op {} '{}')", st.queue, g.ops[st.queue].name);
+      else
+        for (uint32_t op : st.waits)
+          if (!done_[op]) on = fmt::format("op {} '{}'", op, g.ops[op].name);
+      why += fmt::format("; host thread {} at its step {} (recorded end {:.3f} ms) waits for {}", g.threads[t].id,
+                         pc_[t], st.recorded_end * 1e3, on.empty() ? "nothing it can name" : on);
+    }
+    for (uint32_t op = 0; op < g.ops.size(); ++op)
+      if (!done_[op]) {
+        why += fmt::format("; the first op not done is op {} '{}' (stream {}, recorded at {:.3f} ms)", op,
+                           g.ops[op].name, g.streams[g.ops[op].stream], g.ops[op].recorded_start * 1e3);
+        break;
+      }
+    throw InputError(fmt::format("trace '{}': the replay is stuck at {:.6f} s with work left and nothing that can "
+                                 "start{}",
+                                 g.file, port.now(), why));
   }
 
   // Step `s` may begin once its thread's previous step ended (`prev_end`, by node `prev`) and the step it waits for
@@ -192,7 +236,7 @@ class TraceGraphWorkload final : public Workload {
     const double at = std::max(port.now(), from + st.cpu);
     start_[node(s)] = at;
     if (at > port.now())
-      port.wake_at(at, kStepAct | s);
+      wake(port, at, kStepAct | s);
     else
       act(port, s);
   }
@@ -201,12 +245,10 @@ class TraceGraphWorkload final : public Workload {
     const TraceGraph::Step& st = step(s);
     const double now = port.now();
     if (st.op != TraceGraph::kNone) {
-      const uint32_t stream = g_->ops[st.op].stream;
-      if (queued_[stream] >= g_->launch_queue && st.kind == TraceGraph::Step::Kind::Launch) {
-        blocked_[stream].push_back(s);  // the launch queue is full: it returns when an op of the stream ends
+      if (st.queue != TraceGraph::kNone && !done_[st.queue]) {
+        queue_waiters_[st.queue].push_back(s);  // the stream's queue is full: it returns when a slot frees
         return;
       }
-      ++queued_[stream];
       if (port.recording()) {
         flow_[st.op] = ++flows_;
         if (st.kind == TraceGraph::Step::Kind::Launch) host_call(port, s, now, now, "launch", flow_[st.op]);
@@ -256,7 +298,7 @@ class TraceGraphWorkload final : public Workload {
 
   void finish_after(WorkloadPort& port, uint32_t s, double post) {
     if (post > 0)
-      port.wake_at(port.now() + post, kStepEnd | s);
+      wake(port, port.now() + post, kStepEnd | s);
     else
       finish_step(port, s);
   }
@@ -300,7 +342,10 @@ class TraceGraphWorkload final : public Workload {
   }
 
   void maybe_end_pass(WorkloadPort& port) {
-    if (ops_done_ < g_->ops.size() || threads_done_ < g_->threads.size()) return;
+    if (ops_done_ < g_->ops.size() || threads_done_ < g_->threads.size()) {
+      check_progress(port);
+      return;
+    }
     // The critical path, walked back from what ended last.
     const auto& names = critical_path_parts();
     std::vector<double> parts(names.size(), 0.0);
@@ -326,6 +371,7 @@ class TraceGraphWorkload final : public Workload {
     port.unit_done(pass_start_);
     if (remaining_ > 0) --remaining_;
     begin_pass(port);
+    check_progress(port);
   }
 
   std::shared_ptr<const TraceGraph> g_;
@@ -342,13 +388,14 @@ class TraceGraphWorkload final : public Workload {
   std::vector<double> start_, end_, gap_;  // per node (ops, then steps): its own interval, the gap before it
   std::vector<uint32_t> binder_;           // per node: what it waited for last
   std::vector<uint32_t> wait_count_;
-  std::vector<std::vector<uint32_t>> op_waiters_, blocked_;
-  std::vector<size_t> queued_;
+  std::vector<std::vector<uint32_t>> op_waiters_, queue_waiters_;
   std::vector<size_t> pc_;
   size_t ops_done_ = 0, threads_done_ = 0;
   std::vector<double> began_;    // per step: when a synchronising call began
   std::vector<uint64_t> flow_;   // per op: the flow id of its launch, while recording
   uint64_t flows_ = 0;
+  size_t timers_ = 0, in_flight_ = 0;  // this workload's timers set and ops launched, not yet back
+  bool finished_ = false;
 };
 
 }  // namespace

@@ -168,9 +168,43 @@ double read_quantity(const std::string& file, const YAML::Node& node, const std:
   return r.value;
 }
 
+namespace {
+// The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF), or npos.
+size_t invalid_utf8_at(const std::string& s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) n = 0;
+    else if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c == 0xED) n = 2, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    else return i;
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (b < (k == 1 ? lo : 0x80u) || b > (k == 1 ? hi : 0xBFu)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string::npos;
+}
+}  // namespace
+
 std::string read_string(const std::string& file, const YAML::Node& node, const std::string& path) {
   if (!node.IsScalar() || node.Scalar().empty())
     fail_at(file, node, path, fmt::format("expected a string, found {}", describe(node)));
+  // Every output (results.json, the CSV, the report) carries names as UTF-8 text: refuse what is not.
+  if (const size_t at = invalid_utf8_at(node.Scalar()); at != std::string::npos)
+    fail_at(file, node, path,
+            fmt::format("expected UTF-8 text; the string is not valid UTF-8 from its byte {} (0x{:02X})", at + 1,
+                        static_cast<unsigned char>(node.Scalar()[at])));
   return node.Scalar();
 }
 

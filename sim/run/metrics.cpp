@@ -175,6 +175,13 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.finished = !std::isnan(r.finish);
     tr.completion = r.finish;
     tr.warnings = t.workload->warnings();
+    // A row of zeros must not read as a result: a unit longer than the run, or a workload that stopped.
+    if (r.failures.empty() && (r.units == 0 || b.units == 0))
+      tr.warnings.push_back(fmt::format(
+          "it finished no {} {} in {} simulated: its throughput, latency and vGPU loss are not measured (a unit "
+          "longer than the run, or work that cannot go on); run longer",
+          t.workload->unit(), r.units == 0 ? (b.units == 0 ? "shared or alone" : "shared") : "alone",
+          units::format(r.units == 0 ? shared.end : baselines[i].end, units::Dim::Time)));
     tr.gpu_work = r.gpu_work;
     tr.failures = r.failures;
     tr.shared = performance(r, shared.end, latencies);

@@ -3,7 +3,10 @@
 // finding. Built only with -DVGPUSIM_FUZZ=ON and clang.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -61,7 +64,21 @@ void fuzz_one(const std::string& data) {
         "version: 1\nname: fuzz\nreplications: 1\ngpus: [{id: g0, model: A100-40GB}]\ntenants: [{name: t, on: g0, "
         "workload: {trace: {path: \"" + path + "\", source: A100-40GB, iterations: 2}}}]\n",
         "fuzz.yaml", builtin_catalog());
-    simulate_pilot(sc, 20000);
+    // The invariant: replayed on its own GPU, a graph never gets stuck (the builder breaks every cycle of waits;
+    // a stuck replay throws an InputError from the simulation, which here is a finding, not a refusal), and the
+    // tenant finishes its passes unless the pilot's budget or the run's end came first.
+    RunRecord r;
+    try {
+      r = simulate_pilot(sc, 20000);
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "the replay got stuck: %s\n", e.what());
+      std::abort();
+    }
+    if (!r.truncated && std::isnan(r.tenants.at(0).finish) && r.end < sc.duration) {
+      std::fprintf(stderr, "the replay stopped at %g s without finishing, %lld passes\n", r.end,
+                   r.tenants[0].units);
+      std::abort();
+    }
   } else if (target == "openb") {
     const std::string path = as_file(data, ".csv");
     read_openb_nodes(path, false);

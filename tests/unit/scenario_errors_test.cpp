@@ -204,6 +204,20 @@ TEST(ScenarioErrors, DuplicateTenantName) {
   EXPECT_EQ(error_of(s), "s.yaml:14:12: tenants[1].name: duplicate tenant name 'a'");
 }
 
+// A name with bytes that are not UTF-8 (found by fuzzing: it used to end in an internal JSON error when results were
+// written) is refused where it stands; valid UTF-8 of any script is kept as it is.
+TEST(ScenarioErrors, NamesThatAreNotUtf8AreRefusedAtTheirPlace) {
+  const auto with_name = [](const std::string& name) {
+    return std::string(kGood) + "  - {name: " + name + ", on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
+  };
+  EXPECT_EQ(error_of(with_name("b\xff")),
+            "s.yaml:14:12: tenants[1].name: expected UTF-8 text; the string is not valid UTF-8 from its byte 2 (0xFF)");
+  // Overlong, a surrogate, beyond U+10FFFF, cut short.
+  for (const char* bad : {"b\xc0\xaf", "b\xed\xa0\x80", "b\xf4\x90\x80\x80", "ok\xe2\x82"})
+    EXPECT_NE(error_of(with_name(bad)).find("not valid UTF-8"), std::string::npos) << error_of(with_name(bad));
+  EXPECT_EQ(error_of(with_name("b-\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80")), "(no error)");
+}
+
 TEST(ScenarioErrors, OverridesApplyAndTheirErrorsSayso) {
   const Scenario sc = load_scenario_text(kGood, "s.yaml", builtin_catalog(),
                                          {parse_override("sharing.g0.slice=4ms"), parse_override("tenants.a.memory=1GiB"),

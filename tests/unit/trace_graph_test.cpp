@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <random>
 
 #include "models/workload/trace_graph.hpp"
 #include "sim/io/gpu_catalog.hpp"
@@ -550,5 +551,160 @@ TEST(TraceGraph, AwkwardTracesStillReplay) {
     t.kernel("vectorized_elementwise_kernel", 20, 2100, 10, 2, 2050);
     t.kernel("vectorized_elementwise_kernel", 7, 4100, 10, 1, 4050);
     passes(t, "");
+  }
+}
+
+// A contradictory trace (the CPU's and GPU's clocks disagree by more than the slack): kernel B ran over [5, 10) us
+// on stream 20, but its launch is recorded at 22 us, after a cudaDeviceSynchronize that waited for kernel A, which
+// started as B ended (rule 6: A waits for B). B <- its launch <- the sync's return <- A <- B: replayed as inferred,
+// none of them could ever start. The builder drops the cycle's most contradicted edge and says so everywhere.
+TEST(TraceGraph, ACycleOfWaitsIsBrokenWithAWarning) {
+  TraceText t;
+  t.kernel("vectorized_elementwise_kernel", 7, 10, 10, 1, 0);   // A: its launch returns at 5 us
+  t.runtime("cudaDeviceSynchronize", 1, 6, 15);                  // returns at 21 us, after A
+  t.kernel("vectorized_elementwise_kernel", 20, 5, 5, 1, 22);   // B: ran before its launch call
+  const fs::path path = write("t.json", t.text());
+  const Scenario sc = load(scenario("A100-40GB", key(path)));
+  const TraceGraph& g = graph_of(sc);
+  EXPECT_EQ(g.resource_edges, 1u);
+  EXPECT_EQ(g.cycle_edges, 1u);
+  ASSERT_EQ(g.warnings.size(), 1u);
+  EXPECT_NE(g.warnings[0].find("dropped a cross-stream wait"), std::string::npos) << g.warnings[0];
+  EXPECT_NE(g.warnings[0].find("closed a cycle"), std::string::npos) << g.warnings[0];
+  for (const auto& o : g.ops) EXPECT_TRUE(o.deps.empty());
+  const Results r = run_scenario(sc);
+  ASSERT_EQ(r.tenants.size(), 1u);
+  EXPECT_TRUE(r.tenants[0].finished);
+  ASSERT_EQ(r.tenants[0].warnings.size(), 1u);
+  EXPECT_NE(r.tenants[0].warnings[0].find("closed a cycle"), std::string::npos);
+  EXPECT_EQ(one_pass(sc).time > 0, true);
+}
+
+namespace {
+// A port on which nothing ever happens: what a replay does when every op waits for another.
+struct StillPort final : WorkloadPort {
+  double now() const override { return 0; }
+  void launch(const KernelSpec&, uint64_t) override {}
+  void wake_at(double, uint64_t) override {}
+  void unit_done(double) override {}
+  void finished() override {}
+};
+}  // namespace
+
+// A graph that gets stuck (made by hand: the builder breaks every cycle) stops the run with an error that names the
+// trace, the waiting host thread and the first op not done; it never returns as a tenant that quietly did nothing.
+TEST(TraceGraph, AStuckReplayStopsNamingTheTrace) {
+  auto g = std::make_shared<TraceGraph>();
+  g->file = "hand-made.json";
+  g->streams = {7, 20};
+  for (uint32_t i = 0; i < 2; ++i) {
+    TraceGraph::Op o;
+    o.stream = i;
+    o.name = i == 0 ? "first" : "second";
+    o.deps = {1 - i};
+    o.orphan_release = 0;
+    g->ops.push_back(o);
+  }
+  TraceGraph::Thread th;
+  th.id = 3;
+  TraceGraph::Step sync;
+  sync.kind = TraceGraph::Step::Kind::Sync;
+  sync.waits = {1};
+  th.steps.push_back(sync);
+  g->threads.push_back(th);
+  auto w = play_trace_graph(g, 1);
+  StillPort port;
+  try {
+    w->start(port);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("trace 'hand-made.json': the replay is stuck"), std::string::npos) << m;
+    EXPECT_NE(m.find("host thread 3 at its step 0"), std::string::npos) << m;
+    EXPECT_NE(m.find("waits for op 1 'second'"), std::string::npos) << m;
+    EXPECT_NE(m.find("the first op not done is op 0 'first'"), std::string::npos) << m;
+  }
+}
+
+// The shared traces, mutated as real traces differ (ops removed, streams merged, event calls and records dropped,
+// the CPU side's clock off by a few us and jittered) and replayed alone on their own GPU: every pass finishes, and
+// where the mutated trace is still one a GPU could have recorded (a merged stream whose ops overlap is not) it
+// matches its recording within 2%, pass and GPU busy time.
+TEST(TraceGraph, MutatedRealTracesNeverStall) {
+  TraceText tiny;
+  tiny.kernel("vectorized_elementwise_kernel", 7, 10, 10, 1, 0);
+  const fs::path tiny_path = write("tiny.json", tiny.text());
+  struct Case {
+    const char* file;
+    const char* source;
+  };
+  for (const Case& c : {Case{"a100_alexnet_train.json.gz", "A100-40GB"}, Case{"v100_rank0_train.json.gz", "V100"},
+                        Case{"a100_rank3_control.json.gz", "A100-40GB"},
+                        Case{"recsys_sampled_rank0.json.gz", "A100-40GB"}}) {
+    const KinetoTrace recorded = read_kineto_trace((fs::path(VGPUSIM_KINETO_TRACES) / c.file).string());
+    const Scenario base = load(scenario(c.source, key(tiny_path)));
+    std::mt19937_64 rng(7);
+    std::map<long long, size_t> per_stream;
+    for (const KinetoOp& op : recorded.ops) ++per_stream[op.stream];
+    for (const std::string mutation : {"ops removed", "streams merged", "events dropped", "calls shifted", "all"}) {
+      KinetoTrace t = recorded;
+      const bool all = mutation == "all";
+      bool valid = true;  // still a recording a GPU could have made
+      if (all || mutation == "ops removed") {
+        std::vector<KinetoOp> kept;
+        for (size_t i = 0; i < t.ops.size(); ++i)
+          if (i % 7 != 3) kept.push_back(t.ops[i]);
+        t.ops = std::move(kept);
+      }
+      if ((all || mutation == "streams merged") && per_stream.size() > 1) {
+        // The stream with the fewest ops joins the one with the most.
+        const auto most = std::max_element(per_stream.begin(), per_stream.end(),
+                                           [](const auto& a, const auto& b) { return a.second < b.second; });
+        const auto fewest = std::min_element(per_stream.begin(), per_stream.end(),
+                                             [](const auto& a, const auto& b) { return a.second < b.second; });
+        for (KinetoOp& op : t.ops)
+          if (op.stream == fewest->first) op.stream = most->first;
+        double last_end = -1e300;
+        for (const KinetoOp& op : t.ops)
+          if (op.stream == most->first) {
+            if (op.start < last_end - 1e-6) valid = false;
+            last_end = std::max(last_end, op.end());
+          }
+      }
+      if (all || mutation == "events dropped") {
+        std::vector<KinetoCall> kept;
+        size_t n = 0;
+        for (const KinetoCall& call : t.calls) {
+          const bool event = call.kind == KinetoCall::Kind::EventRecord || call.kind == KinetoCall::Kind::StreamWait;
+          if (!event || n++ % 2 == 0) kept.push_back(call);
+        }
+        t.calls = std::move(kept);
+        std::vector<KinetoSync> syncs;
+        for (size_t i = 0; i < t.syncs.size(); ++i)
+          if (i % 2 == 0) syncs.push_back(t.syncs[i]);
+        t.syncs = std::move(syncs);
+      }
+      if (all || mutation == "calls shifted") {
+        std::uniform_real_distribution<double> jitter(-2e-6, 2e-6);
+        for (KinetoCall& call : t.calls) call.start += 4e-6 + jitter(rng);
+      }
+      auto graph = make_trace_graph(t, base.gpus[0].spec, base.gpus[0].performance);
+      ASSERT_NE(graph, nullptr) << c.file << " " << mutation;
+      auto w = std::make_shared<TraceWorkload>();
+      w->graph = graph;
+      Scenario sc = base;
+      sc.tenants[0].workload = w;
+      const RunRecord r = simulate(sc);
+      ASSERT_EQ(r.tenants[0].units, 1) << c.file << " " << mutation;
+      const double pass = r.tenants[0].unit_times[0] / graph->recorded_pass - 1;
+      const double busy = r.gpus[0].busy_time / graph->recorded_busy - 1;
+      std::cout << "[ mutated  ] " << c.file << ", " << mutation << (valid ? "" : " (ops overlap on one stream)")
+                << ": pass " << pass * 100 << "%, busy " << busy * 100 << "%, cycle edges " << graph->cycle_edges
+                << ", dropped " << graph->dropped_edges << "\n";
+      if (valid) {
+        EXPECT_LT(std::abs(pass), 0.02) << c.file << " " << mutation;
+        EXPECT_LT(std::abs(busy), 0.02) << c.file << " " << mutation;
+      }
+    }
   }
 }

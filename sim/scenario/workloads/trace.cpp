@@ -92,6 +92,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
       auto [cached, added] = loader.trace_graphs.try_emplace(graph_key);
       if (added) cached->second = make_trace_graph(recorded, *ref, perf, window, options);
       t->graph = cached->second;
+      if (t->graph) t->notes = t->graph->warnings;
     }
     // The per-stream replay: asked for, or the fallback.
     if (!t->graph) t->trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window));
