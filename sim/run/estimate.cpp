@@ -39,6 +39,12 @@ RunEstimate estimate_run(const Scenario& sc, bool with_timeline, const RunLimits
   const double reps = std::max(1, sc.replications);
   e.bins = sc.metrics_interval > 0 && std::isfinite(sc.duration) ? std::ceil(sc.duration / sc.metrics_interval) : 0;
   e.bins_bytes = bins_memory(sc, e.bins);
+  const auto place = [&](const char* key) {
+    const auto it = sc.places.find(key);
+    return it == sc.places.end() ? std::string() : fmt::format("{}: {}: ", it->second, key);
+  };
+  e.duration_at = place("duration");
+  e.interval_at = place("metrics.interval");
   e.memory_bytes = e.bins_bytes;
   // Bins alone over the limit: no need for a pilot (which would not keep them anyway).
   if (e.memory_bytes > limits.max_memory) {
@@ -78,18 +84,19 @@ void check_run_limits(const RunEstimate& e, const RunLimits& limits) {
           "the clock, or too many tenants starting at once); check the workloads' sizes and rates",
           e.pilot_events));
     throw InputError(fmt::format(
-        "the run would take about {:.3g} engine events (its first {} covered {} of simulated time), above the "
+        "{}the run would take about {:.3g} engine events (its first {} covered {} of simulated time), above the "
         "limit of {:.3g}: shorten `duration`, lower the rates or replications, or raise the limit with "
         "--max-events {:.2g}",
-        e.events, e.pilot_events, units::format(e.pilot_span, units::Dim::Time), limits.max_events,
+        e.duration_at, e.events, e.pilot_events, units::format(e.pilot_span, units::Dim::Time), limits.max_events,
         std::pow(10.0, std::ceil(std::log10(e.events)))));
   }
   if (e.memory_bytes > limits.max_memory) {
+    const bool by_bins = e.bins_bytes > e.memory_bytes / 2;
     const std::string bins =
-        e.bins_bytes > e.memory_bytes / 2 ? fmt::format(" ({:.3g} utilization bins per GPU: widen `metrics.interval`)", e.bins) : "";
-    throw InputError(fmt::format("the run would need about {} of memory{}, above the limit of {}: raise it with "
+        by_bins ? fmt::format(" ({:.3g} utilization bins per GPU: widen `metrics.interval`)", e.bins) : "";
+    throw InputError(fmt::format("{}the run would need about {} of memory{}, above the limit of {}: raise it with "
                                  "--max-memory SIZE (e.g. --max-memory {})",
-                                 units::format(e.memory_bytes, units::Dim::Bytes), bins,
+                                 by_bins && !e.interval_at.empty() ? e.interval_at : e.duration_at, units::format(e.memory_bytes, units::Dim::Bytes), bins,
                                  units::format(limits.max_memory, units::Dim::Bytes),
                                  std::isfinite(e.memory_bytes) ? option_size(e.memory_bytes) : std::string("64GiB")));
   }

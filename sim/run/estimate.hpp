@@ -19,6 +19,8 @@ struct RunEstimate {
   uint64_t pilot_events = 0;
   double pilot_span = 0;    // s of simulated time the pilot covered
   bool pilot_complete = false;  // the pilot ran the whole shared run
+  // Where the scenario set what sizes the run (Scenario::places): "FILE:LINE:COL: key: ", or "" when defaulted.
+  std::string duration_at, interval_at;
 };
 
 // Default limits; `--max-events` and `--max-memory` raise them.

@@ -37,6 +37,7 @@ class ScenarioBuilder {
   double start_jitter() const { return start_jitter_; }
   // Default: duration / 100, or 1 s without a duration.
   void set_metrics_interval(double s) { metrics_interval_ = s; }
+  void set_place(const std::string& key, std::string where) { sc_.places[key] = std::move(where); }
 
   // A physical GPU, shared by `passthrough` until share_gpu says otherwise. Returns its index.
   size_t add_gpu(ScenarioGpu gpu);

@@ -250,6 +250,8 @@ void Loader::load(const YAML::Node& root) {
   build.set_replications(static_cast<int>(top.integer("replications", 1, 1000)));
   build.set_start_jitter(nonnegative(top, "start_jitter", Dim::Time));
   if (top.has("duration")) build.set_duration(positive(top, "duration", Dim::Time));
+  for (const char* key : {"duration", "replications"})
+    if (top.has(key)) build.set_place(key, where(file, top.node(key)));
   build.set_fidelity(top.choice("fidelity", {"exact", "fluid"}) == "fluid" ? Fidelity::Fluid : Fidelity::Exact);
   gpus(top);
   sharing(top);
@@ -259,7 +261,10 @@ void Loader::load(const YAML::Node& root) {
   if (top.has("metrics")) {
     MapReader m(file, top.node("metrics"), "metrics", section_named("metrics"));
     m.finish();
-    if (m.has("interval")) build.set_metrics_interval(positive(m, "interval", Dim::Time));
+    if (m.has("interval")) {
+      build.set_metrics_interval(positive(m, "interval", Dim::Time));
+      build.set_place("metrics.interval", where(file, m.node("interval")));
+    }
   }
   // The builder's invariants; what it finds wrong is reported where the file said it.
   for (const ScenarioBuilder::Problem& p : build.finish()) {

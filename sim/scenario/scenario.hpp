@@ -103,6 +103,9 @@ struct Scenario {
   double duration = std::numeric_limits<double>::infinity();  // s; infinite = until every tenant is done
   Fidelity fidelity = Fidelity::Exact;
   double metrics_interval = 0;  // s, utilization bin width
+  // Where the file gave the settings that size a run (`duration`, `replications`, `metrics.interval`): FILE:LINE:COL
+  // by key, for refusals of a run too large to name them; "FILE (--set)" for an override.
+  std::map<std::string, std::string> places;
   std::vector<ScenarioGpu> gpus;
   std::vector<SharingConfig> sharing;  // one per GPU, same order (for a partitioned GPU: the partitioning mode)
   std::vector<Target> targets;         // whole GPUs and partitions, GPU order

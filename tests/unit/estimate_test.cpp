@@ -73,3 +73,18 @@ TEST(Estimate, RefusesRunsAboveTheLimitsWithTheNumbersAndTheOption) {
   EXPECT_EQ(refusal(sc, small, false), "");
   EXPECT_NE(refusal(sc, small, true).find("--max-memory 64MiB"), std::string::npos) << refusal(sc, small, true);
 }
+
+// A refusal names the scenario key that sizes the run where the file gave it (FILE:LINE:COL), or says it came from
+// --set; a run sized by defaults names none.
+TEST(Estimate, RefusalsNameTheKeyThatSizesTheRun) {
+  const std::string text =
+      "version: 1\nname: big\nduration: 1e9s\nmetrics:\n  interval: 1ns\ngpus: [{id: g0, model: H100-SXM}]\n"
+      "tenants:\n  - {name: a, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
+  const Scenario both = load_scenario_text(text, "s.yaml", builtin_catalog());
+  EXPECT_EQ(refusal(both).rfind("s.yaml:5:13: metrics.interval: the run would need about ", 0), 0u) << refusal(both);
+  const Scenario events = load_scenario_text(text, "s.yaml", builtin_catalog(), {parse_override("metrics.interval=1s")});
+  EXPECT_EQ(refusal(events, {kDefaultMaxEvents, 1e18}).rfind("s.yaml:3:11: duration: the run would take about ", 0), 0u)
+      << refusal(events, {kDefaultMaxEvents, 1e18});
+  const std::string set = refusal(quickstart({parse_override("duration=1e9s")}));
+  EXPECT_NE(set.find("quickstart.yaml (--set): duration: the run would take about "), std::string::npos) << set;
+}
