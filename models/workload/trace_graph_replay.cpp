@@ -183,7 +183,7 @@ class TraceGraphWorkload final : public Workload {
   }
 
   // With no op running and no timer set, nothing can happen any more: if the pass is not done, the replay is
-  // stuck. The builder breaks every cycle of waits (trace_graph.cpp, CycleBreaker), so this is never meant to
+  // stuck. The builder breaks every cycle of waits (trace_graph_cycles.cpp), so this is never meant to
   // happen; if it does, the run stops here rather than report a tenant that quietly stopped working.
   void check_progress(WorkloadPort& port) const {
     if (finished_ || timers_ > 0 || in_flight_ > 0) return;
