@@ -42,7 +42,7 @@ const char* op_kernel_class_name(OpKernelClass c) {
 
 bool is_gemm(OpKernelClass c) { return c == OpKernelClass::Linear || c == OpKernelClass::Bmm; }
 
-double dtype_bytes(OpDtype d) { return d == OpDtype::Fp32 ? 4.0 : 2.0; }
+double dtype_bytes(OpDtype d) { return d == OpDtype::Fp16 ? 2.0 : 4.0; }
 
 OpKernel OpKernel::gemm(OpKernelClass cls, double batch, double m, double n, double k, OpDtype dtype) {
   OpKernel o;
@@ -75,6 +75,13 @@ OpDevice op_device(const GpuSpec& gpu) {
   d.tdp = gpu.tdp;
   d.pre_volta = gpu.vendor == "NVIDIA" && (gpu.architecture == "Pascal" || gpu.architecture == "Maxwell" ||
                                            gpu.architecture == "Kepler");
+  // The dense TF32 tensor rate is half the dense FP16 one (FP32 accumulate) on every NVIDIA part since Ampere: A100
+  // 156 / 312, H100 SXM 495 / 989, L4 60 / 121, RTX 3090 35.6 / 71 TFLOPS (the datasheets and whitepapers the
+  // catalog cites). Volta and Turing have none.
+  const bool tf32 = gpu.vendor == "NVIDIA" &&
+                    (gpu.architecture == "Ampere" || gpu.architecture == "Hopper" || gpu.architecture == "Blackwell" ||
+                     gpu.architecture.find("Lovelace") != std::string::npos);
+  d.tf32_tensor = tf32 ? gpu.fp16_tensor / 2 : 0;
   return d;
 }
 
@@ -166,7 +173,9 @@ OpKernelTimes op_kernel_times(const OpKernel& k, const OpDevice& d, const OpMode
   // every token or pixel, is such a product).
   t.splits = t.tiles < sms ? std::max(1.0, std::min(std::floor(sms / t.tiles), std::floor(k.k / kOpTile))) : 1.0;
   t.tiles_per_sm = std::ceil(t.tiles * t.splits / sms);
-  const double rate = k.dtype == OpDtype::Fp32 ? sustained_fp32(d, p) : d.fp16_tensor;
+  const double rate = k.dtype == OpDtype::Fp16                        ? d.fp16_tensor
+                      : k.dtype == OpDtype::Tf32 && d.tf32_tensor > 0 ? d.tf32_tensor
+                                                                      : sustained_fp32(d, p);
   const double efficiency = p.gemm_efficiency * (d.pre_volta ? p.pre_volta_efficiency : 1.0) *
                             (k.cls == OpKernelClass::Bmm ? p.bmm_factor : 1.0);
   const double tile_time =

@@ -44,8 +44,10 @@ inline constexpr size_t kOpKernelClasses = static_cast<size_t>(OpKernelClass::Ac
 const char* op_kernel_class_name(OpKernelClass c);
 bool is_gemm(OpKernelClass c);
 
-// The element type a kernel computes in: FP32 GEMMs run on the SIMT FP32 pipes, FP16/BF16 ones on the tensor cores.
-enum class OpDtype : uint8_t { Fp32, Fp16 };
+// The element type a kernel computes in: FP32 GEMMs run on the SIMT FP32 pipes, FP16/BF16 ones on the tensor cores;
+// TF32 is FP32 data multiplied on the tensor cores (cuBLAS with TF32 allowed, Ampere and newer), on the FP32 pipes
+// where the GPU has no TF32 rate.
+enum class OpDtype : uint8_t { Fp32, Fp16, Tf32 };
 double dtype_bytes(OpDtype d);
 
 // One kernel of an op, independent of the GPU.
@@ -70,6 +72,7 @@ struct OpDevice {
   double sms = 0;
   double fp32 = 0;         // FLOP/s, datasheet
   double fp16_tensor = 0;  // FLOP/s, dense
+  double tf32_tensor = 0;  // FLOP/s, dense; 0 = none (before Ampere, and non-NVIDIA)
   double bandwidth = 0;    // B/s, DRAM
   double tdp = 0;          // W; 0 = unknown: no power cap
   bool pre_volta = false;  // Pascal and older (architecture named in the catalog)

@@ -3,6 +3,7 @@
 #include "models/workload/trace_graph.hpp"
 
 #include "models/workload/trace_graph_cycles.hpp"
+#include "models/workload/trace_kernels.hpp"
 
 #include <fmt/format.h>
 
@@ -36,7 +37,8 @@ class Builder {
         perf(roofline),
         window(kept),
         options(settings),
-        solo(solo_durations(recorded.ops)) {
+        solo(solo_durations(recorded.ops)),
+        work(recorded, on, roofline, settings.shapes) {
     g.file = trace.file;
     g.launch_queue = options.launch_queue;
   }
@@ -52,6 +54,7 @@ class Builder {
     place_ops();
     link_queues();
     break_cycles();
+    g.evidence = work.facts();
     return std::make_shared<const TraceGraph>(std::move(g));
   }
 
@@ -80,14 +83,7 @@ class Builder {
       TraceGraph::Op o;
       o.stream = it->second;
       o.bound = op_bound(op);
-      if (is_collective(op)) {
-        // A collective's kernel waits for the network and its peers: its recorded time, on any GPU.
-        o.kernel.blocks = op.blocks();
-        o.kernel.fixed_time = solo[i];
-      } else {
-        o.kernel =
-            kernel_from_duration(solo[i], source, o.bound, op.kind == KinetoOp::Kind::Kernel ? op.blocks() : 0, perf);
-      }
+      o.kernel = work.work(i, solo[i]);
       o.name = op.name;
       o.grid = op.grid;
       o.block = op.block;
@@ -530,6 +526,7 @@ class Builder {
   const TraceWindow& window;
   const TraceGraphOptions& options;
   const std::vector<double> solo;  // per trace op: its solo duration
+  TraceKernels work;               // each op's work from the trace's evidence
   TraceGraph g;
   // A correlation id names every op one call enqueued (a CUDA graph launch enqueues many).
   std::unordered_map<long long, std::vector<uint32_t>> by_correlation;

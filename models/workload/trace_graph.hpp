@@ -76,6 +76,8 @@ struct TraceGraph {
   // what each was; every one is also a warning of the tenants that replay the trace.
   size_t cycle_edges = 0;
   std::vector<std::string> warnings;
+  // How many ops got their work from which evidence (TraceKernels::facts: ops_from_shapes, ...).
+  std::vector<std::pair<std::string, double>> evidence;
 };
 
 struct TraceGraphOptions {
@@ -87,6 +89,8 @@ struct TraceGraphOptions {
   // in the recording (which launches were blocked waiting for a slot); both default to CUDA's ~1000 (rule 7).
   size_t launch_queue = 1024;
   size_t recorded_launch_queue = 1024;
+  // Kernels' work from their framework ops' shapes where the trace has them (TraceKernels); false: by name and grid.
+  bool shapes = true;
 };
 
 // Builds the graph from the trace's CPU runtime calls and GPU ops kept by `window`. Throws TraceError when the window

@@ -4,6 +4,7 @@
 #include "models/workload/trace_replay.hpp"
 
 #include "models/workload/trace_graph.hpp"
+#include "models/workload/trace_kernels.hpp"
 
 #include <fmt/format.h>
 
@@ -115,8 +116,9 @@ std::vector<double> solo_durations(const std::vector<KinetoOp>& ops) {
 }
 
 TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const RooflineParams& perf,
-                              const TraceWindow& window) {
+                              const TraceWindow& window, bool shapes) {
   const std::vector<double> solo = solo_durations(trace.ops);  // over every op: sharing with cut-off ops counts
+  TraceKernels work(trace, source, perf, shapes);
   TraceReplay replay;
   replay.file = trace.file;
   std::map<long long, size_t> index;  // stream id -> position in replay.streams
@@ -134,7 +136,7 @@ TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, c
     TraceReplay::Op r;
     r.think = std::max(0.0, start - stream_end[s]);
     r.bound = op_bound(op);
-    r.kernel = kernel_from_duration(solo[i], source, r.bound, op.kind == KinetoOp::Kind::Kernel ? op.blocks() : 0, perf);
+    r.kernel = work.work(i, solo[i]);
     replay.streams[s].ops.push_back(r);
     stream_end[s] = std::max(stream_end[s], end);
     replay.span = std::max(replay.span, end);
@@ -144,6 +146,7 @@ TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, c
     throw TraceError(fmt::format("no GPU op of trace '{}' (device {}) starts in the window", trace.file, trace.device));
   std::sort(replay.streams.begin(), replay.streams.end(),
             [](const TraceReplay::Stream& a, const TraceReplay::Stream& b) { return a.id < b.id; });
+  replay.evidence = work.facts();
   return replay;
 }
 
@@ -160,7 +163,9 @@ std::vector<TraceReplay::Stream> fluid_phases(const std::vector<TraceReplay::Str
     double largest = 0;  // bytes of the current phase's largest op
     for (const TraceReplay::Op& op : s.ops) {
       TraceReplay::Op* last = merged.ops.empty() ? nullptr : &merged.ops.back();
-      const bool joins = last && op.think <= kFluidMergeGap && op.bound == last->bound &&
+      // Ops timed by the operator model keep their own kernels (their times are not sums of work).
+      const bool joins = last && !op.kernel.graph && !last->kernel.graph && op.think <= kFluidMergeGap &&
+                         op.bound == last->bound &&
                          (op.bound == KernelBound::Memory || op.kernel.blocks == last->kernel.blocks);
       if (!joins) {
         merged.ops.push_back(op);
@@ -239,6 +244,11 @@ class TraceReplayWorkload final : public Workload {
 };
 
 }  // namespace
+
+std::vector<std::pair<std::string, double>> TraceWorkload::facts() const {
+  if (graph) return graph->evidence;
+  return trace ? trace->evidence : std::vector<std::pair<std::string, double>>{};
+}
 
 std::unique_ptr<Workload> TraceWorkload::play(Fidelity fidelity, uint64_t) const {
   if (graph) return play_trace_graph(graph, iterations);

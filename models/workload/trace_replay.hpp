@@ -40,6 +40,9 @@ struct KinetoOp {
   double occupancy = 0;      // estimated achieved occupancy, fraction
   double bytes = 0;          // memcpy / memset: bytes moved
   long long correlation = -1;  // links it to the CUDA runtime call that enqueued it; -1 = none
+  // The framework op that launched it (index into KinetoTrace::cpu_ops): the innermost `cpu_op` on the launching
+  // thread whose interval holds the launch call; -1 = none (no CPU side, or a launch outside every op).
+  int cpu_op = -1;
 
   double blocks() const { return static_cast<double>(grid[0] * grid[1] * grid[2]); }
   double end() const { return start + duration; }
@@ -83,6 +86,14 @@ struct KinetoSync {
   long long record_correlation = -1;  // StreamWait: the cudaEventRecord call's correlation id
 };
 
+// A framework op on a CPU thread (`cat: cpu_op`) that launched kernels of the selected device, with the shapes and
+// types of its inputs when the trace was recorded with record_shapes (`Input Dims`, `Input type`).
+struct KinetoCpuOp {
+  std::string name;                        // e.g. "aten::addmm"
+  std::vector<std::vector<int64_t>> dims;  // per input: its sizes ([] for a scalar or a non-tensor)
+  std::vector<std::string> types;          // per input: "float", "c10::Half", "c10::BFloat16", "long int", "Scalar"
+};
+
 struct KinetoTrace {
   std::string file;
   int device = 0;                               // the selected CUDA device
@@ -91,6 +102,7 @@ struct KinetoTrace {
   std::vector<KinetoOp> ops;                    // the selected device's ops, by start time
   std::vector<KinetoCall> calls;                // runtime calls that enqueue, synchronise or use events, by start
   std::vector<KinetoSync> syncs;                // GPU-side records of synchronising calls (newer traces)
+  std::vector<KinetoCpuOp> cpu_ops;             // the ops that launched the selected device's ops
   size_t kernels = 0, memcpys = 0, memsets = 0;  // on the selected device
 
   const KinetoDevice* device_properties() const;
@@ -135,12 +147,13 @@ struct TraceReplay {
   std::vector<Stream> streams;
   size_t ops = 0;
   double span = 0;  // s of the recorded pass (origin or window start to the last op end)
+  std::vector<std::pair<std::string, double>> evidence;  // ops by where their work came from (TraceKernels::facts)
 };
 
-// Infers every kept op's work on `source` with the roofline parameters `perf` (kernel_from_duration of its solo
-// time). Throws TraceError when the window keeps no op.
+// Infers every kept op's work on `source` from its solo time and the trace's evidence (TraceKernels: shapes through
+// the operator model, else the roofline parameters `perf` by its name and grid). Throws TraceError when the window keeps no op.
 TraceReplay make_trace_replay(const KinetoTrace& trace, const GpuSpec& source, const RooflineParams& perf,
-                              const TraceWindow& window = {});
+                              const TraceWindow& window = {}, bool shapes = true);
 
 // Replay of a recorded trace: through its dependency graph (models/workload/trace_graph.hpp) when the trace has a
 // CPU side; otherwise (or with `model: streams`) its GPU ops per stream with the host gaps between them, where fluid
@@ -157,6 +170,7 @@ struct TraceWorkload final : WorkloadSpec {
   std::string unit() const override { return "iterations"; }
   bool bounded() const override { return iterations >= 0; }
   std::vector<std::string> warnings() const override { return notes; }
+  std::vector<std::pair<std::string, double>> facts() const override;
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 

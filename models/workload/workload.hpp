@@ -48,6 +48,9 @@ class WorkloadSpec {
   // What makes its results doubtful whatever the run (e.g. a trace replayed without its CPU side); each becomes a
   // warning of every tenant that runs it.
   virtual std::vector<std::string> warnings() const { return {}; }
+  // Named figures of how the workload was described (a trace: how many ops got their work from shapes, ...), for
+  // results.json; empty when it says nothing.
+  virtual std::vector<std::pair<std::string, double>> facts() const { return {}; }
   // A spec that sizes its device memory from what its process sees (an LLM server's KV cache) returns a copy sized
   // for `visible` bytes (a MIG instance's, a vGPU's usable framebuffer, an MPS client's limit, else the GPU's), or
   // throws std::invalid_argument saying why it does not fit; nullptr: it does not size itself.

@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <boost/algorithm/string/case_conv.hpp>
 
@@ -303,6 +304,102 @@ bool sync_record(const json& event, KinetoSync& out, std::string& problem) {
   return out.correlation >= 0;
 }
 
+// A framework op on a CPU thread (`cat: cpu_op`), with its interval in trace time (us) for linking launches to it.
+struct RawCpuOp {
+  KinetoCpuOp op;
+  long long thread = 0;
+  double ts = 0, end = 0;  // us
+};
+
+// One input's sizes from `Input Dims`: a tensor's list of sizes, or (a tensor list, e.g. cat's) one entry per
+// tensor. Sizes that are not whole numbers from 0 to kMaxId leave the entry without sizes.
+void input_dims(const json& input, std::vector<std::vector<int64_t>>& out) {
+  if (input.is_array() && !input.empty() && input.front().is_array()) {
+    for (const json& tensor : input) input_dims(tensor, out);
+    return;
+  }
+  std::vector<int64_t> sizes;
+  bool whole = true;
+  if (input.is_array())
+    for (const json& v : input) {
+      whole = whole && v.is_number() && v.get<double>() >= 0 && v.get<double>() <= kMaxId;
+      if (whole) sizes.push_back(static_cast<int64_t>(v.get<double>()));
+    }
+  out.push_back(whole ? std::move(sizes) : std::vector<int64_t>{});
+}
+
+// Converts a `cpu_op` complete event; false for other events. Out-of-range times set `problem`.
+bool cpu_op(const json& event, RawCpuOp& out, std::string& problem) {
+  const auto cat = event.find("cat");
+  if (cat == event.end() || !cat->is_string() || lower(cat->get<std::string>()) != "cpu_op") return false;
+  const auto ph = event.find("ph");
+  if (ph != event.end() && (!ph->is_string() || ph->get<std::string>() != "X")) return false;
+  const auto ts = event.find("ts");
+  const auto name = event.find("name");
+  if (ts == event.end() || !ts->is_number() || name == event.end() || !name->is_string()) return false;
+  EventCheck check;
+  out.ts = ts->get<double>();
+  check.number_in("ts", out.ts, -kMaxTs, kMaxTs, " us");
+  const double dur = number(event, "dur", 0);
+  check.number_in("dur", dur, 0, kMaxDur, " us");
+  const double thread = number(event, "tid", 0);
+  check.number_in("tid", thread, -kMaxId, kMaxId);
+  if (!check.problem.empty()) {
+    problem = fmt::format("cpu_op '{}': {}", name->get<std::string>(), check.problem);
+    return false;
+  }
+  out.end = out.ts + dur;
+  out.thread = static_cast<long long>(thread);
+  out.op.name = name->get<std::string>();
+  const auto a = event.find("args");
+  if (a == event.end() || !a->is_object()) return true;
+  std::vector<std::string> types;
+  if (const auto t = a->find("Input type"); t != a->end() && t->is_array())
+    for (const json& type : *t) types.push_back(type.is_string() ? type.get<std::string>() : "");
+  // One entry per tensor: a tensor list's sizes become one entry per tensor, each with the list's type.
+  if (const auto d = a->find("Input Dims"); d != a->end() && d->is_array())
+    for (size_t j = 0; j < d->size(); ++j) {
+      const size_t before = out.op.dims.size();
+      input_dims((*d)[j], out.op.dims);
+      if (out.op.dims.size() == before) out.op.dims.emplace_back();  // an empty tensor list
+      out.op.types.resize(out.op.dims.size(), j < types.size() ? types[j] : "");
+    }
+  return true;
+}
+
+// Links each kept launch call to the innermost CPU op on its thread whose interval holds the call's start: a sweep
+// per thread over the ops in start order (an op that starts with another and lasts longer encloses it) with a
+// stack of the ops still open. Returns per call (same order as `calls`) the index into `ops`, or -1.
+std::vector<long long> enclosing_ops(const std::vector<RawCpuOp>& ops,
+                                     const std::vector<std::pair<long long, double>>& calls) {
+  std::map<long long, std::vector<size_t>> op_by_thread, call_by_thread;
+  for (size_t i = 0; i < ops.size(); ++i) op_by_thread[ops[i].thread].push_back(i);
+  for (size_t i = 0; i < calls.size(); ++i) call_by_thread[calls[i].first].push_back(i);
+  std::vector<long long> linked(calls.size(), -1);
+  for (auto& [thread, call_ids] : call_by_thread) {
+    const auto it = op_by_thread.find(thread);
+    if (it == op_by_thread.end()) continue;
+    std::vector<size_t>& op_ids = it->second;
+    std::stable_sort(op_ids.begin(), op_ids.end(), [&](size_t a, size_t b) {
+      return ops[a].ts != ops[b].ts ? ops[a].ts < ops[b].ts : ops[a].end > ops[b].end;
+    });
+    std::stable_sort(call_ids.begin(), call_ids.end(),
+                     [&](size_t a, size_t b) { return calls[a].second < calls[b].second; });
+    std::vector<size_t> open;
+    size_t next = 0;
+    for (size_t c : call_ids) {
+      const double t = calls[c].second;
+      for (; next < op_ids.size() && ops[op_ids[next]].ts <= t; ++next) {
+        while (!open.empty() && ops[open.back()].end < ops[op_ids[next]].ts) open.pop_back();
+        open.push_back(op_ids[next]);
+      }
+      while (!open.empty() && ops[open.back()].end < t) open.pop_back();
+      if (!open.empty()) linked[c] = static_cast<long long>(open.back());
+    }
+  }
+  return linked;
+}
+
 }  // namespace
 
 KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device, size_t max_bytes) {
@@ -316,6 +413,7 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
   std::vector<RawOp> raw;
   std::vector<std::pair<KinetoCall, double>> calls;  // with ts in us
   std::vector<KinetoSync> syncs;
+  std::vector<RawCpuOp> cpu_ops;
   bool top_is_object = true;
   std::string top_key;
   std::string problem;  // the first out-of-range GPU op, with its place among the trace events
@@ -331,10 +429,12 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
     std::string bad;
     KinetoCall call;
     KinetoSync sync;
+    RawCpuOp framework_op;
     double call_ts = 0;
     if (gpu_op(parsed, op, bad)) raw.push_back(std::move(op));
     else if (bad.empty() && runtime_call(parsed, call, call_ts, bad)) calls.emplace_back(call, call_ts);
     else if (bad.empty() && sync_record(parsed, sync, bad)) syncs.push_back(sync);
+    else if (bad.empty() && cpu_op(parsed, framework_op, bad)) cpu_ops.push_back(std::move(framework_op));
     if (!bad.empty() && problem.empty()) problem = fmt::format("trace event {}: {}", events, bad);
     return false;
   };
@@ -414,10 +514,28 @@ KinetoTrace read_kineto_trace(const std::string& path, std::optional<int> device
   std::unordered_set<long long> correlations;
   for (const KinetoOp& op : trace.ops)
     if (op.correlation >= 0) correlations.insert(op.correlation);
+  std::vector<std::pair<long long, double>> launches;  // the kept enqueueing calls: thread, ts in us
   for (auto& [call, ts] : calls) {
     if (call.kind == KinetoCall::Kind::Enqueue && !correlations.count(call.correlation)) continue;
     call.start = (ts - *origin) * kMicroseconds;
     trace.calls.push_back(call);
+    if (call.kind == KinetoCall::Kind::Enqueue) launches.emplace_back(call.thread, ts);
+  }
+  // Each op's framework op: the CPU op that encloses its launch call (kept in the trace only when it launched one).
+  if (!cpu_ops.empty() && !launches.empty()) {
+    const std::vector<long long> enclosing = enclosing_ops(cpu_ops, launches);
+    std::unordered_map<long long, int> op_of_correlation, kept;  // correlation -> cpu_ops index; raw -> kept index
+    size_t l = 0;
+    for (const KinetoCall& call : trace.calls) {
+      if (call.kind != KinetoCall::Kind::Enqueue) continue;
+      const long long raw_op = enclosing[l++];
+      if (raw_op < 0) continue;
+      auto [at, added] = kept.try_emplace(raw_op, static_cast<int>(trace.cpu_ops.size()));
+      if (added) trace.cpu_ops.push_back(std::move(cpu_ops[static_cast<size_t>(raw_op)].op));
+      op_of_correlation[call.correlation] = at->second;
+    }
+    for (KinetoOp& op : trace.ops)
+      if (const auto it = op_of_correlation.find(op.correlation); it != op_of_correlation.end()) op.cpu_op = it->second;
   }
   std::stable_sort(trace.calls.begin(), trace.calls.end(),
                    [](const KinetoCall& a, const KinetoCall& b) { return a.start < b.start; });

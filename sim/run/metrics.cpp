@@ -175,6 +175,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.finished = !std::isnan(r.finish);
     tr.completion = r.finish;
     tr.warnings = t.workload->warnings();
+    tr.workload_facts = t.workload->facts();
     // A row of zeros must not read as a result: a unit longer than the run, or a workload that stopped.
     if (r.failures.empty() && (r.units == 0 || b.units == 0))
       tr.warnings.push_back(fmt::format(

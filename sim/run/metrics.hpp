@@ -90,6 +90,8 @@ struct TenantResult {
   // What makes the figures doubtful, e.g. a request queue that keeps growing (results then depend on the run's
   // length); printed to stderr and written to results.json.
   std::vector<std::string> warnings;
+  // How the workload was described (WorkloadSpec::facts: a trace's ops by the evidence of their work).
+  std::vector<std::pair<std::string, double>> workload_facts;
 };
 
 // Open-loop tenants: a warning when the queue does not reach a steady state, i.e. the mean latency of the last

@@ -360,7 +360,8 @@ TEST(TraceGraph, FluidPlaysTheGraphAsExact) {
 }
 
 // The four shared traces, replayed alone: on the source GPU the recorded pass and GPU busy time (within 2%); the
-// critical path adds up to the pass (within 1e-9); on an H100 and an H200 the predicted pass and its breakdown.
+// critical path adds up to the pass (within 1e-9); on a V100, an A100, an H100 and an H200 the predicted pass and its
+// breakdown, and how many ops got their work from shapes, launch configuration, name, recorded time (collectives).
 struct GraphTrace {
   const char* file;
   const char* source;
@@ -393,7 +394,13 @@ TEST_P(TraceGraphReal, SourcePassAndOtherGpus) {
   std::cout << "[ graph    ] on " << c.source << ": pass " << g.recorded_pass * 1e3 << " ms recorded, " << pass * 1e3
             << " ms replayed (" << pass_error * 100 << "%); busy " << g.recorded_busy * 1e3 << " ms recorded, "
             << r.gpus[0].busy_time * 1e3 << " ms replayed (" << busy_error * 100 << "%)\n";
-  for (const char* gpu : {c.source, "H100-SXM", "H200"}) {
+  std::cout << "[ graph    ] ops' work from";
+  for (const auto& [n, v] : g.evidence) std::cout << " " << n.substr(std::string("ops_from_").size()) << " " << v;
+  std::cout << "\n";
+  std::vector<std::string> gpus = {c.source};
+  for (const char* other : {"V100", "A100-40GB", "H100-SXM", "H200"})
+    if (other != gpus.front()) gpus.emplace_back(other);
+  for (const std::string& gpu : gpus) {
     const Pass p = one_pass(load(scenario(gpu, k)));
     EXPECT_NEAR(p.parts_sum() / p.time, 1, 1e-9) << gpu;
     std::cout << "[ graph    ]   " << gpu << ": " << p.time * 1e3 << " ms (" << (p.time / pass - 1) * 100 << "%); path";
@@ -401,7 +408,7 @@ TEST_P(TraceGraphReal, SourcePassAndOtherGpus) {
     std::cout << " ms\n";
     RecordProperty(std::string("pass_ms_") + gpu, std::to_string(p.time * 1e3));
     const std::string f = c.file;
-    if (std::string(gpu) == "H100-SXM") {
+    if (gpu == "H100-SXM") {
       // What the graph changes: the rank-3 trace is not held at its recorded side-stream gaps (the per-stream
       // replay gave +1.3% on an H200); the GPU-bound V100 trace gains most; the host-bound AlexNet window little.
       if (f.rfind("a100_rank3", 0) == 0) {

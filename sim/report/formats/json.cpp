@@ -97,6 +97,11 @@ std::string results_json(const Results& r) {
       failures.push_back({{"kind", f.kind}, {"time_s", f.time}, {"message", f.message}});
     tj["failures"] = failures;
     tj["warnings"] = t.warnings;
+    if (!t.workload_facts.empty()) {
+      ordered_json facts = ordered_json::object();
+      for (const auto& [name, value] : t.workload_facts) facts[name] = num(value);
+      tj["workload_facts"] = facts;
+    }
     tenants.push_back(tj);
   }
   j["tenants"] = tenants;

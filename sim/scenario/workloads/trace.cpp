@@ -78,14 +78,21 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
   if (r.has("recorded_launch_queue"))
     options.recorded_launch_queue = static_cast<size_t>(r.integer("recorded_launch_queue", 1, 1 << 24));
   if (r.has("handoff_gap")) options.handoff_gap = loader.positive(r, "handoff_gap", units::Dim::Time);
+  if (r.has("kernels")) {
+    const std::string kernels = r.string("kernels");
+    if (kernels != "shapes" && kernels != "names")
+      fail_at(file, r.node("kernels"), r.child_path("kernels"),
+              fmt::format("unknown kernels '{}'; expected shapes or names", kernels));
+    options.shapes = kernels == "shapes";
+  }
   auto t = std::make_shared<TraceWorkload>();
   try {
     if (model != "streams") {
       // The tenant's own GPU spec matters only when it is the source (with its overrides): then its name and the
       // performance parameters' values make the key.
       std::string graph_key =
-          fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", key, source, window.from, window.to,
-                      options.launch_queue, options.recorded_launch_queue, options.handoff_gap, ref->name,
+          fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", key, source, window.from, window.to,
+                      options.shapes, options.launch_queue, options.recorded_launch_queue, options.handoff_gap, ref->name,
                       ref->compute_units, ref->fp64, ref->fp32, ref->fp16_tensor, ref->memory_bandwidth, ref->l2_cache);
       const ParamValues values = RooflineParams::table().values(perf);
       for (const ParamSpec& p : roofline_params()) graph_key += fmt::format("|{}={}", p.name, values.get(p.name));
@@ -95,7 +102,7 @@ WorkloadRef read_trace(Loader& loader, const MapReader& r, const ScenarioGpu& te
       if (t->graph) t->notes = t->graph->warnings;
     }
     // The per-stream replay: asked for, or the fallback.
-    if (!t->graph) t->trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window));
+    if (!t->graph) t->trace = std::make_shared<const TraceReplay>(make_trace_replay(recorded, *ref, perf, window, options.shapes));
   } catch (const TraceError& e) {
     fail_at(file, r.has("window") ? r.node("window") : r.node(), r.path(), e.what());
   }
@@ -141,7 +148,11 @@ WorkloadKindInfo trace_workload_kind() {
          "the same in the recording: launches made into a full queue were waiting, not working (graph)"},
         {"handoff_gap", "time", false, "1 ms",
          "a host thread idle this long, resumed after another thread's last call before that one idles as long, waits "
-         "for it (graph)"}}},
+         "for it (graph)"},
+        {"kernels", "shapes | names", false, "shapes",
+         "shapes: a kernel whose launching op has input shapes (recorded with record_shapes) gets its time on another "
+         "GPU from the operator model's ratio between the GPUs; names: every kernel scaled by the roofline from its "
+         "name and grid (what kernels without shapes get); results.json's workload_facts count each kind"}}},
       {"workload.trace.window",
        "A part of the trace, in time since its first GPU op; kept ops start in [from, to). The graph also keeps "
        "the runtime calls that start in it and the kept ops' launches wherever they are; a pass starts at the first "
