@@ -4,12 +4,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <boost/algorithm/string/case_conv.hpp>
 
 namespace vgpusim {
 namespace {
 
 using K = OpKernelClass;
+
+// FLOPs or bytes no real op comes near (a zettabyte): shapes beyond it are not evidence.
+constexpr double kMaxWork = 1e21;
 
 bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
@@ -110,7 +114,9 @@ std::optional<OpKernel> op_kernel_from_shapes(const KinetoCpuOp& op, const Kinet
                         const std::string& t) -> std::optional<OpKernel> {
     const std::optional<OpDtype> dt = gemm_dtype(t, kernel.name);
     if (!dt || batch < 1 || m < 1 || cols < 1 || k < 1) return std::nullopt;
-    return OpKernel::gemm(cls, batch, m, cols, k, *dt);
+    const OpKernel g = OpKernel::gemm(cls, batch, m, cols, k, *dt);
+    if (!(g.flops() < kMaxWork && g.gemm_bytes() < kMaxWork)) return std::nullopt;
+    return g;
   };
   // Matrix products: A[m, k] x B[k, n] (batched: [b, m, k] x [b, k, n]).
   if (n == "mm" && rank(0, 2) && rank(1, 2))
@@ -148,7 +154,7 @@ std::optional<OpKernel> op_kernel_from_shapes(const KinetoCpuOp& op, const Kinet
     largest = std::max(largest, bytes);
     if (*cls == K::Fill) break;  // the destination only
   }
-  if (read <= 0) return std::nullopt;
+  if (!(read > 0 && read < kMaxWork)) return std::nullopt;
   const double bytes = *cls == K::Fill || n == "copy" ? read : read + largest;
   return OpKernel::memory(*cls, bytes);
 }
@@ -179,7 +185,8 @@ KernelSpec TraceKernels::work(size_t i, double solo) {
         it->second.first = std::make_shared<const OpGraph>(std::vector<std::pair<OpKernel, double>>{{*shaped, 1.0}});
         it->second.second = it->second.first->times(device_).total();
       }
-      if (it->second.second > 0) {
+      // A model time that overflows (sizes far beyond any real tensor) gives no ratio: the name rule instead.
+      if (it->second.second > 0 && std::isfinite(it->second.second)) {
         counted(KernelEvidence::Shapes);
         KernelSpec k;
         k.graph = it->second.first;

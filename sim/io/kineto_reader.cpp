@@ -313,19 +313,22 @@ struct RawCpuOp {
 
 // One input's sizes from `Input Dims`: a tensor's list of sizes, or (a tensor list, e.g. cat's) one entry per
 // tensor. Sizes that are not whole numbers from 0 to kMaxId leave the entry without sizes.
+std::vector<int64_t> tensor_sizes(const json& tensor) {
+  std::vector<int64_t> sizes;
+  if (!tensor.is_array()) return sizes;
+  for (const json& v : tensor) {
+    if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= kMaxId)) return {};
+    sizes.push_back(static_cast<int64_t>(v.get<double>()));
+  }
+  return sizes;
+}
+
 void input_dims(const json& input, std::vector<std::vector<int64_t>>& out) {
-  if (input.is_array() && !input.empty() && input.front().is_array()) {
-    for (const json& tensor : input) input_dims(tensor, out);
+  if (input.is_array() && !input.empty() && input.front().is_array()) {  // a tensor list: one level, no deeper
+    for (const json& tensor : input) out.push_back(tensor_sizes(tensor));
     return;
   }
-  std::vector<int64_t> sizes;
-  bool whole = true;
-  if (input.is_array())
-    for (const json& v : input) {
-      whole = whole && v.is_number() && v.get<double>() >= 0 && v.get<double>() <= kMaxId;
-      if (whole) sizes.push_back(static_cast<int64_t>(v.get<double>()));
-    }
-  out.push_back(whole ? std::move(sizes) : std::vector<int64_t>{});
+  out.push_back(tensor_sizes(input));
 }
 
 // Converts a `cpu_op` complete event; false for other events. Out-of-range times set `problem`.
