@@ -33,8 +33,6 @@ class Builder {
   Builder(const KinetoTrace& recorded, const GpuSpec& on, const RooflineParams& roofline, const TraceWindow& kept,
           const TraceGraphOptions& settings)
       : trace(recorded),
-        source(on),
-        perf(roofline),
         window(kept),
         options(settings),
         solo(solo_durations(recorded.ops)),
@@ -521,8 +519,6 @@ class Builder {
   }
 
   const KinetoTrace& trace;
-  const GpuSpec& source;
-  const RooflineParams& perf;
   const TraceWindow& window;
   const TraceGraphOptions& options;
   const std::vector<double> solo;  // per trace op: its solo duration
