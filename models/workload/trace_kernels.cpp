@@ -1,6 +1,8 @@
 // Each recorded kernel's work from its trace's evidence (see trace_kernels.hpp and docs/trace-replay.md).
 #include "models/workload/trace_kernels.hpp"
 
+#include "models/workload/fx_graph.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,12 +35,6 @@ double type_bytes(const std::string& type) {
       type == "c10::Float8_e5m2")
     return 1;
   return 0;
-}
-
-double elements(const std::vector<int64_t>& sizes) {
-  double n = 1;
-  for (int64_t s : sizes) n *= static_cast<double>(s);
-  return n;
 }
 
 // The GEMM dtype: half types on the tensor cores; FP32 data on the tensor cores when the kernel's name says so (TF32
@@ -134,7 +130,7 @@ std::optional<OpKernel> op_kernel_from_shapes(const KinetoCpuOp& op, const Kinet
   // linear(x[..., k], W[n, k]) when it launches its product itself.
   if (n == "linear" && d.size() >= 2 && !d[0].empty() && rank(1, 2)) {
     const double k = static_cast<double>(d[0].back());
-    return gemm(K::Linear, 1, elements(d[0]) / std::max(1.0, k), static_cast<double>(d[1][0]), k, type(0));
+    return gemm(K::Linear, 1, shape_elements(d[0]) / std::max(1.0, k), static_cast<double>(d[1][0]), k, type(0));
   }
   const std::optional<K> cls = memory_class(n);
   if (!cls) return std::nullopt;
@@ -149,7 +145,7 @@ std::optional<OpKernel> op_kernel_from_shapes(const KinetoCpuOp& op, const Kinet
     double b = type_bytes(type(i));
     if (b == 0 && type(i) == "TensorList") b = fallback_bytes > 0 ? fallback_bytes : 4;
     if (b == 0 || d[i].empty()) continue;
-    const double bytes = b * elements(d[i]);
+    const double bytes = b * shape_elements(d[i]);
     read += bytes;
     largest = std::max(largest, bytes);
     if (*cls == K::Fill) break;  // the destination only
