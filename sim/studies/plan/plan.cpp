@@ -40,6 +40,9 @@ std::vector<Candidate> enumerate_candidates(const PlanSpec& plan) {
           c.spot = spot;
           c.count = n;
           c.sharing = it.fraction < 1 ? sriov_label(it.fraction) : s.label;
+          c.mode = it.fraction < 1 ? "sriov" : s.config.mode_name();
+          c.gpu = it.gpu;
+          c.gpus_per_instance = it.gpus;
           const double discount = plan.spot.discount >= 0 ? plan.spot.discount : it.spot_discount;
           c.cost_per_hour = it.price_per_hour * n * (spot ? 1 - discount : 1);
           out.push_back(c);

@@ -81,6 +81,9 @@ struct Candidate {
   bool spot = false;  // on spot capacity (PlanSpot)
   int count = 0;
   std::string sharing;
+  std::string mode;            // the sharing mode's name ("sriov" for a GPU-slice instance)
+  std::string gpu;             // the instance type's GPU (catalog name)
+  int gpus_per_instance = 1;
   double cost_per_hour = 0;
   bool feasible = false;      // the replicas could be placed and the mode accepted them
   std::string note;           // why not feasible, or which SLOs failed

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -17,6 +18,7 @@
 #include "sim/io/files.hpp"
 #include "sim/io/yaml_reader.hpp"
 #include "sim/report/run_formats.hpp"
+#include "sim/studies/plan/deploy_configs.hpp"
 
 namespace vgpusim {
 namespace {
@@ -159,6 +161,9 @@ std::string plan_json(const std::string& name, const std::string& file, const Pl
                   {"spot", c.spot},
                   {"count", c.count},
                   {"sharing", c.sharing},
+                  {"mode", c.mode},
+                  {"gpu", c.gpu},
+                  {"gpus_per_instance", c.gpus_per_instance},
                   {"cost_per_hour", c.cost_per_hour},
                   {"feasible", c.feasible},
                   {"slos", c.slos},
@@ -221,19 +226,38 @@ PlanReport evaluate(const ScenarioDocument& doc, const PlanRun& run) {
           enumerate_candidates(plan).size(), shard, count};
 }
 
+// The decision's outputs in DIR: plan.json, plan.csv and, when a candidate meets every SLO, its deployment files
+// in DIR/deploy (deploy_configs.hpp).
+void write_decision(const std::string& out_dir, const std::string& name, const std::string& file,
+                    const PlanOutcome& outcome, size_t total) {
+  std::vector<std::pair<std::string, std::string>> files = {
+      {fmt::format("{}/plan.json", out_dir), plan_json(name, file, outcome, total, 0, 1)},
+      {fmt::format("{}/plan.csv", out_dir), plan_csv(outcome)}};
+  const std::vector<DeployFile> deploy =
+      outcome.best >= 0 ? deploy_files(name, outcome.candidates[static_cast<size_t>(outcome.best)])
+                        : std::vector<DeployFile>{{"README.md", fmt::format("# The plan '{}'\n\nNo candidate meets "
+                                                                            "every SLO: nothing to deploy.\n",
+                                                                            name)}};
+  for (const DeployFile& f : deploy) files.emplace_back(fmt::format("{}/deploy/{}", out_dir, f.name), f.text);
+  write_files_atomically(files);
+  // An earlier decision's files that this one does not write would read as part of it.
+  for (const char* stale : {"mig-parted.yaml", "device-plugin.yaml", "pods.yaml"})
+    if (std::none_of(deploy.begin(), deploy.end(), [&](const DeployFile& f) { return f.name == stale; })) {
+      std::error_code ignored;
+      std::filesystem::remove(std::filesystem::path(out_dir) / "deploy" / stale, ignored);
+    }
+}
+
 }  // namespace
 
 int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::string& out_dir, bool quiet) {
   const PlanReport report = evaluate(doc, run);
-  if (!out_dir.empty()) {
-    const std::string name =
-        report.shards > 1 ? fmt::format("plan-shard-{}-of-{}.json", report.shard, report.shards) : "plan.json";
-    std::vector<std::pair<std::string, std::string>> files = {
-        {fmt::format("{}/{}", out_dir, name),
-         plan_json(report.name, report.file, report.outcome, report.total, report.shard, report.shards)}};
-    if (report.shards == 1) files.emplace_back(fmt::format("{}/plan.csv", out_dir), plan_csv(report.outcome));
-    write_files_atomically(files);
-  }
+  if (!out_dir.empty() && report.shards > 1)
+    write_file_atomically(fmt::format("{}/plan-shard-{}-of-{}.json", out_dir, report.shard, report.shards),
+                          plan_json(report.name, report.file, report.outcome, report.total, report.shard,
+                                    report.shards));
+  else if (!out_dir.empty())
+    write_decision(out_dir, report.name, report.file, report.outcome, report.total);
   if (!quiet) std::cout << plan_table(report.name, report.outcome, report.total);
   return 0;
 }
@@ -337,6 +361,11 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
       k.spot = c.contains("spot") && r.flag(c, "spot", where);
       k.count = static_cast<int>(r.whole(c, "count", where, 1000000));
       k.sharing = r.text(c, "sharing", where);
+      // Written since the deployment configs (deploy_configs.hpp); a shard without them merges without those.
+      if (c.contains("mode")) k.mode = r.text(c, "mode", where);
+      if (c.contains("gpu")) k.gpu = r.text(c, "gpu", where);
+      if (c.contains("gpus_per_instance"))
+        k.gpus_per_instance = static_cast<int>(r.whole(c, "gpus_per_instance", where, 1024));
       k.cost_per_hour = r.number(c, "cost_per_hour", where);
       k.feasible = r.flag(c, "feasible", where);
       k.slos = static_cast<int>(r.whole(c, "slos", where, 1000000));
@@ -371,10 +400,7 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
   if (outcome.candidates.size() != total)
     std::cerr << fmt::format("vgpusim merge: {} of {} candidates present: shards are missing\n",
                              outcome.candidates.size(), total);
-  if (!out_dir.empty()) {
-    write_files_atomically({{fmt::format("{}/plan.json", out_dir), plan_json(name, file, outcome, total, 0, 1)},
-                            {fmt::format("{}/plan.csv", out_dir), plan_csv(outcome)}});
-  }
+  if (!out_dir.empty()) write_decision(out_dir, name, file, outcome, total);
   std::cout << plan_table(name, outcome, total);
   return 0;
 }
