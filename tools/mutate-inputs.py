@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # Mutation campaign over every input reader of the vgpusim command line: scenario, cluster and plan YAML, --set
 # overrides, Kineto traces (and their gzip layer), openb and published-study CSVs, hwcal raw JSON, calibration
-# files, plan shards, synth-raw's numeric arguments and output paths. Each case takes a file from the repository,
-# mutates it (seeded: the same --seed gives the same cases), runs vgpusim on it under a timeout and a memory limit,
-# and flags what breaks the command line's contract (exit 0 ok, 2 bad input, 3 --fail-on, 4 study --compare):
+# files, plan, sweep and study shards, synth-raw's numeric arguments and output paths. Each case takes a file
+# from the repository, mutates it (seeded: the same --seed gives the same cases), runs vgpusim on it under a timeout
+# and a memory limit, and flags what breaks the command line's contract (exit 0 ok, 2 bad input, 3 --fail-on, 4 study --compare):
 # exit 1 (internal error), a signal, a hang, the memory limit, sanitizer output, outputs left behind by a failed
 # run, an exit 2 that prints nothing. Each defect is saved with its inputs and a repro.sh in WORK/findings/.
 # tools/test.sh (CI) runs it for a few minutes on the sanitizer build and fails when it exits 1 (docs/fuzzing.md).
@@ -264,9 +264,19 @@ class Seeds:
         self.calibrations = sorted(root.glob("models/calibration/*.yaml"))
         self.cal_h200 = next((c for c in self.calibrations if c.name == "h200.yaml"), self.calibrations[0])
         self.plan = min((p for p, t, _ in self.yamls if b"\nkind: plan" in t), key=lambda p: p.stat().st_size)
-        for i in range(2):
-            run_setup(vgpusim, ["plan", str(self.plan), "--shard", f"{i}/2", "--out", str(work / "seeds")], work)
-        self.shards = sorted((work / "seeds").glob("plan-shard-*.json"))
+        # Two shards of each sharded command, each in its own directory as docs/scale.md runs them.
+        sharded = {
+            "plan": ["plan", str(self.plan)],
+            "sweep": ["sweep", str(self.fast), "--set", "duration=2s", "--vary", "seed=1,2,3"],
+            "study": ["study", "--nodes", str(self.nodes_path), "--trace", str(self.pods_path), "--seeds", "42,43",
+                      "--policies", "fgd"],
+        }
+        self.shards = {}
+        for kind, args in sharded.items():
+            self.shards[kind] = [work / "seeds" / f"{kind}-{i}" for i in range(2)]
+            for i, folder in enumerate(self.shards[kind]):
+                run_setup(vgpusim, [*args, "--shard", f"{i}/2", "--out", str(folder), "-q"], work)
+        self.plan_shards = [next(f.glob("plan-shard-*.json")) for f in self.shards["plan"]]
 
 
 def run_setup(vgpusim, args, work):
@@ -420,14 +430,24 @@ def gen_calibration(s, rng, d):
 
 
 def gen_shard(s, rng, d):
-    i = rng.randrange(len(s.shards))
-    data, note = mutate_json(rng, s.shards[i].read_bytes())
-    arg, special = place(rng, d, s.shards[i].name, data)
-    parts = [arg] + [copy_in(d, p) for j, p in enumerate(s.shards) if j != i]
+    """merge of plan, sweep or study shards, one shard file mutated; parts given as directories or files."""
+    kind = rng.choice(sorted(s.shards))
+    folders = s.shards[kind]
+    i = rng.randrange(len(folders))
+    parts = []
+    for folder in folders:
+        shutil.copytree(folder, d / "in" / folder.name)
+        parts.append(f"in/{folder.name}")
+    shard = next(folders[i].glob("*-shard-*.json"))
+    (d / "in" / folders[i].name / shard.name).unlink()
+    data, note = mutate_json(rng, shard.read_bytes())
+    arg, special = place(rng, d, f"{folders[i].name}/{shard.name}", data)
+    if rng.random() < 0.5:
+        parts[i] = arg
     rng.shuffle(parts)
     if rng.random() < 0.1:
-        parts.append(arg)
-    return ["merge", *parts, "--out", "out/merged"], joined(f"plan shard {s.shards[i].name}: {note}", special)
+        parts.append(parts[0])
+    return ["merge", *parts, "--out", "out/merged"], joined(f"{kind} shard {shard.name}: {note}", special)
 
 
 def gen_output(s, rng, d):
@@ -441,7 +461,7 @@ def gen_output(s, rng, d):
     os.symlink("plain.txt", d / "in" / "link")
     os.symlink("missing", d / "in" / "dangling")
     fast = [str(s.fast), "--set", "duration=2s", *MAX_EVENTS]
-    shards, pods = [copy_in(d, p) for p in s.shards], copy_in(d, s.pods_path)
+    shards, pods = [copy_in(d, p) for p in s.plan_shards], copy_in(d, s.pods_path)
     args = rng.choice([
         ["run", *fast, "--out", "out/results", "--write", f"json={target}"],
         ["run", *fast, "--out", target],

@@ -49,5 +49,7 @@ std::string csv_field(const std::string& s);
 // One UTF-8 HTML document with inline CSS and inline SVG charts: no script, no external reference. Every text
 // that comes from the scenario is escaped. docs/report.md describes it.
 std::string results_html(const Results& r);
+// The stylesheet of the HTML pages (the run report, the sweep page): one look for both.
+const char* report_css();
 
 }  // namespace vgpusim

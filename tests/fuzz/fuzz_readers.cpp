@@ -25,9 +25,11 @@
 #include "sim/io/openb.hpp"
 #include "sim/scenario/document.hpp"
 #include "sim/scenario/loader.hpp"
+#include "sim/report/sweep_command.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
+#include "sim/studies/cluster/study_command.hpp"
 #include "sim/studies/plan/plan_command.hpp"
 #include "sim/studies/plan/plan_loader.hpp"
 
@@ -91,7 +93,14 @@ void fuzz_one(const std::string& data) {
     std::ostringstream sink;
     std::streambuf* was = std::cout.rdbuf(sink.rdbuf());
     try {
-      merge_command({as_file(data, ".json")}, "");
+      // The shard of a plan, a sweep or a study, read by each merge (the others refuse its schema).
+      const std::string path = as_file(data, ".json");
+      for (int kind = 0; kind < 3; ++kind) try {
+          if (kind == 0) merge_command({path}, "");
+          if (kind == 1) merge_sweep_command({path}, "");
+          if (kind == 2) merge_study_command({path}, "");
+        } catch (const InputError&) {
+        }
     } catch (...) {
       std::cout.rdbuf(was);
       throw;

@@ -2,10 +2,12 @@
 # Writes the HTML report of a scenario and checks it renders in headless Chromium: the charts are in the DOM and
 # a screenshot is not blank. Without Chromium it checks the file only and prints SKIPPED, unless
 # VGPUSIM_REQUIRE_BROWSER is set (tools/test.sh installs Chromium and sets it).
-# Usage: check_report.sh VGPUSIM SCENARIO WORKDIR
+# With `sweep` as a fourth argument, the page checked is the sweep page of the scenario over two seeds
+# (`vgpusim sweep --out`), with its vGPU-loss charts.
+# Usage: check_report.sh VGPUSIM SCENARIO WORKDIR [sweep]
 set -euo pipefail
-if [ $# -ne 3 ]; then echo "usage: $0 VGPUSIM SCENARIO WORKDIR" >&2; exit 2; fi
-vgpusim="$1" scenario="$2" work="$3"
+if [ $# -ne 3 ] && [ $# -ne 4 ]; then echo "usage: $0 VGPUSIM SCENARIO WORKDIR [sweep]" >&2; exit 2; fi
+vgpusim="$1" scenario="$2" work="$3" page="${4:-run}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 mkdir -p "$work"
@@ -13,13 +15,22 @@ work="$(cd "$work" && pwd)"
 report="$work/report.html" dom="$work/dom.html" png="$work/report.png"
 rm -f "$report" "$dom" "$png"
 
-"$vgpusim" run "$scenario" --quiet --report "$report" || fail "vgpusim run exited with $?"
+if [ "$page" = sweep ]; then
+  rm -rf "$work/sweep"
+  "$vgpusim" sweep "$scenario" --vary seed=1,2 --quiet --out "$work/sweep" 2>/dev/null ||
+    fail "vgpusim sweep exited with $?"
+  cp "$work/sweep/sweep.html" "$report"
+  kinds="chart-sweep-loss"
+else
+  "$vgpusim" run "$scenario" --quiet --report "$report" || fail "vgpusim run exited with $?"
+  kinds="chart-loss chart-utilization"
+fi
 [ -s "$report" ] || fail "no report written at $report"
 grep -qi '<script' "$report" && fail "the report contains a script"
 grep -Eqi '(src|href)=|url\(|@import' "$report" && fail "the report references an outside resource"
 charts=$(grep -o '<svg ' "$report" | wc -l)
 [ "$charts" -ge 2 ] || fail "expected at least 2 charts in the report, found $charts"
-for kind in chart-loss chart-utilization; do
+for kind in $kinds; do
   grep -q "class=\"chart $kind\"" "$report" || fail "no $kind chart in the report"
 done
 echo "report: $report ($(wc -c <"$report") bytes, $charts charts)"

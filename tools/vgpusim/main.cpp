@@ -15,6 +15,7 @@
 #include "sim/report/listings.hpp"
 #include "sim/report/run_command.hpp"
 #include "sim/report/run_formats.hpp"
+#include "sim/report/shard.hpp"
 #include "sim/report/sweep_command.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/published_fit.hpp"
@@ -262,6 +263,21 @@ Subcommand plan_subcommand(CLI::App& app) {
   return {plan, [o] { return plan_command(read_scenario_document(o->path, "plan file"), o->run, o->out, o->quiet); }};
 }
 
+// `vgpusim merge`: the shard files' schema says which command wrote them; all must be of one.
+int merge_shards_command(const std::vector<std::string>& parts, const std::string& out) {
+  using namespace vgpusim;
+  const std::vector<std::string> files = shard_files(parts);
+  const std::string schema = shard_schema(files.front());
+  for (const std::string& f : files)
+    if (shard_schema(f) != schema)
+      throw InputError(fmt::format("{}: a shard of another kind ({}) than {} ({})", f, shard_schema(f), files.front(),
+                                   schema.empty() ? "no schema" : schema));
+  if (schema == "vgpusim.plan/1") return merge_command(files, out);
+  if (schema == "vgpusim.sweep/1") return merge_sweep_command(files, out);
+  if (schema == "vgpusim.study-shard/1") return merge_study_command(files, out);
+  throw InputError(fmt::format("{}: not a shard of plan, sweep or study (schema '{}')", files.front(), schema));
+}
+
 Subcommand merge_subcommand(CLI::App& app) {
   using namespace vgpusim;
   struct Options {
@@ -269,10 +285,10 @@ Subcommand merge_subcommand(CLI::App& app) {
     std::string out;
   };
   auto o = std::make_shared<Options>();
-  auto* merge = app.add_subcommand("merge", "join the plan.json files of shards and report the decision");
-  merge->add_option("parts", o->parts, "plan-shard-*.json files")->required();
-  merge->add_option("--out", o->out, "write the merged plan.json into this directory");
-  return {merge, [o] { return merge_command(o->parts, o->out); }};
+  auto* merge = app.add_subcommand("merge", "join the outputs of plan, sweep or study shards into the unsharded run's");
+  merge->add_option("parts", o->parts, "shard output directories, or their *-shard-I-of-N.json files")->required();
+  merge->add_option("--out", o->out, "write the merged outputs into this directory");
+  return {merge, [o] { return merge_shards_command(o->parts, o->out); }};
 }
 
 Subcommand sweep_subcommand(CLI::App& app) {
@@ -293,6 +309,13 @@ Subcommand sweep_subcommand(CLI::App& app) {
   sweep->add_option("--set", o->sets, "a value for every combination: key.path=value (repeatable)");
   add_limit_options(sweep, o->limits);
   sweep->add_option("--csv", o->sweep.csv, "write every combination's results as one tidy CSV to this file");
+  sweep->add_option("--out", o->sweep.out,
+                    "write sweep.json, sweep.csv, sweep.html and c<k>/results.json (a shard: sweep-shard-I-of-N.json) "
+                    "into this directory");
+  sweep->add_option("--shard", o->sweep.shard_flag,
+                    "run only shard I of N (I/N); also SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX with --shards");
+  sweep->add_option("--shards", o->sweep.shards, "shard count for SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX")
+      ->check(CLI::Range(1u, 100000u));
   sweep->add_option("--threads", o->sweep.threads, "simulation threads (default: all cores)")
       ->check(CLI::Range(1u, 4096u));
   sweep->add_flag("--quiet,-q", o->sweep.quiet, "print no table");
@@ -320,6 +343,11 @@ Subcommand study_subcommand(CLI::App& app) {
                     "write analysis_allo_discrete.csv, analysis_frag_discrete.csv, analysis_frag_ratio_discrete.csv "
                     "and summary.csv here");
   study->add_option("--threads", o->threads, "simulation threads (default: all cores)")->check(CLI::Range(1, 4096));
+  study->add_option("--shard", o->shard_flag,
+                    "run only shard I of N (I/N) into study-shard-I-of-N.json; also SLURM_ARRAY_TASK_ID or "
+                    "JOB_COMPLETION_INDEX with --shards");
+  study->add_option("--shards", o->shards, "shard count for SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX")
+      ->check(CLI::Range(1u, 100000u));
   study->add_option("--compare", o->compare,
                     "PUBLISHED.csv OURS.csv: per workload and policy, the largest difference of the mean curves")
       ->expected(2);

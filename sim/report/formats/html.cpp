@@ -443,6 +443,8 @@ std::string results_html(const Results& r) {
   return out;
 }
 
+const char* report_css() { return kStyle; }
+
 RunFormat html_run_format() {
   return {"html", "", "a self-contained HTML report (--report FILE)", false,
           [](const RunReport& r) { return results_html(r.results); }};

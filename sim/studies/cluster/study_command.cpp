@@ -8,6 +8,9 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "sim/core/errors.hpp"
@@ -15,6 +18,7 @@
 #include "sim/io/files.hpp"
 #include "sim/io/openb.hpp"
 #include "sim/io/text_fields.hpp"
+#include "sim/report/shard.hpp"
 #include "sim/studies/cluster/reference_study.hpp"
 
 namespace vgpusim {
@@ -84,6 +88,149 @@ std::vector<uint64_t> parse_seed_list(const std::string& text) {
   return seeds;
 }
 
+namespace {
+
+// The four files of the published format and the summary.
+void write_study_files(const std::string& out, const std::vector<StudyRun>& runs) {
+  write_files_atomically({{out + "/analysis_allo_discrete.csv", study_allocation_csv(runs)},
+                          {out + "/analysis_frag_discrete.csv", study_fragmentation_csv(runs)},
+                          {out + "/analysis_frag_ratio_discrete.csv", study_fragmentation_ratio_csv(runs)},
+                          {out + "/summary.csv", study_summary_csv(runs)}});
+}
+
+nlohmann::ordered_json curve_json(const std::vector<double>& v) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (double x : v) a.push_back(number_or_null(x));
+  return a;
+}
+
+// What makes two shards parts of one study: its inputs as given (paths, policies, seeds, tune).
+nlohmann::ordered_json study_inputs(const StudyOptions& o) {
+  return {{"nodes", o.nodes}, {"traces", o.traces}, {"policies", o.policies}, {"seeds", o.seeds}, {"tune", o.tune}};
+}
+
+// A shard's runs, every field of each, so that merging writes the very files one process would have.
+std::string study_shard_json(const StudyOptions& o, size_t total, unsigned shard, unsigned shards,
+                             const std::vector<size_t>& indices, const std::vector<StudyRun>& runs) {
+  nlohmann::ordered_json j;
+  j["schema"] = "vgpusim.study-shard/1";
+  j["study"] = study_inputs(o);
+  j["shard"] = {{"index", shard}, {"count", shards}};
+  j["runs_total"] = total;
+  nlohmann::ordered_json rs = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const StudyRun& r = runs[k];
+    rs.push_back({{"index", indices[k]},
+                  {"workload", r.workload},
+                  {"policy_label", r.policy_label},
+                  {"seed", r.seed},
+                  {"tune", r.tune},
+                  {"total_gpus", r.total_gpus},
+                  {"pods", r.pods},
+                  {"failed", r.failed},
+                  {"first_failure", r.first_failure},
+                  {"first_failure_arrived_percent", number_or_null(r.first_failure_arrived_percent)},
+                  {"first_failure_request", r.first_failure_request},
+                  {"final_unallocated_milli_gpu", r.final_unallocated_milli_gpu},
+                  {"final_allocation_percent", number_or_null(r.final_allocation_percent)},
+                  {"final_fragmentation_percent", number_or_null(r.final_fragmentation_percent)},
+                  {"final_fragmentation_ratio", number_or_null(r.final_fragmentation_ratio)},
+                  {"allocation", curve_json(r.allocation)},
+                  {"fragmentation", curve_json(r.fragmentation)},
+                  {"fragmentation_ratio", curve_json(r.fragmentation_ratio)}});
+  }
+  j["runs"] = rs;
+  return j.dump(2) + "\n";
+}
+
+std::vector<double> read_curve(const ShardReader& r, const nlohmann::json& obj, const char* key,
+                               const std::string& where) {
+  std::vector<double> out;
+  const nlohmann::json& list = r.list(obj, key, where);
+  if (list.size() > static_cast<size_t>(kStudyLevels))
+    throw InputError(fmt::format("{}: {}.{}: expected at most {} levels, found {}", r.part, where, key, kStudyLevels,
+                                 list.size()));
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].is_null()) {
+      out.push_back(std::numeric_limits<double>::quiet_NaN());
+    } else if (list[i].is_number() && std::isfinite(list[i].get<double>())) {
+      out.push_back(list[i].get<double>());
+    } else {
+      throw InputError(fmt::format("{}: {}.{}[{}]: expected a number or null", r.part, where, key, i));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int merge_study_command(const std::vector<std::string>& parts, const std::string& out_dir) {
+  nlohmann::json inputs;
+  std::string first_part;
+  size_t total = 0;
+  std::vector<std::pair<size_t, StudyRun>> all;
+  std::set<size_t> seen;
+  constexpr uint64_t kMaxRuns = 100000000;
+  for (const std::string& part : parts) {
+    const nlohmann::json j = read_shard_json(part, "vgpusim.study-shard/1");
+    const ShardReader r{part};
+    const nlohmann::json& study = r.at(j, "study", "(top level)");
+    const size_t shard_total = r.whole(j, "runs_total", "(top level)", kMaxRuns);
+    if (first_part.empty()) {
+      first_part = part;
+      inputs = study;
+      total = shard_total;
+    } else if (study != inputs || shard_total != total) {
+      throw InputError(fmt::format("{}: a shard of another study than {} (nodes, traces, policies, seeds or tune "
+                                   "differ)",
+                                   part, first_part));
+    }
+    const nlohmann::json& runs = r.list(j, "runs", "(top level)");
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const nlohmann::json& x = runs[i];
+      const std::string where = fmt::format("runs[{}]", i);
+      const size_t index = r.whole(x, "index", where, kMaxRuns);
+      if (index >= total)
+        throw InputError(fmt::format("{}: {}.index: {} is not below runs_total {}", part, where, index, total));
+      if (!seen.insert(index).second) throw InputError(fmt::format("{}: run #{} is in two shards", part, index));
+      const auto count = [&](const char* key) {
+        return static_cast<int64_t>(r.whole(x, key, where, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
+      };
+      StudyRun run;
+      run.workload = r.text(x, "workload", where);
+      run.policy_label = r.text(x, "policy_label", where);
+      run.seed = r.whole(x, "seed", where, std::numeric_limits<uint64_t>::max());
+      run.tune = r.number(x, "tune", where);
+      run.total_gpus = count("total_gpus");
+      run.pods = count("pods");
+      run.failed = count("failed");
+      const nlohmann::json& first_failure = r.at(x, "first_failure", where);
+      if (first_failure == -1)
+        run.first_failure = -1;
+      else
+        run.first_failure = count("first_failure");
+      run.first_failure_arrived_percent = r.number_or_nan(x, "first_failure_arrived_percent", where);
+      run.first_failure_request = r.text(x, "first_failure_request", where);
+      run.final_unallocated_milli_gpu = count("final_unallocated_milli_gpu");
+      run.final_allocation_percent = r.number_or_nan(x, "final_allocation_percent", where);
+      run.final_fragmentation_percent = r.number_or_nan(x, "final_fragmentation_percent", where);
+      run.final_fragmentation_ratio = r.number_or_nan(x, "final_fragmentation_ratio", where);
+      run.allocation = read_curve(r, x, "allocation", where);
+      run.fragmentation = read_curve(r, x, "fragmentation", where);
+      run.fragmentation_ratio = read_curve(r, x, "fragmentation_ratio", where);
+      all.emplace_back(index, std::move(run));
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<StudyRun> runs;
+  for (auto& [index, run] : all) runs.push_back(std::move(run));
+  if (runs.size() != total)
+    std::cerr << fmt::format("vgpusim merge: {} of {} study runs present: shards are missing\n", runs.size(), total);
+  if (!out_dir.empty()) write_study_files(out_dir, runs);
+  std::cout << study_table(runs);
+  return 0;
+}
+
 int study_command(const StudyOptions& o) {
   if (!o.compare.empty()) {
     if (o.compare.size() != 2) throw InputError("study --compare: expected two files, PUBLISHED.csv OURS.csv");
@@ -134,16 +281,23 @@ int study_command(const StudyOptions& o) {
   for (size_t t = 0; t < traces.size(); ++t)
     for (size_t p = 0; p < policies.size(); ++p)
       for (uint64_t s : seeds) jobs.push_back({t, p, s});
-  std::vector<StudyRun> runs(jobs.size());
+  const auto [shard, shards] = resolve_shard(o.shard_flag, o.shards);
+  std::vector<size_t> mine;  // indices into jobs
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (i % shards == shard) mine.push_back(i);
+  std::vector<StudyRun> runs(mine.size());
   const unsigned threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  run_parallel(jobs.size(), threads, [&](size_t i) {
-    runs[i] = run_reference_protocol(nodes, traces[jobs[i].trace], *policies[jobs[i].policy], jobs[i].seed, o.tune);
+  run_parallel(mine.size(), threads, [&](size_t k) {
+    const Job& job = jobs[mine[k]];
+    runs[k] = run_reference_protocol(nodes, traces[job.trace], *policies[job.policy], job.seed, o.tune);
   });
-
-  write_files_atomically({{o.out + "/analysis_allo_discrete.csv", study_allocation_csv(runs)},
-                          {o.out + "/analysis_frag_discrete.csv", study_fragmentation_csv(runs)},
-                          {o.out + "/analysis_frag_ratio_discrete.csv", study_fragmentation_ratio_csv(runs)},
-                          {o.out + "/summary.csv", study_summary_csv(runs)}});
+  if (shards > 1) {
+    write_file_atomically(fmt::format("{}/{}", o.out, shard_file_name("study", shard, shards)),
+                          study_shard_json(o, jobs.size(), shard, shards, mine, runs));
+    if (!o.quiet) std::cout << fmt::format("study shard {} of {}: {} of {} runs\n", shard, shards, runs.size(), jobs.size());
+    return 0;
+  }
+  write_study_files(o.out, runs);
   if (!o.quiet) std::cout << study_table(runs);
   return 0;
 }

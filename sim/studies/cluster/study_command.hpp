@@ -18,6 +18,8 @@ struct StudyOptions {
   double tune = 1.3;
   std::string out;                   // directory for the three CSV files and summary.csv
   unsigned threads = 0;              // 0: every core
+  std::string shard_flag;            // --shard I/N: only the runs whose index % N == I, into study-shard-I-of-N.json
+  unsigned shards = 1;               // --shards N, with a job array's index
   bool quiet = false;
   std::vector<std::string> compare;  // two files: PUBLISHED OURS
   double tolerance = 0.5;            // percentage points, with --compare
@@ -33,5 +35,7 @@ std::vector<uint64_t> parse_seed_list(const std::string& text);
 
 // Exit status: 0, or 4 when --compare finds a difference above the tolerance. Throws InputError on bad input.
 int study_command(const StudyOptions& options);
+// Joins study-shard-I-of-N.json files of one study into the unsharded run's four files in `out_dir` (and its table).
+int merge_study_command(const std::vector<std::string>& parts, const std::string& out_dir);
 
 }  // namespace vgpusim

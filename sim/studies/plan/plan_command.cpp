@@ -18,45 +18,10 @@
 #include "sim/io/files.hpp"
 #include "sim/io/yaml_reader.hpp"
 #include "sim/report/run_formats.hpp"
+#include "sim/report/shard.hpp"
 #include "sim/studies/plan/deploy_configs.hpp"
 
 namespace vgpusim {
-namespace {
-
-unsigned parse_unsigned(const std::string& text, const std::string& what) {
-  try {
-    size_t used = 0;
-    const unsigned long v = std::stoul(text, &used);
-    if (used == text.size()) return static_cast<unsigned>(v);
-  } catch (const std::exception&) {
-  }
-  throw InputError(fmt::format("{}: expected a non-negative integer, found '{}'", what, text));
-}
-
-}  // namespace
-
-std::pair<unsigned, unsigned> resolve_shard(const std::string& flag, unsigned shards) {
-  unsigned index = 0, count = 1;
-  if (!flag.empty()) {
-    const auto slash = flag.find('/');
-    if (slash == std::string::npos) throw InputError("--shard " + flag + ": expected I/N, e.g. 0/8");
-    index = parse_unsigned(flag.substr(0, slash), "--shard");
-    count = parse_unsigned(flag.substr(slash + 1), "--shard");
-  } else if (const char* slurm = std::getenv("SLURM_ARRAY_TASK_ID")) {
-    index = parse_unsigned(slurm, "SLURM_ARRAY_TASK_ID");
-    const char* n = std::getenv("SLURM_ARRAY_TASK_COUNT");
-    count = n ? parse_unsigned(n, "SLURM_ARRAY_TASK_COUNT") : shards;
-  } else if (const char* k8s = std::getenv("JOB_COMPLETION_INDEX")) {
-    index = parse_unsigned(k8s, "JOB_COMPLETION_INDEX");
-    count = shards;
-  } else {
-    return {0, 1};
-  }
-  if (count == 0 || index >= count)
-    throw InputError(fmt::format("shard {} of {}: expected 0 <= I < N (give --shards N with a job index)", index, count));
-  return {index, count};
-}
-
 namespace {
 
 // A candidate's placement: per GPU its replicas, each with its p99 (inference) and SLO margin.
@@ -127,9 +92,6 @@ std::string plan_table(const std::string& name, const PlanOutcome& o, size_t tot
 
 namespace {
 
-nlohmann::ordered_json number_or_null(double x) {
-  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
-}
 
 nlohmann::ordered_json placement_json(const Candidate& c) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
@@ -253,7 +215,7 @@ void write_decision(const std::string& out_dir, const std::string& name, const s
 int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::string& out_dir, bool quiet) {
   const PlanReport report = evaluate(doc, run);
   if (!out_dir.empty() && report.shards > 1)
-    write_file_atomically(fmt::format("{}/plan-shard-{}-of-{}.json", out_dir, report.shard, report.shards),
+    write_file_atomically(fmt::format("{}/{}", out_dir, shard_file_name("plan", report.shard, report.shards)),
                           plan_json(report.name, report.file, report.outcome, report.total, report.shard,
                                     report.shards));
   else if (!out_dir.empty())
@@ -275,45 +237,6 @@ int run_plan_command(const ScenarioDocument& doc, const RunOptions& options) {
 
 namespace {
 
-// One field of a shard's JSON object, of the type plan_json writes; anything else is bad input naming the shard.
-struct ShardReader {
-  const std::string& part;
-
-  const nlohmann::json& at(const nlohmann::json& obj, const char* key, const std::string& where) const {
-    if (!obj.is_object() || !obj.contains(key))
-      throw InputError(fmt::format("{}: {}: missing \"{}\"", part, where, key));
-    return obj.at(key);
-  }
-  std::string text(const nlohmann::json& obj, const char* key, const std::string& where) const {
-    const nlohmann::json& v = at(obj, key, where);
-    if (!v.is_string()) throw InputError(fmt::format("{}: {}.{}: expected a string", part, where, key));
-    return v.get<std::string>();
-  }
-  bool flag(const nlohmann::json& obj, const char* key, const std::string& where) const {
-    const nlohmann::json& v = at(obj, key, where);
-    if (!v.is_boolean()) throw InputError(fmt::format("{}: {}.{}: expected true or false", part, where, key));
-    return v.get<bool>();
-  }
-  // A whole number within [0, max]: floats, negatives and huge values are refused before any conversion.
-  uint64_t whole(const nlohmann::json& obj, const char* key, const std::string& where, uint64_t max) const {
-    const nlohmann::json& v = at(obj, key, where);
-    if (!v.is_number_unsigned() || v.get<uint64_t>() > max)
-      throw InputError(fmt::format("{}: {}.{}: expected a whole number from 0 to {}", part, where, key, max));
-    return v.get<uint64_t>();
-  }
-  double number(const nlohmann::json& obj, const char* key, const std::string& where) const {
-    const nlohmann::json& v = at(obj, key, where);
-    if (!v.is_number() || !std::isfinite(v.get<double>()))
-      throw InputError(fmt::format("{}: {}.{}: expected a finite number", part, where, key));
-    return v.get<double>();
-  }
-  // A number or null (NaN), as number_or_null writes it; absent is null too.
-  double number_or_nan(const nlohmann::json& obj, const char* key, const std::string& where) const {
-    if (!obj.contains(key) || obj.at(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
-    return number(obj, key, where);
-  }
-};
-
 constexpr uint64_t kMaxShardCandidates = 1000000;
 
 }  // namespace
@@ -324,16 +247,8 @@ int merge_command(const std::vector<std::string>& parts, const std::string& out_
   size_t total = 0;
   std::set<size_t> seen;
   for (const std::string& part : parts) {
-    const std::string text = read_text_file(part, "plan shard");
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(fmt::format("{}: not JSON: {}", part, e.what()));
-    }
+    const nlohmann::json j = read_shard_json(part, "vgpusim.plan/1");
     const ShardReader r{part};
-    if (!j.is_object() || !j.contains("schema") || j["schema"] != "vgpusim.plan/1")
-      throw InputError(part + ": expected schema vgpusim.plan/1");
     const nlohmann::json& plan = r.at(j, "plan", "(top level)");
     const std::string shard_name = r.text(plan, "name", "plan"), shard_file = r.text(plan, "file", "plan");
     const size_t shard_total = r.whole(j, "candidates_total", "(top level)", kMaxShardCandidates);

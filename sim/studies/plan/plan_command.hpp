@@ -6,13 +6,10 @@
 #include <vector>
 
 #include "sim/report/run_command.hpp"
+#include "sim/report/shard.hpp"
 #include "sim/studies/plan/plan_loader.hpp"
 
 namespace vgpusim {
-
-// "I/N" from --shard, else SLURM_ARRAY_TASK_ID (with SLURM_ARRAY_TASK_COUNT or `shards`) or JOB_COMPLETION_INDEX
-// (with `shards`); {0, 1} when none.
-std::pair<unsigned, unsigned> resolve_shard(const std::string& shard_flag, unsigned shards);
 
 // How `vgpusim plan` divides the work: --shard I/N (or a job array's index with --shards N), --threads.
 struct PlanRun {
