@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Rewrites the generated parts of the docs from the tables the code enforces: docs/scenario-reference.md, the key
 # reference in docs/cluster.md and the parameter blocks of docs/models/*.md. Tests check that they are current.
-# It also regenerates docs/validation/ (the suite against scenarios/measurements, and the hwcal raw files under
-# hwcal/data against the shipped calibrations).
+# It also regenerates docs/validation/ and models/catalog/trust.csv (the suite against scenarios/measurements, and
+# the hwcal raw files under hwcal/data against the shipped calibrations).
 # Usage: tools/update-docs.sh [path/to/vgpusim]   (build it with -DVGPUSIM_NETWORK=ON for docs/models/network.md)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,7 +47,9 @@ for page in docs/models/*.md; do
 done
 
 rm -f docs/validation/*.md docs/validation/*.svg
-"$bin" validate --published all scenarios/measurements --docs docs/validation > /dev/null
+# The trust bands' table from the same cases (rows of datasets not shipped, Lucid's, are kept from the table built
+# into "$bin"; regenerate them with `validate --published lucid DIR --trust models/catalog/trust.csv` and rebuild).
+"$bin" validate --published all scenarios/measurements --docs docs/validation --trust models/catalog/trust.csv > /dev/null
 # One page per hwcal raw file of a GPU with a shipped calibration.
 for raw in hwcal/data/*/*/raw-*.json; do
   [ -e "$raw" ] || continue

@@ -56,6 +56,7 @@ struct LlmWorkload final : WorkloadSpec {
   long long kv_blocks = 0;
 
   std::string kind() const override { return "llm"; }
+  std::string description() const override { return "llm"; }
   std::string unit() const override { return "requests"; }
   bool bounded() const override { return arrivals.bounded(); }
   bool open_loop() const override { return arrivals.open_loop(); }

@@ -69,6 +69,7 @@ struct MeasuredWorkload final : WorkloadSpec {
   TrainingWorkload body;    // what it plays
 
   std::string kind() const override { return "measured"; }
+  std::string description() const override { return "telemetry"; }
   std::string unit() const override { return "units"; }
   bool bounded() const override { return body.bounded(); }
   double device_memory() const override { return telemetry.memory; }

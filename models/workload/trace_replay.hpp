@@ -167,6 +167,7 @@ struct TraceWorkload final : WorkloadSpec {
   long long iterations = 1;  // passes through the trace
 
   std::string kind() const override { return "trace"; }
+  std::string description() const override { return "trace"; }
   std::string unit() const override { return "iterations"; }
   bool bounded() const override { return iterations >= 0; }
   std::vector<std::string> warnings() const override { return notes; }

@@ -34,6 +34,10 @@ class WorkloadSpec {
   virtual std::string kind() const = 0;
   // What one unit of work is called in results: "iterations", "requests", "frames", "kernels".
   virtual std::string unit() const = 0;
+  // How its work was described, for the validated class of its prediction (sim/run/trust.hpp): "telemetry" (solo
+  // throughput and utilization), "op-graph" (framework ops from their shapes), "trace" (a recorded run), "llm" (a
+  // served transformer), "synthetic" (work given as FLOPs, bytes and kernels).
+  virtual std::string description() const { return "synthetic"; }
   // Whether it stops by itself (a count is given); otherwise it runs until the scenario ends.
   virtual bool bounded() const = 0;
   // Whether its units are requests that arrive on their own (open loop): the vGPU loss then compares mean latency
@@ -104,6 +108,7 @@ struct TrainingWorkload final : WorkloadSpec {
 
   std::string kind() const override { return "training"; }
   std::string unit() const override { return "iterations"; }
+  std::string description() const override { return step.graph ? "op-graph" : "synthetic"; }
   bool bounded() const override { return iterations >= 0; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
@@ -123,6 +128,7 @@ struct InferenceWorkload final : WorkloadSpec {
 
   std::string kind() const override { return "inference"; }
   std::string unit() const override { return "requests"; }
+  std::string description() const override { return request.graph ? "op-graph" : "synthetic"; }
   bool bounded() const override { return arrivals.bounded(); }
   bool open_loop() const override { return arrivals.open_loop(); }
   bool reports_latency() const override { return true; }

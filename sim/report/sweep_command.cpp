@@ -175,6 +175,8 @@ SweepCombination summarize_point(const SweepPoint& p) {
       row.p99_ci95 = t.shared.latency->p99_ci95;
     }
     if (!t.failures.empty()) row.failure = t.failures.front().kind;
+    row.trust = trust_text(t.trust);
+    row.trust_loss_mape = t.trust.loss_mape;
     c.tenants.push_back(row);
   }
   c.csv_rows = tidy_csv_rows(p.results, sweep_extra_values(p.values));
@@ -189,19 +191,21 @@ std::string sweep_table(const std::vector<SweepCombination>& combinations) {
     width = std::max(width, combination_text(c.values).size());
     for (const SweepTenantRow& t : c.tenants) tenant_width = std::max(tenant_width, t.tenant.size());
   }
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>12}  {:>16}\n", "combination", width, "tenant",
-                                tenant_width, "relative", "±", "vGPU loss", "units per s", "p99 ms");
+  std::string out = fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>7}  {:>12}  {:>16}\n", "combination", width,
+                                "tenant", tenant_width, "relative", "±", "vGPU loss", "trust ±", "units per s", "p99 ms");
   for (const SweepCombination& c : combinations) {
     const std::string name = combination_text(c.values);
     for (const SweepTenantRow& t : c.tenants) {
       std::string p99 = "-";
       if (t.has_latency) {
         p99 = fixed(t.p99 * 1e3, "{:.2f}");
-        if (std::isfinite(t.p99_ci95)) p99 += " ±" + fixed(t.p99_ci95 * 1e3, "{:.2f}");
+        if (std::isfinite(t.p99_ci95) && t.p99_ci95 != 0) p99 += " ±" + fixed(t.p99_ci95 * 1e3, "{:.2f}");
       }
-      out += fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>12}  {:>16}{}\n", name, width, t.tenant, tenant_width,
-                         fixed(t.relative, "{:.4f}"), fixed(t.relative_ci95, "{:.4f}"),
-                         fixed(100 * t.vgpu_loss, "{:.2f}%"), fixed(t.throughput, "{:.4f}"), p99,
+      // An interval of exactly 0 is replications that agree (a fixed input), not a certainty: no "±0".
+      const std::string ci = t.relative_ci95 == 0 ? std::string("-") : fixed(t.relative_ci95, "{:.4f}");
+      out += fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>7}  {:>12}  {:>16}{}\n", name, width, t.tenant,
+                         tenant_width, fixed(t.relative, "{:.4f}"), ci, fixed(100 * t.vgpu_loss, "{:.2f}%"),
+                         fixed(100 * t.trust_loss_mape, "{:.1f}"), fixed(t.throughput, "{:.4f}"), p99,
                          t.failure.empty() ? std::string() : fmt::format("  FAILED: {}", t.failure));
     }
   }
@@ -265,7 +269,9 @@ std::string sweep_json(const SweepManifest& m, const std::vector<SweepCombinatio
                          {"latency", t.has_latency},
                          {"p99_s", number_or_null(t.p99)},
                          {"p99_ci95_s", number_or_null(t.p99_ci95)},
-                         {"failure", t.failure}});
+                         {"failure", t.failure},
+                         {"trust", t.trust},
+                         {"trust_vgpu_loss_mape", number_or_null(t.trust_loss_mape)}});
     cs.push_back({{"index", c.index},
                   {"values", overrides_json(c.values)},
                   {"results", combination_dir(c.index, m.total) + "/results.json"},
@@ -413,6 +419,8 @@ int merge_sweep_command(const std::vector<std::string>& parts, const std::string
         t.p99 = r.number_or_nan(ts[k], "p99_s", tw);
         t.p99_ci95 = r.number_or_nan(ts[k], "p99_ci95_s", tw);
         t.failure = r.text(ts[k], "failure", tw);
+        t.trust = r.text(ts[k], "trust", tw);
+        t.trust_loss_mape = r.number_or_nan(ts[k], "trust_vgpu_loss_mape", tw);
         c.tenants.push_back(t);
       }
       all.push_back(std::move(c));

@@ -54,6 +54,8 @@ struct SweepTenantRow {
   bool has_latency = false;
   double p99 = 0, p99_ci95 = 0;  // s
   std::string failure;           // the first failure's kind, or ""
+  std::string trust;             // its trust band in words (sim/run/trust.hpp: trust_text)
+  double trust_loss_mape = 0;    // the band in vGPU loss (a ratio); NaN where its class is not of the loss
 };
 // One combination's outputs, made from its run or read back from a shard file.
 struct SweepCombination {

@@ -49,6 +49,17 @@ double student_t95(size_t dof) {
   return boost::math::quantile(boost::math::students_t(static_cast<double>(dof)), 0.975);
 }
 
+std::string interval_kind(const Results& r, const TenantResult& t) {
+  const bool replications = r.replications > 1;
+  if (!std::isfinite(t.vgpu_loss_ci95)) return "none: too few units";
+  if (t.vgpu_loss_ci95 == 0)
+    return replications ? "none: the replications agree exactly (a fixed input), which is not a certainty"
+                        : "none: every unit took the same time (a fixed input), which is not a certainty";
+  return replications ? "replications" : "batch means";
+}
+
+bool loss_interval_shown(const TenantResult& t) { return std::isfinite(t.vgpu_loss_ci95) && t.vgpu_loss_ci95 != 0; }
+
 double replication_ci95_halfwidth(const std::vector<double>& all) {
   std::vector<double> values;
   for (double x : all)
@@ -176,6 +187,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.completion = r.finish;
     tr.warnings = t.workload->warnings();
     tr.workload_facts = t.workload->facts();
+    tr.trust = trust_band(sc, i);
     // A row of zeros must not read as a result: a unit longer than the run, or a workload that stopped.
     if (r.failures.empty() && (r.units == 0 || b.units == 0))
       tr.warnings.push_back(fmt::format(
@@ -242,6 +254,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.slowdown = rel > 0 ? 1.0 / rel : kNaN;
     tr.vgpu_loss = 1.0 - rel;
     tr.vgpu_loss_ci95 = rel * rel_err;
+    set_loss_band(tr.trust, rel);
     res.tenants.push_back(std::move(tr));
   }
   for (size_t g = 0; g < sc.targets.size(); ++g) {

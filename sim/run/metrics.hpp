@@ -9,6 +9,7 @@
 
 #include "sim/scenario/scenario.hpp"
 #include "sim/run/simulation.hpp"
+#include "sim/run/trust.hpp"
 
 namespace vgpusim {
 
@@ -92,6 +93,8 @@ struct TenantResult {
   std::vector<std::string> warnings;
   // How the workload was described (WorkloadSpec::facts: a trace's ops by the evidence of their work).
   std::vector<std::pair<std::string, double>> workload_facts;
+  // How far predictions of its kind matched measurements (sim/run/trust.hpp); no class when none covers it.
+  TrustBand trust;
 };
 
 // Open-loop tenants: a warning when the queue does not reach a steady state, i.e. the mean latency of the last
@@ -130,6 +133,11 @@ struct Results {
 };
 
 Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines);
+// What a tenant's vgpu_loss_ci95 is: "replications", "batch means", or why there is none ("none: the replications
+// agree exactly (a fixed input), which is not a certainty" where it is 0, "none: too few units" where NaN).
+std::string interval_kind(const Results& r, const TenantResult& t);
+// Whether the vGPU loss has an interval worth printing as "±x" (finite and not 0).
+bool loss_interval_shown(const TenantResult& t);
 // The scenario's comparisons (compare[]) of these results, replacing any it had.
 void add_comparisons(const Scenario& sc, Results& res);
 

@@ -159,6 +159,7 @@ Results merge_replications(const Scenario& sc, const std::vector<Results>& reps)
     tr.slowdown = tr.relative_performance > 0 ? 1.0 / tr.relative_performance : kNaN;
     tr.vgpu_loss = 1.0 - tr.relative_performance;
     tr.vgpu_loss_ci95 = replication_ci95_halfwidth(rel);
+    set_loss_band(tr.trust, tr.relative_performance);
     tr.vgpu_loss_replications.clear();
     for (double x : rel) tr.vgpu_loss_replications.push_back(1.0 - x);
     tr.start = mean_over(reps, t, [](const TenantResult& x) { return x.start; });

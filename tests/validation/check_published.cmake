@@ -1,4 +1,5 @@
-# docs/validation/ must be what `vgpusim validate --published all scenarios/measurements --docs` generates, plus one
+# docs/validation/ and the trust bands' table models/catalog/trust.csv (its rows of datasets not shipped carried as
+# they are) must be what `vgpusim validate --published all scenarios/measurements --docs --trust` generates, plus one
 # page per hwcal raw file (hwcal/data/<gpu>/<date>/raw-*.json) of a GPU with a shipped calibration (`vgpusim validate
 # RAW --calibration models/calibration/<gpu>.yaml --docs`), and the suite must produce a summary for every dataset. Run from the source tree (the pages name the data folder).
 # DATASETS: "all" (the default), or a list of datasets to run without comparing pages (sanitizer builds).
@@ -19,7 +20,7 @@ if(NOT DATASETS STREQUAL "all")
   return()
 endif()
 execute_process(COMMAND "${VGPUSIM}" validate --published all scenarios/measurements --docs "${WORK}/pages"
-                        --json "${WORK}/summary.json"
+                        --json "${WORK}/summary.json" --trust "${WORK}/trust.csv"
                 WORKING_DIRECTORY "${SOURCE}" OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 message("${out}")
 if(NOT rc EQUAL 0)
@@ -61,3 +62,9 @@ foreach(page IN LISTS generated)
     message(FATAL_ERROR "docs/validation/${page} is stale; regenerate with tools/update-docs.sh:\n${diff}")
   endif()
 endforeach()
+file(READ "${WORK}/trust.csv" new)
+file(READ "${SOURCE}/models/catalog/trust.csv" old)
+if(NOT new STREQUAL old)
+  execute_process(COMMAND diff -u "${SOURCE}/models/catalog/trust.csv" "${WORK}/trust.csv" OUTPUT_VARIABLE diff)
+  message(FATAL_ERROR "models/catalog/trust.csv is stale; regenerate with tools/update-docs.sh:\n${diff}")
+endif()

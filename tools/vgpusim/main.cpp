@@ -192,7 +192,7 @@ Subcommand fit_subcommand(CLI::App& app) {
 Subcommand validate_subcommand(CLI::App& app) {
   using namespace vgpusim;
   struct Options {
-    std::string raw, calibration, json, docs, cases, gpu;
+    std::string raw, calibration, json, docs, cases, gpu, trust;
     std::vector<std::string> published;
   };
   auto o = std::make_shared<Options>();
@@ -207,6 +207,8 @@ Subcommand validate_subcommand(CLI::App& app) {
                        "write the docs/validation pages to this folder (with a raw file: hwcal-<gpu>-<run>.md, needs "
                        "--calibration)");
   validate->add_option("--cases", o->cases, "with --published: write every case to this CSV file");
+  validate->add_option("--trust", o->trust,
+                       "with --published: write the trust bands' table (models/catalog/trust.csv) to this file");
   validate->add_option("--calibration", o->calibration, "calibration file (without: the models' defaults)");
   validate->add_option("--json", o->json, "also write the table as JSON");
   validate->add_option("--gpu", o->gpu,
@@ -218,11 +220,13 @@ Subcommand validate_subcommand(CLI::App& app) {
                 throw InputError("validate: give either a raw file or --published NAME DIR, not both");
               PublishedOptions options;
               options.gpu = o->gpu;
+              options.trust = o->trust;
               return validate_published_command(o->published[0], o->published[1], options, o->json, o->docs,
                                                 o->cases);
             }
             if (o->raw.empty()) throw InputError("validate: give a raw file, or --published NAME DIR");
-            if (!o->cases.empty()) throw InputError("validate: --cases goes with --published");
+            if (!o->cases.empty() || !o->trust.empty())
+              throw InputError("validate: --cases and --trust go with --published");
             return validate_command(o->raw, o->calibration, o->json, o->gpu, o->docs);
           }};
 }

@@ -52,6 +52,16 @@ std::vector<MetricRow> tidy_metrics(const Results& r) {
     if (t.finished) add("completion", t.completion, nan, "s");
     add("gpu_work", t.gpu_work, nan, "s");
     add("failures", static_cast<double>(t.failures.size()), nan, "count");
+    // The trust band: the validated error of this kind of prediction (results.json names its class).
+    if (!t.trust.cls.empty()) {
+      add("trust_mape", t.trust.row.mape / 100, nan, "ratio");
+      add("trust_p90", t.trust.row.p90 / 100, nan, "ratio");
+      add("trust_cases", static_cast<double>(t.trust.row.cases), nan, "count");
+      if (std::isfinite(t.trust.loss_mape)) {
+        add("trust_vgpu_loss_mape", t.trust.loss_mape, nan, "ratio");
+        add("trust_vgpu_loss_p90", t.trust.loss_p90, nan, "ratio");
+      }
+    }
     // A trace replay's critical path per iteration, shared and alone.
     for (const auto& [name, seconds] : t.shared.unit_parts) add("critical_path_" + name, seconds, nan, "s");
     for (const auto& [name, seconds] : t.baseline.unit_parts) add("baseline_critical_path_" + name, seconds, nan, "s");

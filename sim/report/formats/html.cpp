@@ -58,8 +58,19 @@ std::string series_class(size_t i) { return fmt::format("s{}", i % kPalette); }
 std::string loss_text(const TenantResult& t) {
   if (!std::isfinite(t.vgpu_loss)) return "\u2013";
   std::string s = percent(t.vgpu_loss, 1);
-  if (std::isfinite(t.vgpu_loss_ci95)) s += " \u00b1 " + number(100 * t.vgpu_loss_ci95, 1);
+  if (loss_interval_shown(t))
+    s += " \u00b1 " + number(100 * t.vgpu_loss_ci95, 1);
+  else if (std::isfinite(t.vgpu_loss_ci95))
+    s += " (fixed input: no interval)";
   return s;
+}
+
+// The trust band's cell: the validated MAPE / p90 of this kind of prediction, or none.
+std::string trust_cell(const TenantResult& t) {
+  if (t.trust.cls.empty()) return "<span class=\"note\">no validation covers this case</span>";
+  return fmt::format("<span title=\"{}\">{} / {} <span class=\"note\">({}{}, {} cases)</span></span>",
+                     escape(trust_text(t.trust)), number(t.trust.row.mape, 1) + "%", number(t.trust.row.p90, 1) + "%",
+                     escape(t.trust.cls), t.trust.match == "exact" ? "" : ", " + t.trust.match, t.trust.row.cases);
 }
 
 std::string slo_text(const SloResult& s) {
@@ -185,7 +196,8 @@ std::string tenant_table(const Results& r) {
   std::string out =
       "<table class=\"tenants\">\n<tr><th class=\"l\">tenant</th><th class=\"l\">GPU</th><th class=\"l\">workload"
       "</th><th>units</th><th>per s shared</th><th>per s alone</th><th>relative</th><th>vGPU loss \u00b1 95% CI</th>"
-      "<th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th class=\"l\">SLO</th></tr>\n";
+      "<th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th class=\"l\">SLO</th><th class=\"l\">trust band: validated "
+      "MAPE / p90</th></tr>\n";
   for (const TenantResult& t : r.tenants) {
     const bool failed = !t.failures.empty();
     const auto& lat = t.shared.latency;
@@ -195,13 +207,19 @@ std::string tenant_table(const Results& r) {
                          s.met ? "met" : "MISSED", escape(slo_text(s)));
     out += fmt::format(
         "<tr{}><td class=\"l\">{}{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{} {}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l wrap\">{}</td></tr>\n",
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l wrap\">{}</td>"
+        "<td class=\"l wrap\">{}</td></tr>\n",
         failed ? " class=\"failed\"" : "", escape(t.name), failed ? " <span class=\"badge\">failed</span>" : "",
         escape(t.gpu), escape(t.workload), t.shared.units, escape(t.unit), number(t.shared.throughput, 3),
         number(t.baseline.throughput, 3), number(t.relative_performance, 3), loss_text(t), lat ? ms(lat->p50) : "\u2013",
-        lat ? ms(lat->p95) : "\u2013", lat ? ms(lat->p99) : "\u2013", slo.empty() ? "\u2013" : slo);
+        lat ? ms(lat->p95) : "\u2013", lat ? ms(lat->p99) : "\u2013", slo.empty() ? "\u2013" : slo, trust_cell(t));
   }
-  return out + "</table>\n";
+  out += "</table>\n<p class=\"note\">Trust band: how far predictions of this kind missed measurements no one here "
+         "made (the validation suite's held-out cases, docs/validation.md#trust-bands); the \u00b1 interval is only "
+         "the spread across replications or batches.</p>\n<ul class=\"trust\">\n";
+  for (const TenantResult& t : r.tenants)
+    out += fmt::format("<li><b>{}</b>: {}</li>\n", escape(t.name), escape(trust_text(t.trust)));
+  return out + "</ul>\n";
 }
 
 // Trace replays: where an iteration's time went (the critical path's parts), shared and alone. Empty when no

@@ -52,6 +52,26 @@ ordered_json perf_json(const Performance& p) {
   return j;
 }
 
+ordered_json trust_json(const TrustBand& b) {
+  ordered_json j;
+  j["class"] = b.cls.empty() ? ordered_json(nullptr) : ordered_json(b.cls);
+  j["situation"] = b.situation;
+  j["text"] = trust_text(b);
+  if (b.cls.empty()) return j;
+  j["match"] = b.match;
+  j["validated"] = b.row.situation;
+  j["quantity"] = b.row.quantity;
+  j["datasets"] = b.row.datasets;
+  j["gpus"] = b.row.gpus;
+  j["cases"] = b.row.cases;
+  j["mape"] = b.row.mape / 100;
+  j["p90"] = b.row.p90 / 100;
+  j["vgpu_loss_band"] = {{"mape", num(b.loss_mape)}, {"p90", num(b.loss_p90)}};
+  if (!b.row.best_baseline.empty())
+    j["best_baseline"] = {{"name", b.row.best_baseline}, {"mape", b.row.best_baseline_mape / 100}};
+  return j;
+}
+
 }  // namespace
 
 std::string results_json(const Results& r) {
@@ -87,6 +107,8 @@ std::string results_json(const Results& r) {
     ordered_json per = ordered_json::array();
     for (double x : t.vgpu_loss_replications) per.push_back(num(x));
     tj["vgpu_loss_replications"] = per;
+    tj["vgpu_loss_interval"] = interval_kind(r, t);
+    tj["trust"] = trust_json(t.trust);
     ordered_json slo = ordered_json::array();
     for (const SloResult& s : t.slo)
       slo.push_back({{"metric", s.metric.empty() ? "latency" : s.metric},

@@ -22,17 +22,25 @@ std::string results_table(const Results& r) {
   out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>18}\n", "tenant", name_w, "gpu", gpu_w,
                      "workload", "units", "per s", "alone per s", "relative", "vGPU loss", "p99 ms");
   for (const TenantResult& t : r.tenants) {
-    const std::string loss = std::isfinite(t.vgpu_loss_ci95)
+    const std::string loss = loss_interval_shown(t)
                                  ? fmt::format("{}% ±{}", fixed(100 * t.vgpu_loss, 2), fixed(100 * t.vgpu_loss_ci95, 2))
                                  : fmt::format("{}%", fixed(100 * t.vgpu_loss, 2));
     std::string p99 = "-";
     if (t.shared.latency) {
       p99 = fixed(1e3 * t.shared.latency->p99, 3);
-      if (std::isfinite(t.shared.latency->p99_ci95)) p99 += " ±" + fixed(1e3 * t.shared.latency->p99_ci95, 3);
+      if (std::isfinite(t.shared.latency->p99_ci95) && t.shared.latency->p99_ci95 != 0)
+        p99 += " ±" + fixed(1e3 * t.shared.latency->p99_ci95, 3);
     }
     out += fmt::format("{:<{}} {:<{}} {:<10} {:>10} {:>12} {:>12} {:>9} {:>16} {:>18}\n", t.name, name_w, t.gpu, gpu_w,
                        t.workload, t.shared.units, fixed(t.shared.throughput, 4), fixed(t.baseline.throughput, 4),
                        fixed(t.relative_performance, 4), loss, p99);
+  }
+  // What each prediction's kind scored against measurements, and loss intervals that are not uncertainties.
+  out += "\ntrust (validated error of predictions of this kind, docs/validation.md#trust-bands):\n";
+  for (const TenantResult& t : r.tenants) {
+    out += fmt::format("  {}: {}\n", t.name, trust_text(t.trust));
+    if (std::isfinite(t.vgpu_loss_ci95) && t.vgpu_loss_ci95 == 0)
+      out += fmt::format("  {}: vGPU loss interval {}\n", t.name, interval_kind(r, t));
   }
   bool notes = false;
   for (const TenantResult& t : r.tenants) {

@@ -15,6 +15,7 @@
 #include "sim/io/files.hpp"
 #include "sim/report/run_formats.hpp"
 #include "sim/run/metrics.hpp"
+#include "sim/run/trust.hpp"
 #include "sim/report/svg.hpp"
 
 namespace vgpusim {
@@ -263,7 +264,10 @@ int validate_published_command(const std::string& dataset, const std::string& di
   } else {
     names = {dataset};
   }
+  if (!options.trust.empty() && !options.gpu.empty())
+    throw InputError("--trust goes without --gpu (the table is of the suite's own cases)");
   std::vector<ValidationSummary> all;
+  std::vector<ValidationRun> runs;
   std::string csv = "dataset,gpu,split,id,measured,predicted\n";
   for (const std::string& name : names) {
     // DIR is either the folder of all datasets or, for one dataset, its own folder.
@@ -279,11 +283,13 @@ int validate_published_command(const std::string& dataset, const std::string& di
       for (const ValidationCase& c : run.cases)
         csv += fmt::format("{},{},{},{},{:.6g},{:.6g}\n", run.dataset, csv_field(c.gpu), csv_field(c.split),
                            csv_field(c.id), c.measured, c.predicted);
+      if (!options.trust.empty()) runs.push_back(run);
     }
   }
   std::cout << summary_table(all);
   if (!json.empty()) write_file_atomically(json, summaries_json(all));
   if (!cases_csv.empty()) write_file_atomically(cases_csv, csv);
+  if (!options.trust.empty()) write_file_atomically(options.trust, trust_table_csv(trust_table(runs, builtin_trust_table())));
   return 0;
 }
 

@@ -53,6 +53,7 @@ std::vector<ValidationSummary> summarize(const ValidationRun& run);
 
 struct PublishedOptions {
   std::string gpu;  // vidur: predict for this catalog GPU instead of the file's; neusight: hold out only this GPU
+  std::string trust;  // write the trust bands' table (models/catalog/trust.csv) here; "" none
 };
 
 // The datasets, in the order `--published all` runs them.
@@ -72,6 +73,11 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
 struct OpModelFit;
 OpModelFit fit_neusight(const std::string& dir);
 
+
+// The trust bands' table (sim/run/trust.hpp): each class pooled from the runs' held-out cases of the splits that
+// predict its situation, in class order; a class no run gave a case is `carried`'s row, or left out.
+struct TrustClass;
+std::vector<TrustClass> trust_table(const std::vector<ValidationRun>& runs, const std::vector<TrustClass>& carried);
 
 // The summary table as text.
 std::string summary_table(const std::vector<ValidationSummary>& summaries);
