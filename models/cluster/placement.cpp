@@ -44,6 +44,21 @@ double free_units(const NodeState& n) {
 // CPU left over breaking ties.
 Placement pack(const PlacementContext& ctx, const ClusterJob& job, int units, double sign, GpuOrder order) {
   Placement best;
+  if (sign > 0 && ctx.by_free) {
+    // In (free, CPU, index) order the first node that fits has the smallest score, then CPU, then index: the
+    // scan's choice. A node with less free capacity than the job's k x units cannot hold it.
+    const double need = static_cast<double>(job.num_gpu) * units;
+    for (auto it = ctx.by_free->lower_bound({need, -std::numeric_limits<double>::infinity(), -1});
+         it != ctx.by_free->end(); ++it) {
+      const int i = std::get<2>(*it);
+      if (!node_fits(ctx.nodes[i], job, units)) continue;
+      best.node = i;
+      best.gpus = choose_gpus(ctx.nodes[i], job.num_gpu, units, order);
+      best.gpu_units = units;
+      return best;
+    }
+    return best;
+  }
   double best_score = std::numeric_limits<double>::infinity(), best_cpu = best_score;
   for (int i = 0; i < static_cast<int>(ctx.nodes.size()); ++i) {
     const NodeState& n = ctx.nodes[i];
@@ -130,6 +145,8 @@ Placement mig_aware(const PlacementContext& ctx, const ClusterJob& job) {
 }
 
 }  // namespace
+
+FreeKey free_key(const NodeState& n, int index) { return {free_units(n), static_cast<double>(n.cpu_free), index}; }
 
 bool node_fits(const NodeState& n, const ClusterJob& job, int gpu_units) {
   if (!n.up || n.cpu_free < job.cpu_milli || n.memory_free < job.memory_mib) return false;

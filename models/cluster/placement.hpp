@@ -3,7 +3,9 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/cluster/cluster_types.hpp"
@@ -34,10 +36,17 @@ struct Placement {
   int gpu_units = 0;       // units taken on each of those GPUs (a packer may round the request up)
 };
 
+// A node by (free GPU units, free CPU, index): the order best fit prefers nodes in.
+using FreeKey = std::tuple<double, double, int>;
+FreeKey free_key(const NodeState& n, int index);
+
 struct PlacementContext {
   const std::vector<NodeState>& nodes;
   const std::vector<TaskType>& workload;  // the target workload (FGD); other policies ignore it
   const std::vector<double>* fragmentation = nullptr;  // node_fragmentation of each node, when the caller keeps it
+  // Every node's free_key, when the caller keeps them current: best fit (and mig_aware) then walk it from the
+  // least free capacity that can hold the job instead of scanning every node (the same choice).
+  const std::set<FreeKey>* by_free = nullptr;
 };
 
 struct PlacementPolicyInfo {

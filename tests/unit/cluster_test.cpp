@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <set>
 #include <sstream>
 
 #include "sim/io/openb.hpp"
@@ -147,6 +149,39 @@ TEST(Placement, FgdPicksTheLeastFragmentationIncrease) {
   // 0.3 on a leaves 0.3 (< 0.4: fragment, +0.3); on b leaves 0.7 (usable, +0): FGD picks b, best fit picks a.
   EXPECT_EQ(place("fgd", nodes, small, j2).node, 1);
   EXPECT_EQ(place("best_fit", nodes, small, j2).node, 0);
+}
+
+TEST(Placement, BestFitByItsIndexChoosesWhatTheScanChooses) {
+  // Random states of 200 nodes (ties in free capacity and CPU on purpose, some nodes down, another GPU model) and
+  // random jobs: best fit and mig_aware walking the (free, CPU, index) set pick the same node and GPUs as the scan.
+  std::mt19937 rng(7);
+  std::vector<ClusterNode> defs;
+  for (int i = 0; i < 200; ++i) defs.push_back({"n", i % 17 == 0 ? "T4" : "GPU", 1 + i % 8, 64000, 262144, 0, false});
+  for (int round = 0; round < 50; ++round) {
+    std::vector<NodeState> nodes;
+    std::set<FreeKey> by_free;
+    for (size_t i = 0; i < defs.size(); ++i) {
+      std::vector<int> free;
+      for (int g = 0; g < defs[i].gpus; ++g) free.push_back(static_cast<int>(rng() % 5) * 250);
+      NodeState st = state(defs[i], free);
+      st.cpu_free = static_cast<double>(rng() % 3) * 1000;
+      st.up = rng() % 10 != 0;
+      nodes.push_back(st);
+      by_free.insert(free_key(nodes.back(), static_cast<int>(i)));
+    }
+    for (int k = 0; k < 40; ++k) {
+      ClusterJob j = job(0, 1, 1 + static_cast<int>(rng() % 3), 125 * (1 + static_cast<int>(rng() % 8)));
+      if (rng() % 5 == 0) j.gpu_models = {"T4"};
+      for (const char* policy : {"best_fit", "mig_aware"}) {
+        const auto& place_fn = find_placement_policy(policy)->place;
+        const Placement scan = place_fn({nodes, {}}, j);
+        const Placement walk = place_fn({nodes, {}, nullptr, &by_free}, j);
+        ASSERT_EQ(scan.node, walk.node) << policy << " round " << round << " job " << k;
+        EXPECT_EQ(scan.gpus, walk.gpus);
+        EXPECT_EQ(scan.gpu_units, walk.gpu_units);
+      }
+    }
+  }
 }
 
 TEST(Placement, MigAwareRoundsUpToSliceSizes) {

@@ -72,6 +72,8 @@ class ClusterRun {
       capacity_units_ += static_cast<double>(n.gpus) * kGpuUnits;
       nodes_.push_back(std::move(s));
       node_frag_.push_back(node_fragmentation(nodes_.back(), workload_));
+      node_key_.push_back(free_key(nodes_.back(), static_cast<int>(nodes_.size()) - 1));
+      by_free_.insert(node_key_.back());
       frag_units_ += node_frag_.back();
       idle_units_ += static_cast<double>(n.gpus) * kGpuUnits;
       if (n.spot || c.preemption.all_nodes) spot_nodes_.push_back(static_cast<int>(nodes_.size()) - 1);
@@ -173,11 +175,14 @@ class ClusterRun {
     const double f = node_fragmentation(nodes_[n], workload_);
     frag_units_ += f - node_frag_[n];
     node_frag_[n] = f;
+    by_free_.erase(node_key_[n]);
+    node_key_[n] = free_key(nodes_[n], n);
+    by_free_.insert(node_key_[n]);
   }
 
   bool try_start(int j) {
     const ClusterJob& job = cfg_.jobs[j];
-    const Placement p = policy_->place({nodes_, workload_, &node_frag_}, job);
+    const Placement p = policy_->place({nodes_, workload_, &node_frag_, &by_free_}, job);
     if (p.node < 0) {
       if (std::isnan(r_.first_failure_s)) {
         r_.first_failure_s = now_;
@@ -381,6 +386,8 @@ class ClusterRun {
   std::vector<TaskType> workload_;
   std::vector<NodeState> nodes_;
   std::vector<double> node_frag_;      // capacity units
+  std::vector<FreeKey> node_key_;      // each node's key in by_free_
+  std::set<FreeKey> by_free_;          // the nodes by free capacity, for best fit
   std::vector<int> gpu_offset_;        // first global GPU index of each node
   std::vector<std::vector<int>> gpu_jobs_, node_jobs_;
   std::vector<int> spot_nodes_;
