@@ -22,6 +22,15 @@ struct OutputFormat {
   std::function<std::string(const Result&)> render;
 };
 
+// What a command prints on stdout: its table, or with --json its `json` format (the file --out writes).
+template <typename Result, typename Formats, typename Table>
+std::string stdout_text(const Formats& formats, const Result& result, bool json, const Table& table) {
+  if (json)
+    for (const auto& f : formats)
+      if (f.name == "json") return f.render(result);
+  return table();
+}
+
 // Renders every (format, path) pair, writes each to a temporary file beside its path, and only when all are
 // written puts them in place: an output that cannot be written leaves none of them (all or nothing).
 template <typename Result>

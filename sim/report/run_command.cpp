@@ -47,7 +47,7 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
   const Results results = run_scenario(sc, bar ? draw_progress : nullptr, record ? &timeline : nullptr);
   const RunReport report{results, record ? &timeline : nullptr};
   write_outputs(outputs, report);
-  if (!options.quiet) std::cout << results_table(results);
+  if (!options.quiet) std::cout << stdout_text(run_formats(), report, options.json, [&] { return results_table(results); });
   // Problems also go to stderr, quiet or not, so that scripts and CI see them.
   bool failed = false, oom = false, missed = false, warned = false;
   for (const TenantResult& t : results.tenants) {

@@ -25,6 +25,7 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> writes;
   std::vector<Override> overrides;  // --set, --seed, --fidelity; scenarios only
   bool quiet = false;               // print nothing on success (warnings still go to stderr)
+  bool json = false;                // --json: print the `json` format (results.json) instead of the table
   std::vector<std::string> fail_on;  // --fail-on: "failure", "oom", "slo", "warning" (scenarios): exit 3 when the run shows one
   bool progress = true;             // a progress bar on stderr when it is a terminal and the run is slow
   RunLimits limits;                 // --max-events, --max-memory (scenarios)

@@ -334,11 +334,9 @@ int sweep_command(const std::string& path, const SweepOptions& options) {
   if (!options.csv.empty()) write_file_atomically(options.csv, sweep_csv(variations, points));
   std::vector<SweepCombination> combinations;
   for (const SweepPoint& p : points) combinations.push_back(summarize_point(p));
-  if (!options.out.empty()) {
-    const SweepManifest m{path, options.fixed, variations, combinations_count(variations), shard, shards};
-    write_files_atomically(sweep_files(options.out, m, combinations));
-  }
-  if (!options.quiet) std::cout << sweep_table(combinations);
+  const SweepManifest m{path, options.fixed, variations, combinations_count(variations), shard, shards};
+  if (!options.out.empty()) write_files_atomically(sweep_files(options.out, m, combinations));
+  if (!options.quiet) std::cout << (options.json ? sweep_json(m, combinations) : sweep_table(combinations));
   for (const SweepPoint& p : points)
     for (const TenantResult& t : p.results.tenants) {
       for (const Failure& f : t.failures)

@@ -87,6 +87,7 @@ struct SweepOptions {
   unsigned shards = 1;     // --shards N, with a job array's index
   unsigned threads = 0;  // 0: every core
   bool quiet = false;
+  bool json = false;  // --json: print sweep.json (schema vgpusim.sweep/1) instead of the table
   RunLimits limits;  // --max-events, --max-memory: for the whole sweep
 };
 // --out DIR gets sweep.json (schema vgpusim.sweep/1), sweep.csv, sweep.html and c<k>/results.json per

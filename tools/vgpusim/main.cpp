@@ -102,7 +102,7 @@ Subcommand run_subcommand(CLI::App& app) {
     std::string scenario, out_dir, fidelity, timeline_path, timeline_window, report_path;
     std::vector<std::string> sets, writes, fail_on;
     long long seed = -1;
-    bool quiet = false;
+    bool quiet = false, json = false;
     LimitOptions limits;
   };
   auto o = std::make_shared<Options>();
@@ -114,6 +114,7 @@ Subcommand run_subcommand(CLI::App& app) {
       ->check(CLI::IsMember({"exact", "fluid"}));
   run->add_option("--set", o->sets, "override a scenario value: key.path=value (repeatable)");
   run->add_flag("--quiet,-q", o->quiet, "print nothing on success (warnings still go to stderr)");
+  run->add_flag("--json", o->json, "print results.json (the format `json`) on stdout instead of the table");
   run->add_option("--fail-on", o->fail_on,
                   "exit 3 when the run shows one of these: failure (a tenant failed), oom (a tenant ran out of "
                   "memory), slo (a tenant missed an SLO), warning (any of those, or another warning such as a queue "
@@ -137,6 +138,7 @@ Subcommand run_subcommand(CLI::App& app) {
             RunOptions options;
             options.out_dir = o->out_dir;
             options.quiet = o->quiet;
+            options.json = o->json;
             options.fail_on = o->fail_on;
             options.limits = parse_limits(o->limits);
             if (!o->fidelity.empty()) options.overrides.push_back(parse_override("fidelity=" + o->fidelity));
@@ -264,6 +266,7 @@ Subcommand plan_subcommand(CLI::App& app) {
   plan->add_option("--threads", o->run.threads, "simulation threads (default: all cores)")
       ->check(CLI::Range(1u, 4096u));
   plan->add_flag("--quiet,-q", o->quiet, "print nothing on success");
+  plan->add_flag("--json", o->run.json, "print plan.json (a shard: its shard file) on stdout instead of the table");
   return {plan, [o] { return plan_command(read_scenario_document(o->path, "plan file"), o->run, o->out, o->quiet); }};
 }
 
@@ -323,6 +326,7 @@ Subcommand sweep_subcommand(CLI::App& app) {
   sweep->add_option("--threads", o->sweep.threads, "simulation threads (default: all cores)")
       ->check(CLI::Range(1u, 4096u));
   sweep->add_flag("--quiet,-q", o->sweep.quiet, "print no table");
+  sweep->add_flag("--json", o->sweep.json, "print sweep.json (schema vgpusim.sweep/1) on stdout instead of the table");
   return {sweep, [o] {
             for (const std::string& s : o->sets) o->sweep.fixed.push_back(parse_override(s));
             o->sweep.limits = parse_limits(o->limits);

@@ -18,7 +18,8 @@ int run_cluster_command(const ScenarioDocument& doc, const RunOptions& options) 
   config.max_sample_bytes = options.limits.max_memory;
   const ClusterResults results = run_cluster(config);
   write_outputs(select_outputs<ClusterResults>(cluster_formats(), options), results);
-  if (!options.quiet) std::cout << cluster_results_table(results);
+  if (!options.quiet)
+    std::cout << stdout_text(cluster_formats(), results, options.json, [&] { return cluster_results_table(results); });
   return 0;
 }
 

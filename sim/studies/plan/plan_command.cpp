@@ -220,7 +220,10 @@ int plan_command(const ScenarioDocument& doc, const PlanRun& run, const std::str
                                     report.shards));
   else if (!out_dir.empty())
     write_decision(out_dir, report.name, report.file, report.outcome, report.total);
-  if (!quiet) std::cout << plan_table(report.name, report.outcome, report.total);
+  if (!quiet)
+    std::cout << (run.json ? plan_json(report.name, report.file, report.outcome, report.total, report.shard,
+                                       report.shards)
+                           : plan_table(report.name, report.outcome, report.total));
   return 0;
 }
 
@@ -231,7 +234,9 @@ int run_plan_command(const ScenarioDocument& doc, const RunOptions& options) {
     throw InputError(doc.file + ": --fail-on applies to GPU-level scenarios, not to plan files");
   const PlanReport report = evaluate(doc, PlanRun{});
   write_outputs(select_outputs<PlanReport>(plan_formats(), options), report);
-  if (!options.quiet) std::cout << plan_table(report.name, report.outcome, report.total);
+  if (!options.quiet)
+    std::cout << stdout_text(plan_formats(), report, options.json,
+                             [&] { return plan_table(report.name, report.outcome, report.total); });
   return 0;
 }
 

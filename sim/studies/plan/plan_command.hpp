@@ -16,6 +16,7 @@ struct PlanRun {
   std::string shard_flag;
   unsigned shards = 1;
   unsigned threads = 0;  // 0: every core
+  bool json = false;     // --json: print plan.json (or the shard's file) instead of the table
 };
 
 // What a plan's outputs are made from.
