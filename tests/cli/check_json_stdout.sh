@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `--json` prints on stdout the JSON document that `--out DIR` writes, byte for byte: run (a scenario, a cluster
-# scenario, a plan file), sweep and plan; `-q` prints nothing.
+# scenario, a plan file), sweep, plan and a study shard; `-q` prints nothing.
 # Usage: check_json_stdout.sh VGPUSIM SOURCE_DIR WORKDIR
 set -euo pipefail
 if [ $# -ne 3 ]; then echo "usage: $0 VGPUSIM SOURCE_DIR WORKDIR" >&2; exit 2; fi
@@ -25,5 +25,10 @@ same "sweep --json" "$work/sweep/sweep.json"
 "$vgpusim" plan scenarios/plan-mig.yaml --json >"$work/stdout" 2>/dev/null
 "$vgpusim" plan scenarios/plan-mig.yaml -q --out "$work/plan" 2>/dev/null
 same "plan --json" "$work/plan/plan.json"
+nodes=scenarios/traces/alibaba-openb/openb_node_list_gpu_node.csv
+pods=scenarios/traces/alibaba-openb/openb_pod_list_default.csv
+"$vgpusim" study --nodes $nodes --trace $pods --seeds 42,43 --policies fgd,best_fit --shard 1/2 --out "$work/study" \
+  --json >"$work/stdout"
+same "study --shard --json" "$work/study/study-shard-1-of-2.json"
 [ -z "$("$vgpusim" run scenarios/quickstart.yaml --json -q 2>/dev/null)" ] || fail "-q with --json printed something"
 echo "ok: -q prints nothing"

@@ -363,6 +363,8 @@ Subcommand study_subcommand(CLI::App& app) {
                     "with --compare: exit 4 when a difference exceeds this many percentage points")
       ->capture_default_str();
   study->add_flag("--quiet,-q", o->quiet, "print no table");
+  study->add_flag("--json", o->json,
+                  "print every run as JSON (schema vgpusim.study-shard/1, the file a shard writes) instead of the table");
   return {study, [o] { return study_command(*o); }};
 }
 

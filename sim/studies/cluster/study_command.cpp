@@ -234,6 +234,7 @@ int merge_study_command(const std::vector<std::string>& parts, const std::string
 int study_command(const StudyOptions& o) {
   if (!o.compare.empty()) {
     if (o.compare.size() != 2) throw InputError("study --compare: expected two files, PUBLISHED.csv OURS.csv");
+    if (o.json) throw InputError("study --json: goes with a study's runs, not with --compare");
     if (!(o.tolerance >= 0)) throw InputError("study --tolerance: expected a number >= 0");
     const StudyComparison c = compare_study_files(o.compare[0], o.compare[1]);
     if (c.rows.empty())
@@ -294,11 +295,14 @@ int study_command(const StudyOptions& o) {
   if (shards > 1) {
     write_file_atomically(fmt::format("{}/{}", o.out, shard_file_name("study", shard, shards)),
                           study_shard_json(o, jobs.size(), shard, shards, mine, runs));
-    if (!o.quiet) std::cout << fmt::format("study shard {} of {}: {} of {} runs\n", shard, shards, runs.size(), jobs.size());
+    if (!o.quiet)
+      std::cout << (o.json ? study_shard_json(o, jobs.size(), shard, shards, mine, runs)
+                           : fmt::format("study shard {} of {}: {} of {} runs\n", shard, shards, runs.size(),
+                                         jobs.size()));
     return 0;
   }
   write_study_files(o.out, runs);
-  if (!o.quiet) std::cout << study_table(runs);
+  if (!o.quiet) std::cout << (o.json ? study_shard_json(o, jobs.size(), 0, 1, mine, runs) : study_table(runs));
   return 0;
 }
 

@@ -21,6 +21,7 @@ struct StudyOptions {
   std::string shard_flag;            // --shard I/N: only the runs whose index % N == I, into study-shard-I-of-N.json
   unsigned shards = 1;               // --shards N, with a job array's index
   bool quiet = false;
+  bool json = false;  // --json: print the runs as JSON (the shard file's schema, vgpusim.study-shard/1) instead of the table
   std::vector<std::string> compare;  // two files: PUBLISHED OURS
   double tolerance = 0.5;            // percentage points, with --compare
 };
