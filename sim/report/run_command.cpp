@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include "sim/run/runs.hpp"
 #include "sim/core/units.hpp"
@@ -44,7 +45,8 @@ int run_scenario_command(ScenarioDocument doc, const RunOptions& options) {
   g_run_started = std::chrono::steady_clock::now();
   const bool bar = options.progress && !options.quiet && ::isatty(STDERR_FILENO);
   Timeline timeline(options.timeline_window.first, options.timeline_window.second);
-  const Results results = run_scenario(sc, bar ? draw_progress : nullptr, record ? &timeline : nullptr);
+  const unsigned threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const Results results = run_scenario(sc, bar ? draw_progress : nullptr, record ? &timeline : nullptr, threads);
   const RunReport report{results, record ? &timeline : nullptr};
   write_outputs(outputs, report);
   if (!options.quiet) std::cout << stdout_text(run_formats(), report, options.json, [&] { return results_table(results); });

@@ -26,6 +26,7 @@ struct RunOptions {
   std::vector<Override> overrides;  // --set, --seed, --fidelity; scenarios only
   bool quiet = false;               // print nothing on success (warnings still go to stderr)
   bool json = false;                // --json: print the `json` format (results.json) instead of the table
+  unsigned threads = 0;             // --threads: a scenario's replications and baselines on this many (0: all cores)
   std::vector<std::string> fail_on;  // --fail-on: "failure", "oom", "slo", "warning" (scenarios): exit 3 when the run shows one
   bool progress = true;             // a progress bar on stderr when it is a terminal and the run is slow
   RunLimits limits;                 // --max-events, --max-memory (scenarios)

@@ -4,9 +4,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstddef>
+#include <iterator>
+#include <exception>
 #include <limits>
 #include <string>
 
+#include "sim/core/parallel.hpp"
 #include "sim/core/rng.hpp"
 
 namespace vgpusim {
@@ -208,16 +212,30 @@ Results merge_replications(const Scenario& sc, const std::vector<Results>& reps)
   return res;
 }
 
-Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* observer) {
+Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* observer, unsigned threads) {
   const int n = std::max(1, sc.replications);
   std::vector<Results> reps;
   for (int i = 0; i < n; ++i) {
     const Scenario r = replication(sc, i);
-    // The timeline and the progress bar follow the first replication.
-    const RunRecord shared = simulate(r, i == 0 ? progress : nullptr, i == 0 ? observer : nullptr);
-    std::vector<RunRecord> baselines;
-    for (size_t t = 0; t < r.tenants.size(); ++t) baselines.push_back(simulate_baseline(r, t));
-    reps.push_back(compute_results(r, shared, baselines));
+    // The shared run (0) and each tenant's baseline (1 + t) on threads; one replication at a time, so that only its
+    // records are held.
+    std::vector<RunRecord> records(1 + r.tenants.size());
+    std::vector<std::exception_ptr> errors(records.size());
+    run_parallel(records.size(), std::max(1u, threads), [&](size_t k) {
+      try {
+        // The timeline and the progress bar follow the first replication.
+        records[k] = k == 0 ? simulate(r, i == 0 ? progress : nullptr, i == 0 ? observer : nullptr)
+                            : simulate_baseline(r, k - 1);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    });
+    // The error the runs in order would have stopped at, whatever the thread count.
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+    const std::vector<RunRecord> baselines(std::make_move_iterator(records.begin() + 1),
+                                           std::make_move_iterator(records.end()));
+    reps.push_back(compute_results(r, records.front(), baselines));
   }
   if (n == 1) return reps.front();
   return merge_replications(sc, reps);

@@ -17,7 +17,10 @@ Scenario replication(const Scenario& sc, int i);
 // replications (of the finite values: a replication without units has no latency), units the mean count rounded,
 // failures of any replication once each; CDFs and series are the first replication's; comparisons recomputed.
 Results merge_replications(const Scenario& sc, const std::vector<Results>& reps);
-// The whole job: for each replication the shared run and every tenant's baseline, then the results.
-Results run_scenario(const Scenario& sc, ProgressFn progress = nullptr, RunObserver* observer = nullptr);
+// The whole job: for each replication the shared run and every tenant's baseline, then the results. A
+// replication's runs are independent: with `threads` > 1 they run on up to that many threads, one replication after
+// another (results do not depend on it; progress and the observer follow the first replication's shared run).
+Results run_scenario(const Scenario& sc, ProgressFn progress = nullptr, RunObserver* observer = nullptr,
+                     unsigned threads = 1);
 
 }  // namespace vgpusim

@@ -126,3 +126,24 @@ TEST(Metrics, AQueueThatKeepsGrowingIsWarnedAbout) {
   // Too few requests to tell.
   EXPECT_EQ(queue_growth_warning(std::vector<double>(growing.begin(), growing.begin() + 39), 0.01), "");
 }
+
+namespace vgpusim {
+namespace {
+
+TEST(RunScenario, ThreadsDoNotChangeResults) {
+  // Three replications of a time-sliced pair with random think times: the shared runs and baselines on one thread
+  // or several give the same results, byte for byte.
+  const std::string text =
+      "version: 1\nname: t\nduration: 0.5s\nreplications: 3\ngpus: [{id: g0, model: A100-80GB}]\n"
+      "sharing: {g0: {mode: timeslice}}\ntenants:\n"
+      "  - {name: a, on: g0, memory: 1GiB, workload: {kernels: {kernel: {duration: 300us}, think: 300us, "
+      "think_distribution: exponential}}}\n"
+      "  - {name: b, on: g0, memory: 1GiB, workload: {training: {step: {flops: 1TFLOP, bytes: 1GB}}}}\n";
+  const Scenario sc = load_scenario_text(text, "t.yaml", builtin_catalog());
+  const std::string one = results_json(run_scenario(sc, nullptr, nullptr, 1));
+  EXPECT_EQ(results_json(run_scenario(sc, nullptr, nullptr, 4)), one);
+  EXPECT_EQ(results_json(run_scenario(sc, nullptr, nullptr, 2)), one);
+}
+
+}  // namespace
+}  // namespace vgpusim

@@ -103,6 +103,7 @@ Subcommand run_subcommand(CLI::App& app) {
     std::vector<std::string> sets, writes, fail_on;
     long long seed = -1;
     bool quiet = false, json = false;
+    unsigned threads = 0;
     LimitOptions limits;
   };
   auto o = std::make_shared<Options>();
@@ -115,6 +116,10 @@ Subcommand run_subcommand(CLI::App& app) {
   run->add_option("--set", o->sets, "override a scenario value: key.path=value (repeatable)");
   run->add_flag("--quiet,-q", o->quiet, "print nothing on success (warnings still go to stderr)");
   run->add_flag("--json", o->json, "print results.json (the format `json`) on stdout instead of the table");
+  run->add_option("--threads", o->threads,
+                  "threads for a scenario's replications and baselines (default: all cores; results do not depend on "
+                  "it)")
+      ->check(CLI::Range(1u, 4096u));
   run->add_option("--fail-on", o->fail_on,
                   "exit 3 when the run shows one of these: failure (a tenant failed), oom (a tenant ran out of "
                   "memory), slo (a tenant missed an SLO), warning (any of those, or another warning such as a queue "
@@ -139,6 +144,7 @@ Subcommand run_subcommand(CLI::App& app) {
             options.out_dir = o->out_dir;
             options.quiet = o->quiet;
             options.json = o->json;
+            options.threads = o->threads;
             options.fail_on = o->fail_on;
             options.limits = parse_limits(o->limits);
             if (!o->fidelity.empty()) options.overrides.push_back(parse_override("fidelity=" + o->fidelity));
