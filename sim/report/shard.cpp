@@ -45,7 +45,6 @@ std::pair<unsigned, unsigned> resolve_shard(const std::string& flag, unsigned sh
   return {index, count};
 }
 
-
 std::string shard_file_name(const std::string& stem, unsigned shard, unsigned shards) {
   return fmt::format("{}-shard-{}-of-{}.json", stem, shard, shards);
 }

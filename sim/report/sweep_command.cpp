@@ -218,9 +218,9 @@ std::string sweep_table(const std::vector<SweepPoint>& points) {
   return sweep_table(combinations);
 }
 
-std::string sweep_csv(const std::vector<Variation>& variations, const std::vector<SweepPoint>& points) {
+std::string sweep_csv(const std::vector<Variation>& variations, const std::vector<SweepCombination>& combinations) {
   std::string out = sweep_csv_header(variations);
-  for (const SweepPoint& p : points) out += tidy_csv_rows(p.results, sweep_extra_values(p.values));
+  for (const SweepCombination& c : combinations) out += c.csv_rows;
   return out;
 }
 
@@ -290,10 +290,8 @@ std::vector<std::pair<std::string, std::string>> sweep_files(const std::string& 
     files.emplace_back(fmt::format("{}/{}", out, shard_file_name("sweep", m.shard, m.shards)),
                        sweep_json(m, combinations));
   } else {
-    std::string csv = sweep_csv_header(m.variations);
-    for (const SweepCombination& c : combinations) csv += c.csv_rows;
     files.emplace_back(out + "/sweep.json", sweep_json(m, combinations));
-    files.emplace_back(out + "/sweep.csv", csv);
+    files.emplace_back(out + "/sweep.csv", sweep_csv(m.variations, combinations));
     files.emplace_back(out + "/sweep.html", sweep_html(m.scenario, combinations));
   }
   for (const SweepCombination& c : combinations)
@@ -331,9 +329,9 @@ int sweep_command(const std::string& path, const SweepOptions& options) {
   if (!options.out.empty()) discard_staged({stage_file(options.out, "sweep.json", "")});
   const std::vector<SweepPoint> points =
       run_sweep(path, options.fixed, variations, threads, options.limits, shard, shards);
-  if (!options.csv.empty()) write_file_atomically(options.csv, sweep_csv(variations, points));
   std::vector<SweepCombination> combinations;
   for (const SweepPoint& p : points) combinations.push_back(summarize_point(p));
+  if (!options.csv.empty()) write_file_atomically(options.csv, sweep_csv(variations, combinations));
   const SweepManifest m{path, options.fixed, variations, combinations_count(variations), shard, shards};
   if (!options.out.empty()) write_files_atomically(sweep_files(options.out, m, combinations));
   if (!options.quiet) std::cout << (options.json ? sweep_json(m, combinations) : sweep_table(combinations));

@@ -76,7 +76,7 @@ std::string sweep_table(const std::vector<SweepPoint>& points);
 std::string sweep_html(const std::string& scenario, const std::vector<SweepCombination>& combinations);
 // Tidy (long) CSV: results.csv's rows for every combination, with the varied keys as columns after the run's
 // metadata.
-std::string sweep_csv(const std::vector<Variation>& variations, const std::vector<SweepPoint>& points);
+std::string sweep_csv(const std::vector<Variation>& variations, const std::vector<SweepCombination>& combinations);
 
 struct SweepOptions {
   std::vector<Override> fixed;  // --set

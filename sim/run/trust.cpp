@@ -30,6 +30,13 @@ bool listed(const std::string& words, const std::string& word) {
   return false;
 }
 
+// The class `id` names; nullptr for none.
+const TrustClassInfo* class_info(const std::string& id) {
+  for (const TrustClassInfo& c : trust_classes())
+    if (id == c.id) return &c;
+  return nullptr;
+}
+
 const TrustClass* row_of(const std::vector<TrustClass>& table, const std::string& id) {
   for (const TrustClass& r : table)
     if (r.id == id) return &r;
@@ -75,8 +82,7 @@ std::vector<TrustClass> parse_trust_table(const std::string& text, const std::st
       throw InputError(fmt::format("{}:{}: expected {} fields, found {}", file, n, kColumns, f.size()));
     TrustClass r;
     r.id = f[0];
-    if (std::none_of(trust_classes().begin(), trust_classes().end(),
-                     [&](const TrustClassInfo& c) { return r.id == c.id; }))
+    if (!class_info(r.id))
       throw InputError(fmt::format("{}:{}: unknown class '{}'", file, n, r.id));
     if (row_of(rows, r.id)) throw InputError(fmt::format("{}:{}: class '{}' twice", file, n, r.id));
     r.situation = f[1];
@@ -158,9 +164,7 @@ TrustBand trust_band(const Scenario& sc, size_t t, const std::vector<TrustClass>
     return b;
   }
   b.row = *row;
-  const auto info = std::find_if(trust_classes().begin(), trust_classes().end(),
-                                 [&](const TrustClassInfo& c) { return b.cls == c.id; });
-  const bool measured_gpu = info->any_gpu || listed(row->gpus, sc.gpus[tenant.gpu].spec.name);
+  const bool measured_gpu = class_info(b.cls)->any_gpu || listed(row->gpus, sc.gpus[tenant.gpu].spec.name);
   b.match = !described_alike ? "closest" : measured_gpu ? "exact" : "other-gpu";
   return b;
 }
@@ -168,9 +172,7 @@ TrustBand trust_band(const Scenario& sc, size_t t, const std::vector<TrustClass>
 void set_loss_band(TrustBand& b, double relative) {
   b.loss_mape = b.loss_p90 = std::numeric_limits<double>::quiet_NaN();
   if (b.cls.empty() || !std::isfinite(relative)) return;
-  const auto info = std::find_if(trust_classes().begin(), trust_classes().end(),
-                                 [&](const TrustClassInfo& c) { return b.cls == c.id; });
-  if (!info->on_loss) return;
+  if (!class_info(b.cls)->on_loss) return;
   b.loss_mape = relative * b.row.mape / 100;
   b.loss_p90 = relative * b.row.p90 / 100;
 }
