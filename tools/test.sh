@@ -16,7 +16,7 @@ cmake --build "$here/build" -j "$jobs"
 ctest --test-dir "$here/build" --output-on-failure -j "$jobs"
 
 echo "== mutation campaign over the command line (release build; docs/fuzzing.md)"
-python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build/vgpusim" --budget 150
+python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build/vgpusim" --budget 100
 
 echo "== clang ASan + UBSan build of the tests (-O1), with the libFuzzer targets"
 CC=clang CXX=clang++ cmake -S "$here" -B "$here/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVGPUSIM_WERROR=ON \
