@@ -7,7 +7,7 @@
 # exit 1 (internal error), a signal, a hang, the memory limit, sanitizer output, outputs left behind by a failed
 # run, an exit 2 that prints nothing. Each defect is saved with its inputs and a repro.sh in WORK/findings/.
 # tools/test.sh (CI) runs it for a few minutes on the sanitizer build and fails when it exits 1 (docs/fuzzing.md).
-# Usage: tools/mutate-inputs.py --vgpusim build/vgpusim [--budget 120] [--seed 1] [--work DIR] [--verbose]
+# Usage: tools/mutate-inputs.py --vgpusim build/vgpusim [--budget 120] [--seed 1] [--jobs 1] [--work DIR] [--verbose]
 import argparse
 import functools
 import gzip
@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -542,6 +543,7 @@ def main():
     ap.add_argument("--source", default=Path(__file__).resolve().parent.parent, help="repository root")
     ap.add_argument("--budget", type=float, default=120, help="seconds; no case starts after them")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1, help="cases run at once (each case is one vgpusim process)")
     ap.add_argument("--work", help="work folder (default: a new temporary folder); findings/ goes there")
     ap.add_argument("--timeout", type=float, default=20, help="seconds a case may run before it is a hang")
     ap.add_argument("--memory-limit", type=int, default=4096, help="MiB of address space (0: none, for ASan)")
@@ -556,33 +558,51 @@ def main():
     seeds = Seeds(Path(args.source).resolve(), work, vgpusim)
     generators, weights = zip(*GENERATORS)
     outcomes, times, defects, n = {}, {}, 0, 0
-    while time.monotonic() - start < args.budget:
-        rng = random.Random(f"{args.seed}:{n}")
-        generate = rng.choices(generators, weights)[0]
-        kind = generate.__name__[len("gen_"):]
-        d = work / "cases" / str(n)
-        (d / "in").mkdir(parents=True)
-        (d / "out").mkdir()
-        case_args, note = generate(seeds, rng, d)
-        cmd, note = [vgpusim, *case_args], f"case {n} ({kind}): {note}".replace("\n", " ")
-        began = time.monotonic()
-        rc, hung = run_case(cmd, d, args.timeout, args.memory_limit)
-        times.setdefault(kind, []).append(time.monotonic() - began)
-        stderr = (d / "stderr.txt").read_bytes()[:1 << 20].decode(errors="replace")
-        defect = classify(rc, hung, stderr, d)
-        outcome = defect or f"exit {rc}"
-        outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        if args.verbose or defect:
-            print(f"{'DEFECT ' + defect if defect else outcome}: {note} [{times[kind][-1]:.2f} s]"
-                  f"\n    {first_line(stderr)}", flush=True)
-        if defect:
-            defects += 1
-            save_finding(d, work / "findings" / f"{n}-{defect}", cmd, note, args.memory_limit)
-            print(f"    repro: {work / 'findings' / f'{n}-{defect}' / 'repro.sh'}", flush=True)
-        else:
-            shutil.rmtree(d)
-        n += 1
-    print(f"\n{n} cases in {time.monotonic() - start:.0f} s (budget {args.budget:g} s, seed {args.seed}), "
+    lock = threading.Lock()
+
+    def worker():
+        # Case n is made from (seed, n) alone, so which worker runs it does not change it.
+        nonlocal defects, n
+        while True:
+            with lock:
+                if time.monotonic() - start >= args.budget:
+                    return
+                case = n
+                n += 1
+            rng = random.Random(f"{args.seed}:{case}")
+            generate = rng.choices(generators, weights)[0]
+            kind = generate.__name__[len("gen_"):]
+            d = work / "cases" / str(case)
+            (d / "in").mkdir(parents=True)
+            (d / "out").mkdir()
+            case_args, note = generate(seeds, rng, d)
+            cmd, note = [vgpusim, *case_args], f"case {case} ({kind}): {note}".replace("\n", " ")
+            began = time.monotonic()
+            rc, hung = run_case(cmd, d, args.timeout, args.memory_limit)
+            took = time.monotonic() - began
+            stderr = (d / "stderr.txt").read_bytes()[:1 << 20].decode(errors="replace")
+            defect = classify(rc, hung, stderr, d)
+            outcome = defect or f"exit {rc}"
+            with lock:
+                times.setdefault(kind, []).append(took)
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+                if args.verbose or defect:
+                    print(f"{'DEFECT ' + defect if defect else outcome}: {note} [{took:.2f} s]"
+                          f"\n    {first_line(stderr)}", flush=True)
+                if defect:
+                    defects += 1
+                    save_finding(d, work / "findings" / f"{case}-{defect}", cmd, note, args.memory_limit)
+                    print(f"    repro: {work / 'findings' / f'{case}-{defect}' / 'repro.sh'}", flush=True)
+            if not defect:
+                shutil.rmtree(d)
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, args.jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(f"\n{n} cases in {time.monotonic() - start:.0f} s (budget {args.budget:g} s, seed {args.seed}, "
+          f"{args.jobs} at once), "
           f"work folder {work}")
     print("outcomes: " + ", ".join(f"{k}: {v}" for k, v in sorted(outcomes.items())))
     for kind, ts in sorted(times.items()):

@@ -16,7 +16,7 @@ cmake --build "$here/build" -j "$jobs"
 ctest --test-dir "$here/build" --output-on-failure -j "$jobs"
 
 echo "== mutation campaign over the command line (release build; docs/fuzzing.md)"
-python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build/vgpusim" --budget 100
+python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build/vgpusim" --budget 50 --jobs "$jobs"
 
 echo "== clang ASan + UBSan build of the tests (-O1), with the libFuzzer targets"
 CC=clang CXX=clang++ cmake -S "$here" -B "$here/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVGPUSIM_WERROR=ON \
@@ -26,7 +26,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir "$here/build-asan" --output-on-failure -j "$jobs"
 
 echo "== fuzzing every input reader"
-"$here/tools/fuzz.sh" "$here/build-asan" 70
+"$here/tools/fuzz.sh" "$here/build-asan" 70 "" 1 "$jobs"
 
 if [ -x "$here/build/tests/engine_bench" ]; then
   echo "== engine benchmark (ratios against baselines measured in the same run)"
