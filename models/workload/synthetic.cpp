@@ -14,12 +14,15 @@ namespace {
 
 constexpr uint64_t kTimerDelayDone = 1;
 constexpr uint64_t kTimerLaunch = 3;
+constexpr uint64_t kTimerHostPhase = 4;
 
 // One unit = a delay on the host, then `parts` equal kernels of `unit_kernel` on one stream. The host launches
 // them one after another, `launch_cost` apart (its own time per launch: the framework's dispatch), and runs ahead of
 // the GPU until `launch_queue` launches are outstanding; the stream runs them in order. With no launch cost every
 // kernel is launched at once and they run back to back. The unit ends when its last kernel does (the host
-// synchronises before the next unit's host time).
+// synchronises before the next unit's host time). With `overlap` (a share of the host time), that share of each
+// segment's host time runs after the segment's launches, while the GPU still works on them (a data loader
+// preparing the next batch), and the synchronisation waits for both; the rest runs before the launches.
 class ClosedLoop : public Workload {
  public:
   // `kernels`: the real kernels of one unit (parts of it launched as one activity stand for kernels / parts).
@@ -36,17 +39,23 @@ class ClosedLoop : public Workload {
   void start(WorkloadPort& port) override { begin_unit(port); }
 
   void on_timer(WorkloadPort& port, uint64_t tag) override {
-    if (tag == kTimerDelayDone || tag == kTimerLaunch) host_launches(port);
+    if (tag == kTimerHostPhase) {
+      phase_running_ = false;
+      if (launched_ == parts_) {
+        if (done_ == parts_) finish_unit(port);  // the GPU drained during the phase
+        return;
+      }
+      host_launches(port);
+    } else if (tag == kTimerDelayDone || tag == kTimerLaunch) {
+      host_launches(port);
+    }
   }
 
   void on_kernel_done(WorkloadPort& port, uint64_t /*tag*/) override {
     ++done_;
     in_flight_ = false;
     if (done_ == parts_) {
-      port.unit_done(unit_start_);
-      if (remaining_ > 0) --remaining_;
-      after_unit(port);
-      begin_unit(port);
+      if (!phase_running_) finish_unit(port);  // else the host phase's end finishes it
       return;
     }
     run_next(port);
@@ -55,7 +64,7 @@ class ClosedLoop : public Workload {
       host_launches(port);
     } else if (host_syncing_ && done_ == launched_) {  // the synchronisation returns: the next segment's host time
       host_syncing_ = false;
-      const double delay = segment_delay_ + next_launch_cost();
+      const double delay = before_segment_ + next_launch_cost();
       if (delay > 0)
         port.wake_at(port.now() + delay, kTimerDelayDone);
       else
@@ -71,6 +80,8 @@ class ClosedLoop : public Workload {
   // The host time of the next launch (a kind may draw it around launch_cost).
   virtual double next_launch_cost() { return launch_cost_; }
   double launch_cost() const { return launch_cost_; }
+  // The share of each segment's host time that runs after its launches (0 to 1).
+  void set_overlap(double share) { overlap_ = std::clamp(share, 0.0, 1.0); }
 
  private:
   void begin_unit(WorkloadPort& port) {
@@ -86,7 +97,9 @@ class ClosedLoop : public Workload {
     // that ends the one before); the first launch takes its cost too.
     const double host = delay_before(port);
     segment_delay_ = host / syncs_;
-    const double delay = (syncs_ > 1 ? segment_delay_ : host) + next_launch_cost();
+    after_segment_ = overlap_ * segment_delay_;
+    before_segment_ = segment_delay_ - after_segment_;
+    const double delay = before_segment_ + next_launch_cost();
     if (delay > 0)
       port.wake_at(port.now() + delay, kTimerDelayDone);
     else
@@ -103,7 +116,7 @@ class ClosedLoop : public Workload {
           host_syncing_ = true;
           return;
         }
-        const double delay = segment_delay_ + next_launch_cost();
+        const double delay = before_segment_ + next_launch_cost();
         if (delay > 0) {
           port.wake_at(port.now() + delay, kTimerDelayDone);
           return;
@@ -116,11 +129,23 @@ class ClosedLoop : public Workload {
       segment_open_ = false;
       ++launched_;
       run_next(port);
+      if (after_segment_ > 0 && (launched_ % segment_ == 0 || launched_ == parts_)) {
+        // The segment's launches are done: the host's phase after them, while the GPU works on them.
+        phase_running_ = true;
+        port.wake_at(port.now() + after_segment_, kTimerHostPhase);
+        return;
+      }
       if (launch_cost_ > 0) {
         if (launched_ < parts_) port.wake_at(port.now() + next_launch_cost(), kTimerLaunch);
         return;
       }
     }
+  }
+  void finish_unit(WorkloadPort& port) {
+    port.unit_done(unit_start_);
+    if (remaining_ > 0) --remaining_;
+    after_unit(port);
+    begin_unit(port);
   }
   // The stream starts its next launched kernel when it has none in flight.
   void run_next(WorkloadPort& port) {
@@ -136,7 +161,10 @@ class ClosedLoop : public Workload {
   int launch_queue_;    // launches outstanding before the host blocks
   int segment_;       // launches per segment (between the host's synchronisations)
   int syncs_;         // segments per unit
-  double segment_delay_ = 0;  // s of host time before each segment
+  double segment_delay_ = 0;  // s of host time per segment
+  double overlap_ = 0;        // its share after the segment's launches
+  double before_segment_ = 0, after_segment_ = 0;  // s of it before and after the launches
+  bool phase_running_ = false;
   int launched_ = 0, done_ = 0;
   bool in_flight_ = false, host_blocked_ = false, host_syncing_ = false, segment_open_ = false;
   double unit_start_ = 0;
@@ -153,7 +181,9 @@ class Training final : public ClosedLoop {
                    f == Fidelity::Fluid ? 1 : s.syncs_per_step),
         s_(s),
         rng_(seed),
-        fluid_(f == Fidelity::Fluid) {}
+        fluid_(f == Fidelity::Fluid) {
+    set_overlap(s.host_overlap);
+  }
 
  protected:
   double delay_before(WorkloadPort&) override {

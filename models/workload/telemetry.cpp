@@ -16,6 +16,7 @@
 namespace vgpusim {
 namespace {
 bool given(double v) { return v >= 0; }
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> telemetry_problems(const SoloTelemetry& t) {
@@ -88,7 +89,19 @@ const ParamTable<TelemetryMapping>& TelemetryMapping::table() {
                             "coefficient of variation (gamma-distributed; 0: every gap the same)",
                             "scenarios/traces/kineto: the gaps between consecutive launches of the launching thread "
                             "have means above their medians (a100_rank3_control 39 / 33 us, v100_rank0_train 72 / 30 "
-                            "us): a spread at least as large as an exponential's (coefficient of variation 1)"));
+                            "us): a spread at least as large as an exponential's (coefficient of variation 1)"))
+          .add(&TelemetryMapping::host_overlap,
+               number_param("measured", "host_overlap", units::Dim::Ratio, 0.0, 0.0, 1.0,
+                            "the share of the host phase that runs while the GPU still works on the unit's launched "
+                            "kernels (after the launches, before the synchronisation that waits for both): 1 for a "
+                            "host that prepares the next batch during the step, 0 for host work between steps that "
+                            "waits for the GPU",
+                            "PyTorch's DataLoader prepares batches in worker processes ahead of the loop (num_workers, "
+                            "prefetch_factor; pytorch.org/docs/stable/data.html) while the loop's kernels run "
+                            "asynchronously, which 1 describes; the Lucid pairs, whose jobs load data that way, are "
+                            "predicted worse with it (`vgpusim validate --published lucid`, busy_per_util fitted, one "
+                            "start per pair: 12.8% against 10.0% with 0; docs/models/telemetry-workload.md), so the "
+                            "default keeps the phase serial"));
   return table;
 }
 
@@ -97,7 +110,8 @@ std::vector<ParamSpec> telemetry_params() { return TelemetryMapping::table().spe
 std::string telemetry_description() {
   return "a job from its solo telemetry: per unit of T = 1 / throughput, busy_per_util x gpu_util x T of GPU work "
          "in kernels of kernel_time (or kernels_per_unit), launched launch_cost apart by a host that runs ahead of the "
-         "GPU (syncs_per_unit times a unit it waits for them), the rest of the host time in one phase, so that alone "
+         "GPU (syncs_per_unit times a unit it waits for them), the rest of the host time in one phase (host_overlap of it "
+         "while the GPU works on the launched kernels), so that alone "
          "it takes T";
 }
 
@@ -112,10 +126,13 @@ TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const R
   w.kernels = t.kernels_per_unit > 0
                   ? t.kernels_per_unit
                   : static_cast<int>(std::clamp(std::round(w.gpu_time / mapping.kernel_time), 1.0, 1e5));
-  // Alone, in each of its S segments: its share of the host phase, then kernel j launched `cost` after kernel
-  // j - 1 (waiting for it when the GPU is the slower), the segment ending with its last kernel (the host
-  // synchronises). The launches take F(cost) = S (cost + k) + (n - S) max(cost, k) of the unit; the host phase is
-  // the rest of T. A framework cost that leaves no room is lowered until the phase is none.
+  // Alone, each of its S segments (m launches) takes its share h of the host phase, 1 - o of it before the launches
+  // and o after them, the launches (kernel j launched `cost` after kernel j - 1, the GPU running them in order and
+  // waiting for a launch when it is the faster: m cost) and the synchronisation that waits for both the phase and
+  // the GPU's drain after the last launch D = k + (m - 1)(max(cost, k) - cost): (1 - o) h + m cost + max(o h, D).
+  // Over the unit (the segments taken as equal) T = (1 - o) H + n cost + max(o H, sum of D), where n cost + sum of D
+  // is F(cost) = S (cost + k) + (n - S) max(cost, k). The host phase H is what makes it T; a framework cost that
+  // leaves no room is lowered until the phase is none.
   const int per = std::max(1, (w.kernels + std::max(1, mapping.syncs_per_unit) - 1) / std::max(1, mapping.syncs_per_unit));
   w.syncs = (w.kernels + per - 1) / per;
   const double k = w.gpu_time / w.kernels, n = w.kernels, segments = w.syncs;
@@ -124,7 +141,11 @@ TelemetryWork telemetry_work(const SoloTelemetry& t, const GpuSpec& gpu, const R
   if (launches(w.launch_cost) > period)
     w.launch_cost = std::max(0.0, period - segments * k >= n * k ? (period - segments * k) / n
                                                                   : (period - n * k) / segments);
-  w.host_phase = std::max(0.0, period - launches(w.launch_cost));
+  const double after = std::clamp(mapping.host_overlap, 0.0, 1.0);
+  const double spent = n * w.launch_cost, drain = std::max(0.0, launches(w.launch_cost) - spent);
+  const double rest = std::max(0.0, period - spent);
+  w.host_overlap = after;
+  w.host_phase = after * rest >= drain ? rest : std::max(0.0, (period - spent - drain) / (1 - after));
   const double busy = given(t.dram_active) ? t.dram_active : t.mem_util;
   w.memory_share = std::clamp(busy / t.gpu_util, 0.0, 1.0);
   w.sm_fill = given(t.sm_active) ? std::clamp(t.sm_active / t.gpu_util, 1e-3, 1.0) : 1.0;
@@ -166,7 +187,10 @@ std::shared_ptr<MeasuredWorkload> measured_workload(const SoloTelemetry& t, cons
   // below the kernel's time, so that alone the GPU never waits on a queue and the unit keeps its mean time).
   m->body.launch_floor = std::min(w.launch_cost, w.gpu_time / w.kernels);
   m->body.launch_jitter = mapping.gap_cv * (w.launch_cost - m->body.launch_floor);
-  m->body.fluid_host_time = w.host_time;
+  // Fluid fidelity (one activity of gpu_time, no launch cost): T = (1 - o) Hf + max(o Hf, g).
+  const double period = 1.0 / t.throughput, o = w.host_overlap;
+  m->body.host_overlap = o;
+  m->body.fluid_host_time = o * period >= w.gpu_time ? period : w.host_time / (1 - o);
   return m;
 }
 

@@ -36,6 +36,7 @@ struct TelemetryMapping {
   double busy_per_util;     // exclusive kernel time per unit of nvidia-smi busy time
   int syncs_per_unit;       // the host's synchronisations per unit (the last at its end)
   double gap_cv;            // coefficient of variation of a launch's host time beyond the kernel's
+  double host_overlap;      // share of the host phase that runs after the launches, beside the GPU's work
 
   static const ParamTable<TelemetryMapping>& table();
 };
@@ -56,6 +57,7 @@ struct TelemetryWork {
   int syncs = 1;            // segments per unit, each ending with a synchronisation
   double host_phase = 0;    // s of the host time before the unit's segments (spread over them)
   double launch_cost = 0;   // s of host time per launch (the rest of the host time)
+  double host_overlap = 0;  // share of host_phase after the launches, while the GPU works on them
 };
 // `measured_on` is the GPU it was measured on and `roofline` that GPU's roofline parameters. The telemetry must
 // have no problems (throws std::invalid_argument otherwise).

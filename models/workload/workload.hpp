@@ -105,6 +105,9 @@ struct TrainingWorkload final : WorkloadSpec {
   int syncs_per_step = 1;
   // s of host time per iteration at fluid fidelity (the launches' gaps merged in); < 0: host_time.
   double fluid_host_time = -1;
+  // The share of the host time that runs after a segment's launches, while the GPU works on them (a data loader
+  // preparing the next batch); the synchronisation that ends the segment waits for both. 0: all before.
+  double host_overlap = 0;
 
   std::string kind() const override { return "training"; }
   std::string unit() const override { return "iterations"; }

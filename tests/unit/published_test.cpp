@@ -312,6 +312,18 @@ TEST(TelemetryWorkload, OnAnotherGpuTheKernelTimeScalesAndHostTimeStays) {
   EXPECT_LT(paced.tenants[0].shared.throughput, 10.0 + 0.3 * (expected - 10.0));
 }
 
+namespace {
+// 25 units/s at 65% busy (10% memory), kernels of the mapping's kernel_time.
+SoloTelemetry job_at_25_per_s() {
+  SoloTelemetry t;
+  t.throughput = 25;
+  t.gpu_util = 0.65;
+  t.mem_util = 0.1;
+  t.kernels_per_unit = 0;
+  return t;
+}
+}  // namespace
+
 TEST(TelemetryWorkload, KernelsPaceAtTheLaunchRateAndKeepTheSoloThroughput) {
   // 500 kernels of 52 us by default (26 ms of GPU time at 65% of 40 ms), launched 30 us apart (the host runs
   // ahead), the rest of the host time one phase; random gaps included, alone it still runs 25 units/s.
@@ -319,11 +331,7 @@ TEST(TelemetryWorkload, KernelsPaceAtTheLaunchRateAndKeepTheSoloThroughput) {
       run_text(measured_scenario("{gpu: A100-80GB, throughput: 25/s, gpu_util: 65%, mem_util: 10%}"));
   EXPECT_NEAR(r.tenants[0].shared.throughput, 25, 25 * 5e-3);
   const RooflineParams roof = RooflineParams::table().with(builtin_overrides("A100-80GB"));
-  SoloTelemetry t;
-  t.throughput = 25;
-  t.gpu_util = 0.65;
-  t.mem_util = 0.1;
-  t.kernels_per_unit = 0;
+  const SoloTelemetry t = job_at_25_per_s();
   const TelemetryWork w = telemetry_work(t, builtin_catalog().find("A100-80GB")->spec, roof);
   EXPECT_EQ(w.kernels, 500);
   EXPECT_DOUBLE_EQ(w.launch_cost, 30e-6);
@@ -334,6 +342,44 @@ TEST(TelemetryWorkload, KernelsPaceAtTheLaunchRateAndKeepTheSoloThroughput) {
         std::string("{gpu: A100-80GB, throughput: 25/s, gpu_util: 65%, mem_util: 10%, ") + extra + "}"));
     EXPECT_NEAR(other.tenants[0].shared.throughput, 25, 25 * 5e-3) << extra;
   }
+}
+
+TEST(TelemetryWorkload, AHostPhaseBesideTheGpuKeepsTheSoloThroughputAndTakesUpANeighbour) {
+  // host_overlap 1: the phase runs after the launches, while the GPU works through them; 500 kernels of 52 us
+  // launched 30 us apart end 11.03 ms after the last launch, inside the phase, so the phase is T - n cost.
+  const RooflineParams roof = RooflineParams::table().with(builtin_overrides("A100-80GB"));
+  const SoloTelemetry t = job_at_25_per_s();
+  TelemetryMapping m = TelemetryMapping::table().defaults();
+  m.host_overlap = 1;
+  const TelemetryWork w = telemetry_work(t, builtin_catalog().find("A100-80GB")->spec, roof, m);
+  EXPECT_EQ(w.kernels, 500);
+  EXPECT_NEAR(w.host_phase, 0.04 - 500 * 30e-6, 1e-12);
+  // Alone it still runs 25 units/s, in both fidelities, with part of the phase before the launches, several
+  // synchronisations or launches slower than the kernels.
+  for (const char* extra : {"host_overlap: 100%", "host_overlap: 50%", "host_overlap: 50%, syncs_per_unit: 7",
+                            "host_overlap: 100%, launch_cost: 70us"}) {
+    for (const char* fidelity : {"exact", "fluid"}) {
+      std::string text = measured_scenario(std::string("{gpu: A100-80GB, throughput: 25/s, gpu_util: 65%, mem_util: "
+                                                       "10%, ") + extra + "}");
+      text.replace(text.find("fidelity: exact"), 15, std::string("fidelity: ") + fidelity);
+      const Results r = run_text(text);
+      EXPECT_NEAR(r.tenants[0].shared.throughput, 25, 25 * 5e-3) << extra << " " << fidelity;
+    }
+  }
+  // Two such jobs at 40% each, time-sliced: with the phase beside the GPU each one's kernels fit in the time its
+  // host spends on the next batch, and neither slows down much; with the phase serial (0) their GPU stretches
+  // meet and both lose more.
+  const auto pair = [](const char* overlap) {
+    std::string job = std::string("{gpu: A100-80GB, throughput: 25/s, gpu_util: 40%, mem_util: 10%, host_overlap: ") +
+                      overlap + "}";
+    std::string text = measured_scenario(job);
+    text += "  - name: other\n    on: g0\n    workload:\n      measured: " + job + "\n";
+    const Results r = run_text(text);
+    return std::min(r.tenants[0].relative_performance, r.tenants[1].relative_performance);
+  };
+  const double beside = pair("100%"), serial = pair("0%");
+  EXPECT_GT(beside, 0.97);
+  EXPECT_LT(serial, beside - 0.05);
 }
 
 TEST(TelemetryWorkload, ContradictionsAreFileLineColErrors) {
