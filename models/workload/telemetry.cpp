@@ -16,7 +16,6 @@
 namespace vgpusim {
 namespace {
 bool given(double v) { return v >= 0; }
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> telemetry_problems(const SoloTelemetry& t) {
