@@ -6,7 +6,7 @@
 # and a memory limit, and flags what breaks the command line's contract (exit 0 ok, 2 bad input, 3 --fail-on, 4 study --compare):
 # exit 1 (internal error), a signal, a hang, the memory limit, sanitizer output, outputs left behind by a failed
 # run, an exit 2 that prints nothing. Each defect is saved with its inputs and a repro.sh in WORK/findings/.
-# tools/test.sh (CI) runs it for a few minutes on the sanitizer build and fails when it exits 1 (docs/fuzzing.md).
+# tools/test.sh (CI) runs it on the release build and fails when it exits 1 (docs/fuzzing.md).
 # Usage: tools/mutate-inputs.py --vgpusim build/vgpusim [--budget 120] [--seed 1] [--jobs 1] [--work DIR] [--verbose]
 import argparse
 import functools
@@ -596,11 +596,24 @@ def main():
             if not defect:
                 shutil.rmtree(d)
 
-    threads = [threading.Thread(target=worker) for _ in range(max(1, args.jobs))]
+    errors = []
+
+    def guarded():
+        # An exception in the campaign itself (a generator, the file system) stops it as it did with one worker.
+        try:
+            worker()
+        except BaseException as e:  # noqa: BLE001 - re-raised below, after the other workers stop
+            with lock:
+                errors.append(e)
+                args.budget = 0
+
+    threads = [threading.Thread(target=guarded) for _ in range(max(1, args.jobs))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if errors:
+        raise errors[0]
     print(f"\n{n} cases in {time.monotonic() - start:.0f} s (budget {args.budget:g} s, seed {args.seed}, "
           f"{args.jobs} at once), "
           f"work folder {work}")
