@@ -12,11 +12,12 @@
 #include <boost/algorithm/string/case_conv.hpp>
 
 #include "sim/core/names.hpp"
+#include "sim/core/units.hpp"
 
 namespace vgpusim {
 namespace {
 
-constexpr double kGiB = 1073741824.0;
+using units::kGiB;
 constexpr int kMemorySlots = 8;  // eighths of the memory; placements are indices on this axis
 
 // One row of `nvidia-smi mig -lgip`: what differs between GPUs. The slice geometry (compute slices, memory

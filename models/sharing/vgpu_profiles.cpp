@@ -1,6 +1,7 @@
 // vGPU type tables (C series from the NVIDIA AI Enterprise 5.0 user guide, appendix A; Q/B/A sizes from its
 // appendix B placement tables by GPU memory) and the RmPVMRL decoder.
 #include "models/sharing/vgpu_profiles.hpp"
+#include "sim/core/units.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +10,7 @@
 
 namespace vgpusim {
 namespace {
-constexpr double kGiB = 1073741824.0;
+using units::kGiB;
 const char* kAie5 = "NVIDIA AI Enterprise 5.0 User Guide, appendix A (C-series vGPU types and maximum per GPU)";
 const char* kAie5B = "NVIDIA AI Enterprise 5.0 User Guide, appendix A (C series) and appendix B (Q/B/A sizes by GPU memory)";
 

@@ -1,5 +1,6 @@
 // torch.fx nodes -> the kernels they launch (docs/models/op-model.md, "Ops and their kernels").
 #include "models/workload/fx_graph.hpp"
+#include "sim/core/text.hpp"
 
 #include <algorithm>
 #include <set>
@@ -15,8 +16,6 @@ bool in(const std::string& s, std::initializer_list<const char*> words) {
     if (s == w) return true;
   return false;
 }
-
-bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 double prefix_elements(const TensorShape& s, size_t drop) {
   double n = 1;

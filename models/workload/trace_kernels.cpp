@@ -2,6 +2,7 @@
 #include "models/workload/trace_kernels.hpp"
 
 #include "models/workload/fx_graph.hpp"
+#include "sim/core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -16,8 +17,6 @@ using K = OpKernelClass;
 
 // FLOPs or bytes no real op comes near (a zettabyte): shapes beyond it are not evidence.
 constexpr double kMaxWork = 1e21;
-
-bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
 // The aten name without its namespace and in-place underscore: "aten::add_" -> "add".
 std::string base_name(const std::string& name) {

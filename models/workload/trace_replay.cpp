@@ -5,6 +5,7 @@
 
 #include "models/workload/trace_graph.hpp"
 #include "models/workload/trace_kernels.hpp"
+#include "sim/core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -21,8 +22,6 @@ namespace {
 constexpr double kFluidMergeGap = 20e-6;  // s
 
 std::string lower(const std::string& s) { return boost::algorithm::to_lower_copy(s); }
-
-bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 

@@ -2,10 +2,18 @@
 // and where SI doubles are formatted back for people.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <string_view>
 
 namespace vgpusim::units {
+
+// Binary multiples of a byte.
+inline constexpr double kKiB = 1024.0;
+inline constexpr double kMiB = 1024.0 * kKiB;
+inline constexpr double kGiB = 1024.0 * kMiB;
+// A value that is not known or does not exist (NaN).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // What a value measures. Every value inside vgpusim is stored in the SI (or plain) unit named here.
 enum class Dim {

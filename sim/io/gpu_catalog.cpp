@@ -64,7 +64,7 @@ const Section& catalog_gpu() {
   return s;
 }
 
-const Section& sourced_value() {
+const Section& gpu_sourced_value() {
   static const Section s{"value", "a value with its source",
                          {{"value", "value", true, "", ""},
                           {"source", "string", true, "", ""},
@@ -96,7 +96,7 @@ Catalog parse_catalog(const std::string& text, const std::string& file) {
     e.spec.architecture = g.string("architecture");
     e.notes = g.has("notes") ? g.string("notes") : "";
     auto read_sourced = [&](const std::string& key) -> MapReader {
-      MapReader v(file, g.node(key), g.child_path(key), sourced_value());
+      MapReader v(file, g.node(key), g.child_path(key), gpu_sourced_value());
       v.finish();
       const std::string src = v.string("source");
       if (!cat.sources.count(src))

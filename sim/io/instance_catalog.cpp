@@ -44,7 +44,7 @@ const Section& instance_section() {
   return s;
 }
 
-const Section& sourced_value() {
+const Section& instance_sourced_value() {
   static const Section s{"value", "a value with its source",
                          {{"value", "value", true, "", ""},
                           {"source", "string", true, "", ""},
@@ -97,13 +97,13 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
       return v;
     };
     auto positive = [&](const std::string& key, units::Dim dim) {
-      MapReader v = sourced(key, sourced_value());
+      MapReader v = sourced(key, instance_sourced_value());
       const double x = v.quantity("value", dim);
       if (!(x > 0)) fail_at(file, v.node("value"), v.child_path("value"), "expected a positive value");
       return x;
     };
     {
-      MapReader v = sourced("gpu_model", sourced_value());
+      MapReader v = sourced("gpu_model", instance_sourced_value());
       inst.gpu_model = v.string("value");
       if (!gpus.find(inst.gpu_model)) {
         const std::string hint = did_you_mean(inst.gpu_model, gpus.names());
@@ -116,9 +116,9 @@ InstanceCatalog parse_instance_catalog(const std::string& text, const std::strin
     inst.vcpus = positive("vcpus", units::Dim::Count);
     inst.memory = positive("memory", units::Dim::Bytes);
     if (r.has("network")) inst.network = positive("network", units::Dim::Bandwidth);
-    inst.region = sourced("region", sourced_value()).string("value");
+    inst.region = sourced("region", instance_sourced_value()).string("value");
     {
-      MapReader v = sourced("on_demand", sourced_value());
+      MapReader v = sourced("on_demand", instance_sourced_value());
       inst.on_demand = v.quantity("value", units::Dim::MoneyRate);
       if (!(inst.on_demand > 0)) fail_at(file, v.node("value"), v.child_path("value"), "expected a positive price");
       if (!v.has("date")) fail_at(file, v.node(), v.path(), "a price needs `date` (when it was read)");

@@ -17,7 +17,7 @@
 namespace vgpusim {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using units::kNaN;
 constexpr size_t kBatches = 10;
 }  // namespace
 

@@ -12,11 +12,12 @@
 
 #include "sim/core/parallel.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/core/units.hpp"
 
 namespace vgpusim {
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using units::kNaN;
 }  // namespace
 
 Scenario replication(const Scenario& sc, int i) {

@@ -1,6 +1,7 @@
 // MIG profile tables against the published nvidia-smi figures, and the layout check against the placement rules
 // of `nvidia-smi mig -lgipp` (fits, refusals and their messages).
 #include "models/sharing/mig_profiles.hpp"
+#include "sim/core/units.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,7 @@ using namespace vgpusim;
 
 namespace {
 
-constexpr double kGiB = 1073741824.0;
+using units::kGiB;
 
 const MigGpuTable& table(const std::string& gpu) {
   const MigGpuTable* t = mig_table(gpu);

@@ -18,7 +18,7 @@
 namespace vgpusim {
 namespace {
 
-const std::vector<SloFigure>& figures() {
+const std::vector<SloFigure>& graph_figures() {
   static const std::vector<SloFigure> f = {{"", "latency"}};
   return f;
 }
@@ -67,7 +67,7 @@ WorkloadKindInfo graph_workload_kind() {
        "fidelity: as many equal kernels as the pass launches), and under MPS or beside a neighbour they draw the SMs "
        "and bandwidth their tiles and bytes ask for.",
        keys},
-      slo_section("workload.graph.slo", figures()),
+      slo_section("workload.graph.slo", graph_figures()),
   };
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
     (void)gpu;
@@ -115,7 +115,7 @@ WorkloadKindInfo graph_workload_kind() {
     if (r.has("slo")) {
       MapReader s(r.file(), r.node("slo"), r.child_path("slo"), section_named("workload.graph.slo"));
       s.finish();
-      t->targets = read_slo(loader, s, figures());
+      t->targets = read_slo(loader, s, graph_figures());
     }
     return t;
   };

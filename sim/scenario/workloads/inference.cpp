@@ -9,7 +9,7 @@
 namespace vgpusim {
 namespace {
 
-const std::vector<SloFigure>& figures() {
+const std::vector<SloFigure>& inference_figures() {
   static const std::vector<SloFigure> f = {{"", "latency"}};
   return f;
 }
@@ -48,7 +48,7 @@ WorkloadKindInfo inference_workload_kind() {
        {{"max", "integer", true, "", "largest batch"},
         {"wait", "time", false, "0 s", "how long a batch short of `max` waits for more requests"},
         {"shared_bytes", "size", false, "0 B", "bytes of `request` read once per batch, not per request"}}},
-      slo_section("workload.inference.slo", figures()),
+      slo_section("workload.inference.slo", inference_figures()),
   };
   kind.read = [](Loader& loader, const MapReader& r, const ScenarioGpu& gpu) -> WorkloadRef {
     auto t = std::make_shared<InferenceWorkload>();
@@ -71,7 +71,7 @@ WorkloadKindInfo inference_workload_kind() {
     if (r.has("slo")) {
       MapReader s(r.file(), r.node("slo"), r.child_path("slo"), section_named("workload.inference.slo"));
       s.finish();
-      t->targets = read_slo(loader, s, figures());
+      t->targets = read_slo(loader, s, inference_figures());
     }
     return t;
   };

@@ -14,7 +14,7 @@
 namespace vgpusim {
 namespace {
 
-const std::vector<SloFigure>& figures() {
+const std::vector<SloFigure>& llm_figures() {
   static const std::vector<SloFigure> f = {{"ttft", "time to first token"},
                                            {"tpot", "time per output token (a request's mean after its first)"},
                                            {"", "end-to-end latency"}};
@@ -113,7 +113,7 @@ WorkloadRef read_llm(Loader& loader, const MapReader& r, const ScenarioGpu& gpu)
   if (r.has("slo")) {
     MapReader s(file, r.node("slo"), r.child_path("slo"), section_named("workload.llm.slo"));
     s.finish();
-    w->targets = read_slo(loader, s, figures());
+    w->targets = read_slo(loader, s, llm_figures());
   }
   return w;
 }
@@ -164,7 +164,7 @@ WorkloadKindInfo llm_workload_kind() {
         {"vocab", "integer", true, "", "vocabulary (vocab_size)"},
         {"gated_mlp", "boolean", false, "true", "SwiGLU MLP (gate and up projections)"},
         {"max_position", "integer", false, "4096", "tokens it was trained for (max_position_embeddings)"}}},
-      slo_section("workload.llm.slo", figures()),
+      slo_section("workload.llm.slo", llm_figures()),
   };
   kind.read = read_llm;
   return kind;

@@ -14,12 +14,13 @@
 #include <tuple>
 
 #include "sim/core/errors.hpp"
+#include "sim/core/units.hpp"
 #include "sim/io/text_fields.hpp"
 
 namespace vgpusim {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using units::kNaN;
 
 // Uniform integer in [0, n), without modulo bias.
 uint64_t draw_below(std::mt19937_64& rng, uint64_t n) {

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 namespace vgpusim {
 namespace {
 
-constexpr int kFolds = 5;
+constexpr int kGavelFolds = 5;
 constexpr int kGrid = 20;  // gpu_util candidates 5%, 10%, ... 100%
 double grid_util(int i) { return 0.05 * (i + 1); }
 // Under MPS a job's kernels also have an SM fill (the share of the SMs they occupy: sm_active / gpu_util), fitted
@@ -168,9 +168,9 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
   std::mt19937_64 rng(1);
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
   PairSimulator sim(gpu, mode_of(gpu), g.solo);
-  for (int fold = 0; fold < kFolds; ++fold) {
+  for (int fold = 0; fold < kGavelFolds; ++fold) {
     std::vector<size_t> train, test;
-    for (size_t i = 0; i < order.size(); ++i) (static_cast<int>(i % kFolds) == fold ? test : train).push_back(order[i]);
+    for (size_t i = 0; i < order.size(); ++i) (static_cast<int>(i % kGavelFolds) == fold ? test : train).push_back(order[i]);
     const int points = mode_of(gpu) == "mps" ? kGrid * kFills : kGrid;
     const std::vector<int> util = fit_utils(sim, g.pairs, train, g.names.size(), points);
     // The constant-mean baseline: the training pairs' mean co-located share of solo throughput.

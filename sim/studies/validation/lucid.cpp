@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 namespace vgpusim {
 namespace {
 
-constexpr int kFolds = 5;
+constexpr int kLucidFolds = 5;
 constexpr const char* kGpu = "RTX-3090";
 constexpr int kSteps = 30;  // steps of the slower job simulated per pair
 constexpr int kPhases = 3;  // offsets of the second job's start over one of its steps
@@ -151,7 +151,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   for (const Usable& u : usable) families.insert({u.pair->a.model, u.pair->b.model});
   std::map<std::string, int> fold_of;
   int next = 0;
-  for (const std::string& f : families) fold_of[f] = next++ % kFolds;
+  for (const std::string& f : families) fold_of[f] = next++ % kLucidFolds;
   for (Usable& u : usable) u.folds = {fold_of[u.pair->a.model], fold_of[u.pair->b.model]};
   if (usable.empty()) throw InputError(fmt::format("{}: no pair with both solo profiles", dir));
 
