@@ -50,21 +50,24 @@ std::vector<std::pair<OpKernel, double>> step_kernels(const MigPerfRow& r) {
   return {};
 }
 
+// The operator model's time of one step of `r` on `gpu`; 0 when the row's model has no known shape.
+double model_step(const MigPerfRow& r, const GpuSpec& gpu) {
+  const OpGraph step_graph(step_kernels(r));
+  return step_graph.kernels().empty() ? 0 : step_graph.times(op_device(gpu)).total();
+}
+
 // The throughput on `slice` by the operator model, from the full GPU's measured `throughput` (samples/s); 0 when
 // the row's model has no known shape. Eager PyTorch launches asynchronously: the CPU's dispatch runs beside the
 // GPU's work and a step takes the longer of the two. The measured full-GPU step bounds the CPU's part (it is the
-// CPU's when the GPU waited, and no less than it otherwise); the GPU's part on the slice is the model's time there,
-// but no more than the measured step scaled by the model's ratio slice / whole (the model's absolute time is FP32
-// SIMT; the workload may have run on TF32 tensor cores). DCGM's engine activity is not used: it stays near 0.55 for
-// ResNet-50 inference at batch 256, which the GPU bounds.
-double op_model_throughput(const MigPerfRow& r, double throughput, const GpuSpec& slice, const GpuSpec& whole) {
-  const OpGraph step_graph(step_kernels(r));
-  if (step_graph.kernels().empty()) return 0;
+// CPU's when the GPU waited, and no less than it otherwise); the GPU's part on the slice is the model's time there
+// times `speed`, the workload's measured step over the model's on the whole GPU where the GPU bound it most (the
+// model's absolute time is FP32 SIMT; the workload may have run on TF32 or FP16 tensor cores). DCGM's engine
+// activity is not used: it stays near 0.55 for ResNet-50 inference at batch 256, which the GPU bounds.
+double op_model_throughput(const MigPerfRow& r, double throughput, const GpuSpec& slice, double speed) {
+  const double on_slice = model_step(r, slice);
+  if (!(on_slice > 0)) return 0;
   const double batch = std::max(1.0, static_cast<double>(r.batch));
-  const double step = batch / throughput;
-  const double on_slice = step_graph.times(op_device(slice)).total();
-  const double on_whole = step_graph.times(op_device(whole)).total();
-  return batch / std::max(step, std::min(step * on_slice / on_whole, on_slice));
+  return batch / std::max(batch / throughput, speed * on_slice);
 }
 
 }  // namespace
@@ -90,8 +93,10 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       "(training, fine-tuning), timed by the operator model (docs/models/op-model.md, FP32, its shipped defaults) "
       "on the slice and on the whole GPU. Eager PyTorch launches asynchronously, so a step takes the longer of the "
       "CPU's dispatch and the GPU's work: the slice's step is the longer of the measured full-GPU step (which "
-      "bounds the CPU's part) and the GPU's time on the slice, the model's time there but no more than the "
-      "measured step times the model's ratio slice / whole. DCGM's activity is not used by this split: on the "
+      "bounds the CPU's part) and the GPU's time on the slice, the model's time there times the workload's kernel "
+      "speed: the smallest ratio of a measured full-GPU step to the model's time on the whole GPU over the "
+      "workload's full-GPU rows (its model and task at every batch and sequence; at most 1), since the model is "
+      "FP32 SIMT and the workload may have run on tensor cores. DCGM's activity is not used by this split: on the "
       "A100-40GB it reads 0.48 for BERT at batch 256, where latency grows in proportion to the batch.";
   std::vector<MigPerfRow> rows = read_migperf((fs::path(dir) / "migperf_consolidated_A100-80g.csv").string());
   // A100-40GB: the per-experiment files that carry DCGM activity.
@@ -123,6 +128,21 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
   std::map<std::string, const MigPerfRow*> full;
   for (const MigPerfRow& r : rows)
     if (r.profile.rfind("7g.", 0) == 0) full[r.gpu + " " + workload_id(r)] = &r;
+  // The speed of a workload's kernels against the operator model's FP32 time (its task and model on one GPU, every
+  // batch and sequence measured on the whole GPU): the smallest measured step over the model's step there, the row
+  // the GPU bound most (a step the CPU bound is longer than its GPU part), at most 1.
+  std::map<std::string, double> speed_of;
+  const auto kernel_speed = [&](const MigPerfRow& r, const GpuSpec& whole) {
+    const std::string key = r.gpu + " " + r.task + " " + r.domain + " " + r.model;
+    if (const auto it = speed_of.find(key); it != speed_of.end()) return it->second;
+    double speed = 1;
+    for (const MigPerfRow& w : rows)
+      if (w.profile.rfind("7g.", 0) == 0 && w.gpu == r.gpu && w.task == r.task && w.domain == r.domain &&
+          w.model == r.model && w.throughput > 0 && consistent(w))
+        if (const double on_whole = model_step(w, whole); on_whole > 0)
+          speed = std::min(speed, std::max(1.0, static_cast<double>(w.batch)) / w.throughput / on_whole);
+    return speed_of[key] = speed;
+  };
   for (const MigPerfRow& r : rows) {
     if (r.profile.rfind("7g.", 0) == 0) continue;
     const CatalogEntry* entry = builtin_catalog().find(r.gpu);
@@ -179,7 +199,7 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     c.predicted = batch / (w.host_time + solo_time(w.unit, slice_spec, roof));
     c.baseline["proportional to SMs"] = base.throughput * slice->sms / whole->sms;
     run.cases.push_back(c);
-    if (const double op = op_model_throughput(r, base.throughput, slice_spec, whole_spec); op > 0) {
+    if (const double op = op_model_throughput(r, base.throughput, slice_spec, kernel_speed(r, whole_spec)); op > 0) {
       c.split = "op model by shapes, no fit";
       c.predicted = op;
       run.cases.push_back(c);
