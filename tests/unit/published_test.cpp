@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -631,4 +632,45 @@ TEST(PublishedLucid, FixtureCasesCarryEveryBaselineAndTheBands) {
   for (const ValidationSummary& s : summarize(run))
     banded = banded || s.split == "shipped defaults, no fit, summed solo gpu_util < 100%";
   EXPECT_TRUE(banded);
+}
+
+// MIGPerf through the op model: a full-GPU step the CPU bound (the same 11 ms at batch 1 and 8) is not taken for GPU
+// time on a slice; the slice's GPU part comes from the model's time there at the workload's kernel speed, which the
+// full GPU's largest batch (the GPU bound it) gives.
+TEST(PublishedMigPerf, AFullGpuStepTheCpuBoundStaysCpuBoundOnASlice) {
+  const fs::path d = temp_dir("migperf-op");
+  fs::create_directories(d / "data" / "A100-40g" / "mocel_compare");
+  write(d / "migperf_consolidated_A100-80g.csv",
+        "gpu,task,domain,file,model,batch_size,seq_length,mig_profile,latency_ms,throughput,gract_mean,"
+        "fb_used_mean_MiB\n");
+  std::string rows =
+      "Unnamed: 0,model_name,total_params,seq_length,batch_size,latency,latency_std,throughput,start_timestamp,"
+      "end_timestamp,gract_mean,gract_std,fb_used_mean,fb_used_std,instance_memory\n";
+  int line = 0;
+  const auto row = [&](int batch, double latency_ms, int instance_gb) {
+    rows += fmt::format("{},bert-base-multilingual-cased,1,64,{},{},0.1,{},0,0,0.5,0.1,2000.0,0.0,{}\n", line++, batch,
+                        latency_ms, batch * 1000.0 / latency_ms, instance_gb);
+  };
+  row(1, 11.0, 40);
+  row(8, 11.0, 40);
+  row(256, 30.0, 40);
+  row(1, 11.0, 5);
+  row(8, 14.0, 5);
+  row(256, 200.0, 5);
+  write(d / "data" / "A100-40g" / "mocel_compare" / "bert_bsz.csv", rows);
+  const std::vector<ValidationRun> runs = validate_migperf(d.string(), PublishedOptions{});
+  ASSERT_EQ(runs.size(), 1u);
+  std::map<std::string, double> op;
+  for (const ValidationCase& c : runs[0].cases)
+    if (c.split == "op model by shapes, no fit") op[c.id] = c.predicted;
+  ASSERT_EQ(op.size(), 3u);
+  const std::string id = "infer nlp bert-base-multilingual-cased batch ";
+  // Batch 1 and 8: the slice runs the CPU's 11 ms step (its GPU part is shorter there).
+  EXPECT_NEAR(op.at(id + "1 seq 64 on 1g.5gb"), 1000.0 / 11.0, 1e-6);
+  EXPECT_NEAR(op.at(id + "8 seq 64 on 1g.5gb"), 8000.0 / 11.0, 1e-6);
+  // Batch 256, GPU-bound: slower on the 14-SM slice than the whole 98-SM GPU, by less than the SMs' ratio allows
+  // for and more than nothing.
+  const double whole = 256000.0 / 30.0, slice = op.at(id + "256 seq 64 on 1g.5gb");
+  EXPECT_LT(slice, whole / 3);
+  EXPECT_GT(slice, whole * 14.0 / 98.0 * 0.8);
 }
