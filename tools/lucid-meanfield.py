@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""An analytic check on the Lucid pairs, outside the simulator (docs/models/telemetry-workload.md#validation).
+
+Each job of a pair alternates GPU and host time in the proportion of its solo gpu_util (times busy_per_util);
+its GPU moments fall at random in the other job's (fine-grained, independent), and where both want the GPU they
+share it equally. A job's GPU part then stretches by 1 / (1 - q / 2), q the other's share of time wanting the GPU,
+solved to a fixed point. busy_per_util is chosen for each pair on the pairs of no family of its folds (5 folds by
+family, dealt in name order, as `vgpusim validate --published lucid` deals them). Prints the mean absolute
+percentage error of the normalized speeds beside the util rule's min(1, 1 / (u1 + u2)), and the spread of the
+measured speeds beside an almost idle partner.
+
+Usage: tools/lucid-meanfield.py DIR   (DIR holds colocate_info*.csv and single_data*.csv; ../shared lucid-dev)
+The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the repository.
+"""
+import csv
+import glob
+import os
+import sys
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def pair_speeds(ua, ub):
+    qa, qb = ua, ub
+    for _ in range(300):
+        ta = (1 - ua) + ua / (1 - qb / 2)
+        tb = (1 - ub) + ub / (1 - qa / 2)
+        qa, qb = ua / (1 - qb / 2) / ta, ub / (1 - qa / 2) / tb
+    return 1 / ta, 1 / tb
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(next(line for line in __doc__.splitlines() if line.startswith("Usage:")), file=sys.stderr)
+        sys.exit(2)
+    d = sys.argv[1]
+    solo_file = sorted(glob.glob(os.path.join(d, "single_data*.csv")))[0]
+    pair_file = sorted(glob.glob(os.path.join(d, "colocate_info*.csv")))[0]
+    solo = {(r["model"], r["batchsize"], r["amp"]): float(r["gpu_util"]) / 100 for r in rows(solo_file)}
+    pairs = []
+    for p in rows(pair_file):
+        a, b = (p["model1"], p["batchsize1"], p["amp1"]), (p["model2"], p["batchsize2"], p["amp2"])
+        if a in solo and b in solo and solo[a] > 0 and solo[b] > 0:
+            pairs.append((a, b, solo[a], solo[b], float(p["speed1"]), float(p["speed2"])))
+    families = sorted({j[0] for p in pairs for j in p[:2]})
+    fold = {f: i % 5 for i, f in enumerate(families)}
+    grid = [0.6 + 0.02 * i for i in range(21)]
+
+    # Each pair's error at each busy_per_util of the grid, computed once.
+    errors = []
+    for _, _, ua, ub, s1, s2 in pairs:
+        row = []
+        for beta in grid:
+            p1, p2 = pair_speeds(min(1, beta * ua), min(1, beta * ub))
+            row.append(abs(p1 - s1) / s1 + abs(p2 - s2) / s2)
+        errors.append(row)
+
+    model, rule, idle = [], [], []
+    for i, (a, b, ua, ub, s1, s2) in enumerate(pairs):
+        held = {fold[a[0]], fold[b[0]]}
+        train = [j for j, p in enumerate(pairs) if fold[p[0][0]] not in held and fold[p[1][0]] not in held]
+        best = min(range(len(grid)), key=lambda g: sum(errors[j][g] for j in train))
+        model += [errors[i][best] / 2] * 2  # the pair's two job-speeds (their summed error, halved for each)
+        r = min(1, 1 / (ua + ub))
+        rule += [abs(r - s1) / s1, abs(r - s2) / s2]
+        if ub < 0.2:
+            idle.append(abs(1 - s1) / s1)
+        if ua < 0.2:
+            idle.append(abs(1 - s2) / s2)
+    mean = lambda v: 100 * sum(v) / len(v)
+    print(f"{len(model)} job-speeds: random interleaving, busy_per_util by family folds {mean(model):.1f}%; "
+          f"util rule {mean(rule):.1f}%")
+    print(f"beside a partner under 20% solo gpu_util ({len(idle)} job-speeds): measured speed {mean(idle):.1f}% from 1.0")
+
+
+if __name__ == "__main__":
+    main()
