@@ -1,12 +1,13 @@
 // vGPU type tables (C series from the NVIDIA AI Enterprise 5.0 user guide, appendix A; Q/B/A sizes from its
 // appendix B placement tables by GPU memory) and the RmPVMRL decoder.
 #include "models/sharing/vgpu_profiles.hpp"
-#include "sim/core/units.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "sim/core/units.hpp"
 
 namespace vgpusim {
 namespace {

@@ -1,9 +1,10 @@
 // torch.fx nodes -> the kernels they launch (docs/models/op-model.md, "Ops and their kernels").
 #include "models/workload/fx_graph.hpp"
-#include "sim/core/text.hpp"
 
 #include <algorithm>
 #include <set>
+
+#include "sim/core/text.hpp"
 
 namespace vgpusim {
 

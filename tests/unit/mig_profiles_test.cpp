@@ -1,7 +1,6 @@
 // MIG profile tables against the published nvidia-smi figures, and the layout check against the placement rules
 // of `nvidia-smi mig -lgipp` (fits, refusals and their messages).
 #include "models/sharing/mig_profiles.hpp"
-#include "sim/core/units.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +10,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "sim/core/units.hpp"
 
 using namespace vgpusim;
 

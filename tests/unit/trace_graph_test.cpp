@@ -399,9 +399,9 @@ TEST_P(TraceGraphReal, SourcePassAndOtherGpus) {
   std::cout << "\n";
   std::vector<std::string> gpus = {c.source};
   // Sanitizer builds (40x slower) replay the source and the one GPU the checks below are about.
-  const std::vector<const char*> others = VGPUSIM_SANITIZE_BUILD ? std::vector<const char*>{"H100-SXM"}
-                                                                 : std::vector<const char*>{"V100", "A100-40GB",
-                                                                                            "H100-SXM", "H200"};
+  const std::vector<const char*> others = VGPUSIM_SANITIZE_BUILD
+                                              ? std::vector<const char*>{"H100-SXM"}
+                                              : std::vector<const char*>{"V100", "A100-40GB", "H100-SXM", "H200"};
   for (const char* other : others)
     if (other != gpus.front()) gpus.emplace_back(other);
   for (const std::string& gpu : gpus) {

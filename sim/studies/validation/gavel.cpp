@@ -170,7 +170,8 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
   PairSimulator sim(gpu, mode_of(gpu), g.solo);
   for (int fold = 0; fold < kGavelFolds; ++fold) {
     std::vector<size_t> train, test;
-    for (size_t i = 0; i < order.size(); ++i) (static_cast<int>(i % kGavelFolds) == fold ? test : train).push_back(order[i]);
+    for (size_t i = 0; i < order.size(); ++i)
+      (static_cast<int>(i % kGavelFolds) == fold ? test : train).push_back(order[i]);
     const int points = mode_of(gpu) == "mps" ? kGrid * kFills : kGrid;
     const std::vector<int> util = fit_utils(sim, g.pairs, train, g.names.size(), points);
     // The constant-mean baseline: the training pairs' mean co-located share of solo throughput.
