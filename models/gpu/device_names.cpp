@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sim/core/units.hpp"
+
 namespace vgpusim {
 
 std::string catalog_name_for_device(const std::string& device_name, double total_memory,
@@ -17,7 +19,7 @@ std::string catalog_name_for_device(const std::string& device_name, double total
       tokens.emplace_back();
   }
   const auto has = [&](const char* t) { return std::find(tokens.begin(), tokens.end(), t) != tokens.end(); };
-  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  using units::kGiB;
   std::string name;
   const auto known = [&](const char* n) {
     return std::find(catalog_names.begin(), catalog_names.end(), n) != catalog_names.end();

@@ -12,6 +12,7 @@
 namespace vgpusim {
 namespace {
 using units::kGiB;
+using units::kMiB;
 const char* kAie5 = "NVIDIA AI Enterprise 5.0 User Guide, appendix A (C-series vGPU types and maximum per GPU)";
 const char* kAie5B = "NVIDIA AI Enterprise 5.0 User Guide, appendix A (C series) and appendix B (Q/B/A sizes by GPU memory)";
 
@@ -38,7 +39,6 @@ const std::vector<VgpuGpuTable>& vgpu_tables() {
 }
 
 double vgpu_reserved_framebuffer(const VgpuGpuTable& table, const VgpuProfile& profile, bool ecc) {
-  constexpr double kMiB = 1048576.0;
   const double size = profile.framebuffer;
   double reserved = size / 16 + 16 * kMiB;
   reserved += (table.best_effort_only ? 4 : 128) * kMiB / std::max(1, profile.max_count);
