@@ -76,6 +76,7 @@ struct MeasuredWorkload final : WorkloadSpec {
   bool bounded() const override { return body.bounded(); }
   double device_memory() const override { return telemetry.memory; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override { return body.play(fidelity, seed); }
+  bool seeded() const override { return body.seeded(); }
 };
 
 // The workload for `units` units (-1: until the scenario ends).

@@ -173,6 +173,7 @@ struct TraceWorkload final : WorkloadSpec {
   std::vector<std::string> warnings() const override { return notes; }
   std::vector<std::pair<std::string, double>> facts() const override;
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
+  bool seeded() const override { return false; }  // a recording replayed as it was
 };
 
 }  // namespace vgpusim

@@ -64,6 +64,9 @@ class WorkloadSpec {
   }
   // A fresh state machine that plays it (random draws from `seed`).
   virtual std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const = 0;
+  // Whether what it plays depends on the seed: false only where no draw can change it (every distribution a
+  // constant), so that tenants with other random streams share one baseline (sim/run/simulation.hpp).
+  virtual bool seeded() const { return true; }
 };
 using WorkloadRef = std::shared_ptr<const WorkloadSpec>;
 
@@ -83,6 +86,7 @@ struct KernelsWorkload final : WorkloadSpec {
   std::string unit() const override { return "kernels"; }
   bool bounded() const override { return count >= 0; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
+  bool seeded() const override { return mix.size() > 1 || !think.is_constant(); }
 };
 
 // Training: iterations of one step each, with host time (data loading, optimizer on CPU) before each step.
@@ -114,6 +118,7 @@ struct TrainingWorkload final : WorkloadSpec {
   std::string description() const override { return step.graph ? "op-graph" : "synthetic"; }
   bool bounded() const override { return iterations >= 0; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
+  bool seeded() const override { return !host_time.is_constant() || launch_jitter > 0; }
 };
 
 // Online inference: requests from Poisson arrivals (open loop) or from clients that wait for each answer (closed
@@ -151,6 +156,7 @@ struct RenderWorkload final : WorkloadSpec {
   std::string unit() const override { return "frames"; }
   bool bounded() const override { return frames >= 0; }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
+  bool seeded() const override { return !cpu_time.is_constant(); }
 };
 
 // What a timeline shows of one launch (a trace replay's op): its name, its track, its details and the flow arrow

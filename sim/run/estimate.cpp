@@ -53,25 +53,39 @@ RunEstimate estimate_run(const Scenario& sc, bool with_timeline, const RunLimits
   }
   Scenario pilot = replication(sc, 0);
   pilot.metrics_interval = 0;
+  // A pilot's events extrapolated to the whole run: NaN when the run goes on until its work is done (not
+  // extrapolated), infinite when simulated time did not advance.
+  const auto extrapolated = [&](const RunRecord& rec) {
+    if (!rec.truncated) return static_cast<double>(rec.events);
+    if (!std::isfinite(sc.duration)) return std::numeric_limits<double>::quiet_NaN();
+    if (rec.end <= 0) return std::numeric_limits<double>::infinity();
+    return static_cast<double>(rec.events) * sc.duration / rec.end;
+  };
   const RunRecord rec = simulate_pilot(pilot, pilot_budget(sc));
   e.pilot_events = rec.events;
   e.pilot_span = rec.end;
   e.pilot_complete = !rec.truncated;
-  double shared_events = 0;
-  if (e.pilot_complete) {
-    shared_events = static_cast<double>(rec.events);
-  } else if (!std::isfinite(sc.duration)) {
-    shared_events = std::numeric_limits<double>::quiet_NaN();  // runs until the work is done: not extrapolated
-  } else if (rec.end <= 0) {
-    shared_events = std::numeric_limits<double>::infinity();
-  } else {
-    shared_events = static_cast<double>(rec.events) * sc.duration / rec.end;
+  const double shared_events = extrapolated(rec);
+  // The baselines: one run per distinct baseline (baseline_sources), each its tenant's work alone, so they may
+  // take far more events than the shared run (many tenants that starve each other there). A pilot of each of up to
+  // kPilotBaselines of them, spread over the tenants, scaled to them all.
+  constexpr size_t kPilotBaselines = 8;
+  const std::vector<size_t> source = baseline_sources(pilot);
+  std::vector<size_t> distinct;
+  for (size_t t = 0; t < source.size(); ++t)
+    if (source[t] == t) distinct.push_back(t);
+  const size_t sampled = std::min(kPilotBaselines, distinct.size());
+  double baseline_events = 0;
+  for (size_t k = 0; k < sampled; ++k) {
+    const RunRecord b = simulate_baseline(pilot, distinct[k * distinct.size() / sampled], pilot_budget(sc) / sampled);
+    baseline_events += extrapolated(b);
   }
-  // The baselines replay each tenant's work alone: about as many events again.
-  e.events = 2 * shared_events * reps;
-  if (std::isfinite(shared_events))
-    e.memory_bytes += shared_events * 2 * kBytesPerEvent + (with_timeline ? shared_events * kTimelineBytesPerEvent : 0);
-  else if (!std::isnan(shared_events))
+  if (sampled) baseline_events *= static_cast<double>(distinct.size()) / static_cast<double>(sampled);
+  const double events = shared_events + baseline_events;
+  e.events = events * reps;
+  if (std::isfinite(events))
+    e.memory_bytes += events * kBytesPerEvent + (with_timeline ? shared_events * kTimelineBytesPerEvent : 0);
+  else if (!std::isnan(events))
     e.memory_bytes = std::numeric_limits<double>::infinity();
   return e;
 }

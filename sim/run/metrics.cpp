@@ -161,7 +161,7 @@ void add_comparisons(const Scenario& sc, Results& res) {
   }
 }
 
-Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines) {
+Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<const RunRecord*>& baselines) {
   Results res;
   res.scenario_name = sc.name;
   res.scenario_file = sc.file;
@@ -174,7 +174,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
     const TenantSpec& t = sc.tenants[i];
     const TenantRecord& r = shared.tenants[i];
-    const TenantRecord& b = baselines[i].tenants.front();
+    const TenantRecord& b = baselines[i]->tenants.front();
     const bool inference = t.workload->open_loop();       // the vGPU loss by latency
     const bool latencies = t.workload->reports_latency();  // percentiles reported
     TenantResult tr;
@@ -194,11 +194,11 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
           "it finished no {} {} in {} simulated: its throughput, latency and vGPU loss are not measured (a unit "
           "longer than the run, or work that cannot go on); run longer",
           t.workload->unit(), r.units == 0 ? (b.units == 0 ? "shared or alone" : "shared") : "alone",
-          units::format(r.units == 0 ? shared.end : baselines[i].end, units::Dim::Time)));
+          units::format(r.units == 0 ? shared.end : baselines[i]->end, units::Dim::Time)));
     tr.gpu_work = r.gpu_work;
     tr.failures = r.failures;
     tr.shared = performance(r, shared.end, latencies);
-    tr.baseline = performance(b, baselines[i].end, latencies);
+    tr.baseline = performance(b, baselines[i]->end, latencies);
     for (const SloTarget& s : t.workload->slo()) {
       // The unit's latency, or the figure the target names (none recorded: no requests).
       std::vector<double> sorted_times = r.unit_times;

@@ -132,7 +132,7 @@ struct Results {
   std::vector<ComparisonResult> comparisons;
 };
 
-Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<RunRecord>& baselines);
+Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<const RunRecord*>& baselines);
 // What a tenant's vgpu_loss_ci95 is: "replications", "batch means", or why there is none ("none: the replications
 // agree exactly (a fixed input), which is not a certainty" where it is 0, "none: too few units" where NaN).
 std::string interval_kind(const Results& r, const TenantResult& t);

@@ -218,15 +218,22 @@ Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* obser
   std::vector<Results> reps;
   for (int i = 0; i < n; ++i) {
     const Scenario r = replication(sc, i);
-    // The shared run (0) and each tenant's baseline (1 + t) on threads; one replication at a time, so that only its
-    // records are held.
-    std::vector<RunRecord> records(1 + r.tenants.size());
+    // The shared run (0) and each distinct baseline (1 + k) on threads; one replication at a time, so that only its
+    // records are held. Tenants whose alone runs would be the same share one.
+    const std::vector<size_t> source = baseline_sources(r);
+    std::vector<size_t> distinct;
+    std::vector<size_t> slot(r.tenants.size());
+    for (size_t t = 0; t < r.tenants.size(); ++t) {
+      if (source[t] == t) distinct.push_back(t);
+      slot[t] = source[t] == t ? distinct.size() - 1 : slot[source[t]];
+    }
+    std::vector<RunRecord> records(1 + distinct.size());
     std::vector<std::exception_ptr> errors(records.size());
     run_parallel(records.size(), std::max(1u, threads), [&](size_t k) {
       try {
         // The timeline and the progress bar follow the first replication.
         records[k] = k == 0 ? simulate(r, i == 0 ? progress : nullptr, i == 0 ? observer : nullptr)
-                            : simulate_baseline(r, k - 1);
+                            : simulate_baseline(r, distinct[k - 1]);
       } catch (...) {
         errors[k] = std::current_exception();
       }
@@ -234,8 +241,8 @@ Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* obser
     // The error the runs in order would have stopped at, whatever the thread count.
     for (const std::exception_ptr& e : errors)
       if (e) std::rethrow_exception(e);
-    const std::vector<RunRecord> baselines(std::make_move_iterator(records.begin() + 1),
-                                           std::make_move_iterator(records.end()));
+    std::vector<const RunRecord*> baselines;
+    for (size_t t = 0; t < r.tenants.size(); ++t) baselines.push_back(&records[1 + slot[t]]);
     reps.push_back(compute_results(r, records.front(), baselines));
   }
   if (n == 1) return reps.front();

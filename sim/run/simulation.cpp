@@ -7,7 +7,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 
 #include "models/gpu/roofline.hpp"
@@ -454,7 +456,7 @@ RunRecord simulate_pilot(const Scenario& sc, uint64_t max_events) {
   return run(sc, std::move(run_setup), nullptr, nullptr);
 }
 
-RunRecord simulate_baseline(const Scenario& sc, size_t t) {
+RunRecord simulate_baseline(const Scenario& sc, size_t t, uint64_t max_events) {
   // Alone on the whole physical GPU, bare metal, with the tenant's memory in the GPU's full pool.
   const size_t g = sc.tenants[t].gpu;
   RunSetup run_setup;
@@ -468,7 +470,21 @@ RunRecord simulate_baseline(const Scenario& sc, size_t t) {
   run_setup.partitions.emplace_back();
   run_setup.tenants = {t};
   run_setup.target_of = {0};
+  run_setup.max_events = max_events;
   return run(sc, std::move(run_setup), nullptr, nullptr);
+}
+
+std::vector<size_t> baseline_sources(const Scenario& sc) {
+  // What simulate_baseline reads of the tenant; the rest of the scenario is the same for all.
+  using Key = std::tuple<const WorkloadSpec*, size_t, double, double, uint64_t>;
+  std::map<Key, size_t> first;
+  std::vector<size_t> source;
+  for (size_t t = 0; t < sc.tenants.size(); ++t) {
+    const TenantSpec& x = sc.tenants[t];
+    const uint64_t stream = x.workload->seeded() ? stream_seed(sc.seed, x.stream) : 0;
+    source.push_back(first.try_emplace(Key{x.workload.get(), x.gpu, x.memory, x.start, stream}, t).first->second);
+  }
+  return source;
 }
 
 }  // namespace vgpusim

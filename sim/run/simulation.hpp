@@ -70,7 +70,13 @@ RunRecord simulate(const Scenario& scenario, ProgressFn progress = nullptr, RunO
 // would cost is estimated from it (sim/run/estimate.hpp).
 RunRecord simulate_pilot(const Scenario& scenario, uint64_t max_events);
 
-// The same workload as tenant `t`, alone on its GPU with no virtualization overhead, for the same duration.
-RunRecord simulate_baseline(const Scenario& scenario, size_t t);
+// The same workload as tenant `t`, alone on its GPU with no virtualization overhead, for the same duration; a pilot
+// of it stops after `max_events`.
+RunRecord simulate_baseline(const Scenario& scenario, size_t t, uint64_t max_events = UINT64_MAX);
+
+// Per tenant, the first tenant whose baseline run is the same as its own (itself if none before it is): the same
+// workload spec on the same GPU with the same memory and start, and the same random stream where the workload draws
+// from it. Such tenants share one simulated baseline.
+std::vector<size_t> baseline_sources(const Scenario& scenario);
 
 }  // namespace vgpusim

@@ -54,6 +54,9 @@ struct Loader {
   std::map<size_t, ImportedLimits> imported = {};  // by GPU index
   // Trace graphs, built once per trace, source GPU, window and options however many tenants replay them.
   std::map<std::string, std::shared_ptr<const TraceGraph>> trace_graphs = {};
+  // Workloads by GPU and text: tenants given the same workload on the same GPU share one spec (and so one baseline
+  // run, sim/run/simulation.hpp).
+  std::map<std::string, WorkloadRef> workloads = {};
 
   // `kernels`: how many kernels the unit runs (its `kernels_per_*`): a measured `duration` holds their launch
   // overhead.

@@ -114,10 +114,12 @@ WorkloadRef Loader::workload(const YAML::Node& node, const std::string& path, co
                                         names.empty() ? "" : " or ", last)
                           : fmt::format("expected exactly one workload kind, found {} and {}", given[0], given[1]));
   }
+  const std::string key = gpu.id + '\n' + YAML::Dump(node);
+  if (const auto known = workloads.find(key); known != workloads.end()) return known->second;
   const WorkloadKindInfo* kind = find_workload_kind(given[0]);
   MapReader r(file, w.node(kind->name), w.child_path(kind->name), kind->sections.front());
   r.finish();
-  return kind->read(*this, r, gpu);
+  return workloads[key] = kind->read(*this, r, gpu);
 }
 
 }  // namespace vgpusim

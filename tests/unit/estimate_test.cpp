@@ -1,8 +1,10 @@
 // Resource limits: a run's events and memory estimated from a pilot before it runs, and refused above a limit.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "sim/core/errors.hpp"
 #include "sim/io/gpu_catalog.hpp"
@@ -20,6 +22,15 @@ namespace {
 Scenario quickstart(std::vector<Override> overrides = {}) {
   return load_scenario(read_scenario_document(VGPUSIM_SOURCE_DIR "/scenarios/quickstart.yaml"), builtin_catalog(),
                        overrides);
+}
+
+// The events a replication really takes: its shared run and its distinct baselines.
+double run_events(const Scenario& r) {
+  double events = static_cast<double>(simulate(r).events);
+  const std::vector<size_t> source = baseline_sources(r);
+  for (size_t t = 0; t < source.size(); ++t)
+    if (source[t] == t) events += static_cast<double>(simulate_baseline(r, t).events);
+  return events;
 }
 
 std::string refusal(const Scenario& sc, RunLimits limits = {}, bool timeline = false) {
@@ -40,8 +51,8 @@ TEST(Estimate, ExtrapolatesThePilotToTheSharedRunsEvents) {
   EXPECT_FALSE(e.pilot_complete);
   EXPECT_EQ(e.pilot_events, pilot_budget(sc));
   EXPECT_GT(e.pilot_span, 0);
-  const double shared = static_cast<double>(simulate(sc).events);
-  EXPECT_NEAR(e.events / 2 / shared, 1.0, 0.25) << e.events << " vs 2 x " << shared;
+  const double real = run_events(replication(sc, 0));
+  EXPECT_NEAR(e.events / real, 1.0, 0.25) << e.events << " vs " << real;
   EXPECT_EQ(refusal(sc), "");
 }
 
@@ -49,7 +60,26 @@ TEST(Estimate, AShortRunIsCountedExactly) {
   const Scenario sc = quickstart({{"replications", "2"}, {"duration", "1s"}});
   const RunEstimate e = estimate_run(sc, false, {});
   ASSERT_TRUE(e.pilot_complete);
-  EXPECT_EQ(e.events, 2.0 * 2 * static_cast<double>(simulate(replication(sc, 0)).events));
+  EXPECT_EQ(e.events, 2 * run_events(replication(sc, 0)));
+}
+
+// Tenants that starve each other take few events shared, while each one's baseline runs at full speed: the
+// estimate pilots the baselines too (once for tenants that share one).
+TEST(Estimate, CountsTheBaselinesOfTenantsThatStarveShared) {
+  std::string text =
+      "version: 1\nname: crowd\nduration: 2s\ngpus: [{id: g0, model: H100-SXM}]\n"
+      "sharing: {g0: {mode: timeslice, slice: 2ms}}\ntenants:\n";
+  for (int i = 0; i < 40; ++i)
+    text += fmt::format("  - {{name: t{}, on: g0, start: 0s, memory: {}MiB, workload: {{training: {{step: {{flops: "
+                        "1TFLOP, bytes: 1GB}}, kernels_per_step: 10, host_time: 1ms}}}}}}\n",
+                        i, 1 + i % 4);
+  const Scenario sc = load_scenario_text(text, "crowd.yaml", builtin_catalog());
+  const Scenario r = replication(sc, 0);
+  const double shared = static_cast<double>(simulate(r).events);
+  const double real = run_events(r);
+  ASSERT_GT(real, 3 * shared);  // the four distinct baselines take most of the events
+  const RunEstimate e = estimate_run(sc, false, {});
+  EXPECT_NEAR(e.events / sc.replications / real, 1.0, 0.1) << e.events << " vs " << sc.replications << " x " << real;
 }
 
 TEST(Estimate, RefusesRunsAboveTheLimitsWithTheNumbersAndTheOption) {

@@ -1,4 +1,5 @@
 // Percentiles, confidence intervals and SLO accounting.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/unit/scenario_helpers.hpp"
@@ -11,6 +12,7 @@
 
 #include "sim/run/metrics.hpp"
 #include "sim/run/runs.hpp"
+#include "sim/run/simulation.hpp"
 
 using namespace vgpusim;
 
@@ -143,6 +145,44 @@ TEST(RunScenario, ThreadsDoNotChangeResults) {
   const std::string one = results_json(run_scenario(sc, nullptr, nullptr, 1));
   EXPECT_EQ(results_json(run_scenario(sc, nullptr, nullptr, 4)), one);
   EXPECT_EQ(results_json(run_scenario(sc, nullptr, nullptr, 2)), one);
+}
+
+// Tenants whose alone runs would be the same (one workload text, GPU, memory and start, and one random stream where
+// the workload draws) share one simulated baseline, and get the results a baseline of their own would give.
+TEST(RunScenario, TenantsWhoseAloneRunsAreTheSameShareOneBaseline) {
+  const std::string head =
+      "version: 1\nname: t\nduration: 0.5s\ngpus: [{id: g0, model: A100-80GB}]\nsharing: {g0: {mode: timeslice}}\n"
+      "tenants:\n";
+  const std::string train = "workload: {training: {step: {flops: 1TFLOP, bytes: 1GB}, kernels_per_step: 8, host_time: 1ms}}";
+  const std::string serve = "workload: {inference: {rate: 200/s, request: {flops: 50GFLOP, bytes: 1GB}}}";
+  const auto tenant = [](const std::string& name, const std::string& more, const std::string& workload,
+                         const std::string& memory = "1GiB") {
+    return fmt::format("  - {{name: {}, on: g0, memory: {}{}, {}}}\n", name, memory, more, workload);
+  };
+  const std::string text = head + tenant("a", ", start: 0s", train) + tenant("b", ", start: 0s", train) +
+                           tenant("c", ", start: 0s", serve) + tenant("d", ", start: 0s", serve) +
+                           tenant("e", ", start: 0s, stream: s", serve) + tenant("f", ", start: 0s, stream: s", serve) +
+                           tenant("g", "", train) + tenant("h", "", train);
+  const Scenario sc = load_scenario_text(text, "t.yaml", builtin_catalog());
+  // c and d draw their arrivals from streams of their own; e and f from one; g and h start at their own times.
+  EXPECT_EQ(baseline_sources(sc), (std::vector<size_t>{0, 0, 2, 3, 4, 4, 6, 7}));
+  EXPECT_EQ(sc.tenants[0].workload, sc.tenants[1].workload);  // one spec for one text
+  // The same tenants, each made distinct by a byte of memory that changes nothing else: a baseline each.
+  const std::string apart = head + tenant("a", ", start: 0s", train) +
+                            tenant("b", ", start: 0s", train, "1025MiB") +
+                            tenant("e", ", start: 0s, stream: s", serve) +
+                            tenant("f", ", start: 0s, stream: s", serve, "1025MiB");
+  const Scenario alone = load_scenario_text(apart, "t.yaml", builtin_catalog());
+  ASSERT_EQ(baseline_sources(alone), (std::vector<size_t>{0, 1, 2, 3}));
+  const Results shared = run_scenario(sc, nullptr, nullptr, 1), own = run_scenario(alone, nullptr, nullptr, 1);
+  for (const auto& [in_shared, in_own] : {std::pair{1, 1}, std::pair{5, 3}}) {
+    const Performance& x = shared.tenants[in_shared].baseline;
+    const Performance& y = own.tenants[in_own].baseline;
+    EXPECT_GT(x.units, 10) << in_shared;
+    EXPECT_EQ(x.units, y.units) << in_shared;
+    EXPECT_EQ(x.throughput, y.throughput) << in_shared;
+    EXPECT_EQ(x.latency_cdf, y.latency_cdf) << in_shared;
+  }
 }
 
 }  // namespace
