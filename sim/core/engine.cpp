@@ -184,7 +184,19 @@ void Engine::advance(Gpu& gpu, double t) {
     Context& c = contexts_[ci];
     if (c.heap.empty()) continue;
     c.v += c.member_rate * dt;
-    c.work_done += c.share * working_fraction(c) * dt;
+    const double rate = c.share * working_fraction(c);
+    c.work_done += rate * dt;
+    if (c.holds == c.heap.size()) continue;  // only its own idle hold: no work on the GPU
+    // What it did not get went to another context's work, or to no one's (the mode kept it).
+    const bool others_ran = gpu.total_rate - rate > 1e-12;
+    if (rate >= 1) {
+      c.times.running += dt;
+    } else if (rate > 0) {
+      c.times.running += rate * dt;
+      (others_ran ? c.times.slowed : c.times.withheld) += (1 - rate) * dt;
+    } else {
+      (others_ran ? c.times.waiting : c.times.withheld) += dt;
+    }
   }
   gpu.stats.delivered += gpu.total_rate * dt;
   if (gpu.busy) gpu.stats.busy_time += dt;

@@ -32,6 +32,15 @@ struct UtilizationSeries {
   std::vector<double> work;    // solo-seconds delivered in each bin
 };
 
+// Where a context's time went while it had work on the GPU (s, all time): `running` its work at solo speed (a
+// context at rate r for dt runs r dt); `slowed` the rest of dt at a reduced rate while another context's work ran
+// (SMs or memory bandwidth shared); `waiting` queued at rate 0 while another context's work ran; `withheld` the
+// rest of dt, at a reduced rate or none, while no other context's work ran (context switches, scheduler or
+// limiter gaps, virtualization overhead, a neighbour's idle hold). The rest of its time it had no work on the GPU.
+struct ContextTimes {
+  double running = 0, slowed = 0, waiting = 0, withheld = 0;
+};
+
 struct GpuStats {
   double delivered = 0;  // solo-seconds of work done (∫ Σ rates dt)
   double busy_time = 0;  // s with at least one context holding work
@@ -86,6 +95,7 @@ class Engine {
   const SharingModel& model(GpuIndex gpu) const { return *gpus_[gpu].model; }
   size_t in_flight(ContextIndex context) const { return contexts_[context].heap.size(); }
   double context_work_done(ContextIndex context) const { return contexts_[context].work_done; }
+  const ContextTimes& context_times(ContextIndex context) const { return contexts_[context].times; }
 
  private:
   enum EventKind : uint8_t { kGpuWake = 0, kTimer = 1, kLaunchTimer = 2 };
@@ -110,6 +120,7 @@ class Engine {
     double share = 0;        // context rate from the model
     double member_rate = 0;  // share / members
     double work_done = 0;    // solo-seconds delivered, all time
+    ContextTimes times;
     size_t holds = 0;        // in-flight members that are idle holds
     double work_ended_at = -kInfinity;  // when its last member that does work left
     ActivityDemand demand_sum{0, 0, 0, 0, 0, 0, 0, 0};  // sums over the in-flight members

@@ -97,6 +97,16 @@ Performance performance(const TenantRecord& r, double run_end, bool is_inference
   }
   if (r.units > 0)
     for (const auto& [name, total] : r.unit_parts) p.unit_parts.emplace_back(name, total / static_cast<double>(r.units));
+  if (window > 0) {
+    const ContextTimes& g = r.gpu_times;
+    const double on_gpu[] = {g.running, g.slowed, g.waiting, g.withheld};
+    double rest = 1;
+    for (size_t k = 0; k < 4; ++k) {
+      p.time_split.emplace_back(kTimeParts[k], on_gpu[k] / window);
+      rest -= on_gpu[k] / window;
+    }
+    p.time_split.emplace_back(kTimeParts[4], std::max(0.0, rest));
+  }
   for (const auto& [name, values] : r.samples) {
     SampleSummary s{name, static_cast<long long>(values.size())};
     if (!values.empty()) {
@@ -161,6 +171,15 @@ void add_comparisons(const Scenario& sc, Results& res) {
   }
 }
 
+std::vector<std::pair<std::string, double>> slowdown_causes(const TenantResult& t, bool open_loop) {
+  const Performance &a = t.shared, &b = t.baseline;
+  if (open_loop || !(a.throughput > 0) || !(b.throughput > 0) || a.time_split.size() != b.time_split.size()) return {};
+  std::vector<std::pair<std::string, double>> causes;
+  for (size_t k = 0; k < a.time_split.size(); ++k)
+    causes.emplace_back(a.time_split[k].first, a.time_split[k].second / a.throughput - b.time_split[k].second / b.throughput);
+  return causes;
+}
+
 Results compute_results(const Scenario& sc, const RunRecord& shared, const std::vector<const RunRecord*>& baselines) {
   Results res;
   res.scenario_name = sc.name;
@@ -199,6 +218,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
     tr.failures = r.failures;
     tr.shared = performance(r, shared.end, latencies);
     tr.baseline = performance(b, baselines[i]->end, latencies);
+    tr.slowdown_causes = slowdown_causes(tr, inference);
     for (const SloTarget& s : t.workload->slo()) {
       // The unit's latency, or the figure the target names (none recorded: no requests).
       std::vector<double> sorted_times = r.unit_times;

@@ -65,9 +65,15 @@ struct Performance {
   // Where a unit's time went, s per unit by named part (a trace replay's critical path); empty when the workload
   // does not say.
   std::vector<std::pair<std::string, double>> unit_parts;
+  // Where the tenant's time went, as shares of its active window, by the parts of kTimeParts (ContextTimes; the
+  // last, off_gpu, is the rest: its host time, launch gaps, waiting for requests). Empty when the window is empty.
+  std::vector<std::pair<std::string, double>> time_split;
   std::vector<SampleSummary> samples;  // the workload's named per-request figures
   std::vector<CountSummary> counts;    // the workload's named amounts
 };
+
+// The parts of Performance::time_split, in order.
+inline constexpr const char* kTimeParts[] = {"running", "slowed", "waiting", "withheld", "off_gpu"};
 
 struct TenantResult {
   std::string name, gpu, workload, unit;
@@ -88,6 +94,12 @@ struct TenantResult {
   // sampling noise (batch means); NaN when too few units.
   double vgpu_loss_ci95 = 0;
   std::vector<double> vgpu_loss_replications;  // each replication's, when there are several
+  // Why a unit took longer shared than alone (closed-loop tenants): s per unit by time_split part, shared minus
+  // alone (each part's share of the window over the throughput). `running` grows on a slower target (a partition),
+  // `slowed` beside kernels that share SMs or memory bandwidth, `waiting` while others' kernels ran, `withheld`
+  // while no one else's did (switches, scheduler gaps, limits, virtualization overhead), `off_gpu` when its own
+  // host time changed. Empty for open-loop tenants (their loss is by latency) and when either run finished no unit.
+  std::vector<std::pair<std::string, double>> slowdown_causes;
   // What makes the figures doubtful, e.g. a request queue that keeps growing (results then depend on the run's
   // length); printed to stderr and written to results.json.
   std::vector<std::string> warnings;
@@ -138,6 +150,8 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
 std::string interval_kind(const Results& r, const TenantResult& t);
 // Whether the vGPU loss has an interval worth printing as "±x" (finite and not 0).
 bool loss_interval_shown(const TenantResult& t);
+// TenantResult::slowdown_causes from its shared and alone performance; `open_loop`: its loss is by latency (none).
+std::vector<std::pair<std::string, double>> slowdown_causes(const TenantResult& t, bool open_loop);
 // The scenario's comparisons (compare[]) of these results, replacing any it had.
 void add_comparisons(const Scenario& sc, Results& res);
 

@@ -88,14 +88,16 @@ Performance merged_performance(const std::vector<Results>& reps, size_t t, bool 
     p.latency->p50_ci95 = replication_ci95_halfwidth(p50s);
     p.latency->p99_ci95 = replication_ci95_halfwidth(p99s);
   }
-  for (size_t k = 0; k < p.unit_parts.size(); ++k) {
-    std::vector<double> v;
-    for (const Results& r : reps) {
-      const auto& parts = perf(r.tenants[t]).unit_parts;
-      if (k < parts.size()) v.push_back(parts[k].second);
+  // Named parts (the first replication's names): means over the replications that have them.
+  for (auto member : {&Performance::unit_parts, &Performance::time_split})
+    for (size_t k = 0; k < (p.*member).size(); ++k) {
+      std::vector<double> v;
+      for (const Results& r : reps) {
+        const auto& parts = perf(r.tenants[t]).*member;
+        if (k < parts.size()) v.push_back(parts[k].second);
+      }
+      (p.*member)[k].second = mean_of(v);
     }
-    p.unit_parts[k].second = mean_of(v);
-  }
   // Named figures and amounts (those of any replication): means over the replications that have them, with
   // intervals on p50, p99 and rates.
   for (const Results& r : reps) {
@@ -173,6 +175,9 @@ Results merge_replications(const Scenario& sc, const std::vector<Results>& reps)
     tr.gpu_work = mean_over(reps, t, [](const TenantResult& x) { return x.gpu_work; });
     tr.shared = merged_performance(reps, t, true);
     tr.baseline = merged_performance(reps, t, false);
+    // Causes of the means, for a tenant that has them (closed loop) in some replication.
+    const bool causes = std::any_of(reps.begin(), reps.end(), [&](const Results& x) { return !x.tenants[t].slowdown_causes.empty(); });
+    tr.slowdown_causes = slowdown_causes(tr, !causes);
     for (size_t k = 0; k < tr.slo.size(); ++k) {
       tr.slo[k].attainment = mean_over(reps, t, [&](const TenantResult& x) {
         return x.shared.units > 0 ? x.slo[k].attainment : kNaN;  // no requests: no attainment

@@ -175,7 +175,10 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     release_memory();
   }
 
-  void collect() { record_.gpu_work = engine_.context_work_done(context_); }
+  void collect() {
+    record_.gpu_work = engine_.context_work_done(context_);
+    record_.gpu_times = engine_.context_times(context_);
+  }
 
  private:
   void begin() {

@@ -28,6 +28,7 @@ struct TenantRecord {
   std::vector<std::pair<std::string, std::vector<double>>> samples;  // named per-request figures (WorkloadPort::sample)
   std::vector<std::pair<std::string, double>> counts;          // named amounts, summed (WorkloadPort::count)
   double gpu_work = 0;                                        // solo-seconds of GPU work done
+  ContextTimes gpu_times;                                     // where its time went while it had work on the GPU
   std::vector<Failure> failures;
 };
 

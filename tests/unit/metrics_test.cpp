@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "sim/run/metrics.hpp"
@@ -183,6 +184,86 @@ TEST(RunScenario, TenantsWhoseAloneRunsAreTheSameShareOneBaseline) {
     EXPECT_EQ(x.throughput, y.throughput) << in_shared;
     EXPECT_EQ(x.latency_cdf, y.latency_cdf) << in_shared;
   }
+}
+
+
+// Why each tenant slowed, from first principles: the unit's extra time splits by where it went, and the parts add up
+// to the difference of the unit times.
+std::map<std::string, double> causes_of(const TenantResult& t) {
+  std::map<std::string, double> m;
+  for (const auto& [name, seconds] : t.slowdown_causes) m[name] = seconds;
+  return m;
+}
+
+void expect_split_adds_up(const TenantResult& t) {
+  double shares = 0;
+  for (const auto& [name, share] : t.shared.time_split) shares += share;
+  EXPECT_NEAR(shares, 1.0, 1e-9) << t.name;
+  double added = 0;
+  for (const auto& [name, seconds] : t.slowdown_causes) added += seconds;
+  EXPECT_NEAR(added, 1 / t.shared.throughput - 1 / t.baseline.throughput, 1e-9) << t.name;
+}
+
+TEST(RunScenario, ATimeSlicedTrainerWaitsForItsNeighboursSteps) {
+  // Two identical compute-bound trainers without host time, 2 ms slices, 50 us switches: each step (about 5 ms
+  // alone) waits about as long for the other's slices, and loses a switch per slice. (The split covers the whole
+  // window, the unit in progress at its end included: with hundreds of units that is within 1% of a unit.)
+  const std::string text =
+      "version: 1\nname: t\nduration: 2s\nreplications: 1\ngpus: [{id: g0, model: A100-80GB}]\n"
+      "sharing: {g0: {mode: timeslice, slice: 2ms, switch_cost: 50us}}\ntenants:\n"
+      "  - {name: a, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n"
+      "  - {name: b, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
+  const Results r = run_scenario(load_scenario_text(text, "t.yaml", builtin_catalog()), nullptr, nullptr, 1);
+  for (const TenantResult& t : r.tenants) {
+    expect_split_adds_up(t);
+    const double alone = 1 / t.baseline.throughput;
+    std::map<std::string, double> c = causes_of(t);
+    ASSERT_EQ(c.size(), 5u);
+    EXPECT_NEAR(c["waiting"] / alone, 1.0, 0.1) << t.name;
+    EXPECT_GT(c["withheld"], 0) << t.name;  // the switches
+    EXPECT_LT(c["withheld"] / alone, 0.1) << t.name;
+    EXPECT_NEAR(c["running"], 0, 0.01 * alone) << t.name;
+    EXPECT_EQ(c["slowed"], 0) << t.name;
+    EXPECT_NEAR(c["off_gpu"], 0, 0.01 * alone) << t.name;
+  }
+}
+
+TEST(RunScenario, MpsClientsBesideEachOtherAreSlowedNotQueued) {
+  // Two memory-bound trainers under MPS run at once and share the bandwidth: their loss is `slowed`.
+  const std::string text =
+      "version: 1\nname: t\nduration: 2s\nreplications: 1\ngpus: [{id: g0, model: A100-80GB}]\n"
+      "sharing: {g0: {mode: mps}}\ntenants:\n"
+      "  - {name: a, on: g0, workload: {training: {step: {bytes: 20GB}, kernels_per_step: 10}}}\n"
+      "  - {name: b, on: g0, workload: {training: {step: {bytes: 20GB}, kernels_per_step: 10}}}\n";
+  const Results r = run_scenario(load_scenario_text(text, "t.yaml", builtin_catalog()), nullptr, nullptr, 1);
+  for (const TenantResult& t : r.tenants) {
+    expect_split_adds_up(t);
+    std::map<std::string, double> c = causes_of(t);
+    EXPECT_GT(c["slowed"], 0.8 * (1 / t.shared.throughput - 1 / t.baseline.throughput)) << t.name;
+    EXPECT_EQ(c["waiting"], 0) << t.name;
+  }
+}
+
+TEST(RunScenario, AJobOnASliceRunsLongerAndIsNotQueued) {
+  // Alone on a 3g slice of seven: the same work takes longer at the slice's solo speed (`running`), nothing else;
+  // an open-loop server's split is given as shares of its time and has no per-unit causes.
+  const std::string text =
+      "version: 1\nname: t\nduration: 2s\nreplications: 1\ngpus: [{id: g0, model: A100-80GB}]\n"
+      "sharing: {g0: {mode: mig, partitions: [{id: i0, profile: 3g.40gb}, {id: i1, profile: 1g.10gb}]}}\n"
+      "tenants:\n"
+      "  - {name: a, on: g0/i0, workload: {training: {step: {flops: 20TFLOP}, host_time: 2ms}}}\n"
+      "  - {name: s, on: g0/i1, workload: {inference: {rate: 20/s, request: {flops: 1TFLOP}}}}\n";
+  const Results r = run_scenario(load_scenario_text(text, "t.yaml", builtin_catalog()), nullptr, nullptr, 1);
+  const TenantResult& a = r.tenants[0];
+  expect_split_adds_up(a);
+  std::map<std::string, double> c = causes_of(a);
+  EXPECT_GT(c["running"], 0.95 * (1 / a.shared.throughput - 1 / a.baseline.throughput));
+  EXPECT_EQ(c["waiting"] + c["slowed"] + c["withheld"], 0);
+  EXPECT_NEAR(c["off_gpu"], 0, 0.01 / a.baseline.throughput);  // its host time is the same
+  const TenantResult& s = r.tenants[1];
+  EXPECT_TRUE(s.slowdown_causes.empty());
+  ASSERT_EQ(s.shared.time_split.size(), 5u);
+  EXPECT_GT(s.shared.time_split[0].second, 2 * s.baseline.time_split[0].second);  // running on a seventh
 }
 
 }  // namespace

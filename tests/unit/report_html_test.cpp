@@ -245,3 +245,24 @@ TEST(ReportHtml, TraceReplaysShowTheirCriticalPath) {
   EXPECT_NE(section.find("<td>51.000</td>"), std::string::npos) << section;  // alone
   EXPECT_EQ(count(section, "<td class=\"l\">trainer-b</td>"), 2u);
 }
+
+// Why each tenant slowed: a closed-loop tenant gets ms per unit shared, alone and what sharing added; an open-loop
+// one shares of its time; a run without time splits gets no section.
+TEST(ReportHtml, WhyEachTenantSlowedSplitsItsTime) {
+  EXPECT_EQ(results_html(hand_built()).find("<section id=\"why\">"), std::string::npos);
+  Results r = hand_built();
+  TenantResult& t = r.tenants[1];
+  t.shared.throughput = 10;   // 100 ms per unit
+  t.baseline.throughput = 20;  // 50 ms
+  t.shared.time_split = {{"running", 0.5}, {"slowed", 0}, {"waiting", 0.4}, {"withheld", 0.1}, {"off_gpu", 0}};
+  t.baseline.time_split = {{"running", 1}, {"slowed", 0}, {"waiting", 0}, {"withheld", 0}, {"off_gpu", 0}};
+  t.slowdown_causes = slowdown_causes(t, false);
+  const std::string html = results_html(r);
+  const size_t at = html.find("<section id=\"why\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(section.find("<th>withheld</th>"), std::string::npos);
+  EXPECT_NE(section.find("<td>40.000</td><td>10.000</td><td>0.000</td><td>100.000</td>"), std::string::npos) << section;
+  EXPECT_NE(section.find("<td>50.000</td>"), std::string::npos) << section;  // added: 0 + 0 + 40 + 10 + 0
+  EXPECT_EQ(count(section, "<tr><td class=\"l\">"), 3u);
+}

@@ -65,6 +65,10 @@ std::vector<MetricRow> tidy_metrics(const Results& r) {
     // A trace replay's critical path per iteration, shared and alone.
     for (const auto& [name, seconds] : t.shared.unit_parts) add("critical_path_" + name, seconds, nan, "s");
     for (const auto& [name, seconds] : t.baseline.unit_parts) add("baseline_critical_path_" + name, seconds, nan, "s");
+    // Where its time went shared (shares of its window; alone: results.json), and why a unit took longer shared
+    // (s per unit).
+    for (const auto& [name, share] : t.shared.time_split) add("time_" + name, share, nan, "ratio");
+    for (const auto& [name, seconds] : t.slowdown_causes) add("slowdown_" + name, seconds, nan, "s");
     // Named per-request figures (an LLM server's ttft, tpot) and amounts (output tokens).
     for (const SampleSummary& s : t.shared.samples) {
       add(s.name + "_mean", s.mean, nan, "s");

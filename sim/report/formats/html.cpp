@@ -256,6 +256,48 @@ std::string critical_paths(const Results& r) {
   return out + "</table>\n</section>\n";
 }
 
+// Why each tenant slowed: where its time went shared and alone (ContextTimes), per unit for closed-loop tenants
+// (with the difference: the unit's extra time by cause), as shares of its time for open-loop ones. Empty when no
+// tenant has a time split.
+std::string slowdown_causes(const Results& r) {
+  std::string rows;
+  for (const TenantResult& t : r.tenants) {
+    if (t.shared.time_split.empty() || t.baseline.time_split.empty()) continue;
+    const bool per_unit = !t.slowdown_causes.empty();
+    const auto row = [&](const std::string& label, const std::vector<std::pair<std::string, double>>& parts,
+                         double scale) {
+      std::string out = fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>", escape(t.name), label);
+      double total = 0;
+      for (const auto& [name, value] : parts) {
+        total += value * scale;
+        out += "<td>" + number(value * scale, 3) + "</td>";
+      }
+      return out + "<td>" + number(total, 3) + "</td></tr>\n";
+    };
+    if (per_unit) {
+      rows += row("shared, ms per unit", t.shared.time_split, 1e3 / t.shared.throughput);
+      rows += row("alone, ms per unit", t.baseline.time_split, 1e3 / t.baseline.throughput);
+      rows += row("<b>added by sharing</b>, ms per unit", t.slowdown_causes, 1e3);
+    } else {
+      rows += row("shared, % of its time", t.shared.time_split, 100);
+      rows += row("alone, % of its time", t.baseline.time_split, 100);
+    }
+  }
+  if (rows.empty()) return "";
+  std::string out =
+      "<section id=\"why\">\n<h2>Why each tenant slowed</h2>\n<p class=\"note\">Where each tenant's time went "
+      "(docs/results-schema.md#why-a-tenant-slowed): <code>running</code> its GPU work at its solo speed (more of it "
+      "on a slower partition), <code>slowed</code> the time lost running beside kernels that share SMs or memory "
+      "bandwidth, <code>waiting</code> work queued while another tenant's kernels ran, <code>withheld</code> time "
+      "the mode kept while no one else's work ran (context switches, scheduler gaps, limits, virtualization "
+      "overhead), <code>off_gpu</code> no work on the "
+      "GPU (host time, launch gaps, waiting for requests). Closed-loop workloads: ms per unit, and what sharing "
+      "added; open-loop: shares of the tenant's time.</p>\n<table class=\"tenants\">\n<tr><th class=\"l\">tenant"
+      "</th><th class=\"l\">run</th>";
+  for (const char* name : kTimeParts) out += fmt::format("<th>{}</th>", name);
+  return out + "<th>total</th></tr>\n" + rows + "</table>\n</section>\n";
+}
+
 // Workloads with per-request figures and counts (an LLM server's ttft, tpot, tokens/s): one row per tenant and run,
 // shared and alone. Empty when no tenant has any.
 std::string request_figures(const Results& r) {
@@ -445,6 +487,7 @@ std::string results_html(const Results& r) {
       "confidence interval from the simulation's own sampling noise. Red: the tenant failed.</p>\n";
   out += loss_chart(r) + "</section>\n";
   out += "<section id=\"tenants\">\n<h2>Tenants</h2>\n" + tenant_table(r) + "</section>\n";
+  out += slowdown_causes(r);
   out += critical_paths(r);
   out += request_figures(r);
   out += "<section id=\"latency\">\n<h2>Latency distributions</h2>\n" + latency_chart(r) + "</section>\n";

@@ -35,6 +35,11 @@ ordered_json perf_json(const Performance& p) {
     for (const auto& [name, seconds] : p.unit_parts) parts[name] = num(seconds);
     j["critical_path_s"] = parts;
   }
+  if (!p.time_split.empty()) {
+    ordered_json parts = ordered_json::object();
+    for (const auto& [name, share] : p.time_split) parts[name] = num(share);
+    j["time_split"] = parts;
+  }
   if (!p.samples.empty()) {
     ordered_json m = ordered_json::object();
     for (const SampleSummary& s : p.samples)
@@ -108,6 +113,11 @@ std::string results_json(const Results& r) {
     for (double x : t.vgpu_loss_replications) per.push_back(num(x));
     tj["vgpu_loss_replications"] = per;
     tj["vgpu_loss_interval"] = interval_kind(r, t);
+    if (!t.slowdown_causes.empty()) {
+      ordered_json causes = ordered_json::object();
+      for (const auto& [name, seconds] : t.slowdown_causes) causes[name] = num(seconds);
+      tj["slowdown_causes_s"] = causes;
+    }
     tj["trust"] = trust_json(t.trust);
     ordered_json slo = ordered_json::array();
     for (const SloResult& s : t.slo)

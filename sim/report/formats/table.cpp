@@ -42,6 +42,33 @@ std::string results_table(const Results& r) {
     if (std::isfinite(t.vgpu_loss_ci95) && t.vgpu_loss_ci95 == 0)
       out += fmt::format("  {}: vGPU loss interval {}\n", t.name, interval_kind(r, t));
   }
+  // Why each tenant slowed: a closed-loop unit's extra time by where it went; an open-loop tenant's time split.
+  const auto singular = [](const std::string& unit) {
+    return unit.empty() ? std::string("unit") : unit.substr(0, unit.size() - (unit.back() == 's' ? 1 : 0));
+  };
+  const auto split = [](const Performance& p) {
+    std::string s;
+    for (const auto& [name, share] : p.time_split) s += fmt::format("{}{} {}%", s.empty() ? "" : ", ", name, fixed(100 * share, 1));
+    return s;
+  };
+  std::string why;
+  for (const TenantResult& t : r.tenants) {
+    if (!t.slowdown_causes.empty()) {
+      double total = 0;
+      std::string parts;
+      for (const auto& [name, seconds] : t.slowdown_causes) {
+        total += seconds;
+        parts += fmt::format("{}{} {:+.3f}", parts.empty() ? "" : ", ", name, 1e3 * seconds);
+      }
+      why += fmt::format("  {}: {:+.3f} ms per {} ({}; alone {} ms)\n", t.name, 1e3 * total, singular(t.unit), parts,
+                         fixed(1e3 / t.baseline.throughput, 3));
+    } else if (!t.shared.time_split.empty() && !t.baseline.time_split.empty()) {
+      why += fmt::format("  {}: time shared: {}; alone: {}\n", t.name, split(t.shared), split(t.baseline));
+    }
+  }
+  if (!why.empty())
+    out += "\nwhy (closed loop: ms per unit shared minus alone, by where it went; open loop: shares of its time; "
+           "docs/results-schema.md#why-a-tenant-slowed):\n" + why;
   bool notes = false;
   for (const TenantResult& t : r.tenants) {
     for (const SloResult& s : t.slo) {
@@ -69,8 +96,7 @@ std::string results_table(const Results& r) {
   for (const TenantResult& t : r.tenants) {
     if (t.shared.unit_parts.empty()) continue;
     for (const auto& [label, p] : {std::pair{"shared", &t.shared}, std::pair{"alone", &t.baseline}}) {
-      out += fmt::format("{}critical path {} ({}), ms per {}:", notes ? "" : "\n", t.name, label,
-                         t.unit.empty() ? "unit" : t.unit.substr(0, t.unit.size() - (t.unit.back() == 's' ? 1 : 0)));
+      out += fmt::format("{}critical path {} ({}), ms per {}:", notes ? "" : "\n", t.name, label, singular(t.unit));
       for (const auto& [name, seconds] : p->unit_parts) out += fmt::format(" {} {}", name, fixed(1e3 * seconds, 3));
       out += "\n";
       notes = true;
