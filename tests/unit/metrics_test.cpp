@@ -195,6 +195,16 @@ std::map<std::string, double> causes_of(const TenantResult& t) {
   return m;
 }
 
+// Two identical trainers a and b on one A100-80GB shared as `sharing`, for 2 s, one replication.
+Results identical_pair(const std::string& sharing, const std::string& training) {
+  const std::string text = fmt::format(
+      "version: 1\nname: t\nduration: 2s\nreplications: 1\ngpus: [{{id: g0, model: A100-80GB}}]\n"
+      "sharing: {{g0: {}}}\ntenants:\n  - {{name: a, on: g0, workload: {{training: {}}}}}\n"
+      "  - {{name: b, on: g0, workload: {{training: {}}}}}\n",
+      sharing, training, training);
+  return run_scenario(load_scenario_text(text, "t.yaml", builtin_catalog()), nullptr, nullptr, 1);
+}
+
 void expect_split_adds_up(const TenantResult& t) {
   double shares = 0;
   for (const auto& [name, share] : t.shared.time_split) shares += share;
@@ -208,12 +218,7 @@ TEST(RunScenario, ATimeSlicedTrainerWaitsForItsNeighboursSteps) {
   // Two identical compute-bound trainers without host time, 2 ms slices, 50 us switches: each step (about 5 ms
   // alone) waits about as long for the other's slices, and loses a switch per slice. (The split covers the whole
   // window, the unit in progress at its end included: with hundreds of units that is within 1% of a unit.)
-  const std::string text =
-      "version: 1\nname: t\nduration: 2s\nreplications: 1\ngpus: [{id: g0, model: A100-80GB}]\n"
-      "sharing: {g0: {mode: timeslice, slice: 2ms, switch_cost: 50us}}\ntenants:\n"
-      "  - {name: a, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n"
-      "  - {name: b, on: g0, workload: {training: {step: {flops: 1TFLOP}}}}\n";
-  const Results r = run_scenario(load_scenario_text(text, "t.yaml", builtin_catalog()), nullptr, nullptr, 1);
+  const Results r = identical_pair("{mode: timeslice, slice: 2ms, switch_cost: 50us}", "{step: {flops: 1TFLOP}}");
   for (const TenantResult& t : r.tenants) {
     expect_split_adds_up(t);
     const double alone = 1 / t.baseline.throughput;
@@ -230,12 +235,7 @@ TEST(RunScenario, ATimeSlicedTrainerWaitsForItsNeighboursSteps) {
 
 TEST(RunScenario, MpsClientsBesideEachOtherAreSlowedNotQueued) {
   // Two memory-bound trainers under MPS run at once and share the bandwidth: their loss is `slowed`.
-  const std::string text =
-      "version: 1\nname: t\nduration: 2s\nreplications: 1\ngpus: [{id: g0, model: A100-80GB}]\n"
-      "sharing: {g0: {mode: mps}}\ntenants:\n"
-      "  - {name: a, on: g0, workload: {training: {step: {bytes: 20GB}, kernels_per_step: 10}}}\n"
-      "  - {name: b, on: g0, workload: {training: {step: {bytes: 20GB}, kernels_per_step: 10}}}\n";
-  const Results r = run_scenario(load_scenario_text(text, "t.yaml", builtin_catalog()), nullptr, nullptr, 1);
+  const Results r = identical_pair("{mode: mps}", "{step: {bytes: 20GB}, kernels_per_step: 10}");
   for (const TenantResult& t : r.tenants) {
     expect_split_adds_up(t);
     std::map<std::string, double> c = causes_of(t);
