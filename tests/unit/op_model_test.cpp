@@ -363,6 +363,42 @@ TEST(NeusightValidation, BeatsTheRooflineAndThePeakRatioOnHeldOutGpus) {
   for (const ValidationCase& c : t4[0].cases) EXPECT_EQ(c.gpu, "T4");
 }
 
+// Issue 30's per-kernel check on measured ops: each op class of a case on a held-out GPU, from the source GPU's
+// measured ops of the same case. Its time on the target is the measured one (less overheads, so no more than the
+// raw sum), the prediction the source's times scaled by the model's ratio (between the class's smallest and largest
+// kernel ratio), beside the same time, the peak / bandwidth ratio and the shapes alone.
+TEST(NeusightValidation, PerOpClassCheckScalesTheSourceProfileByTheModelsRatio) {
+  const std::string dir = std::string(VGPUSIM_SOURCE_DIR) + "/scenarios/measurements/neusight";
+  PublishedOptions one;
+  one.gpu = "V100-PCIe-32GB";
+  const std::vector<ValidationRun> runs = validate_neusight(dir, one);
+  std::map<std::string, const ValidationCase*> by_id;
+  for (const ValidationCase& c : runs[0].cases)
+    if (c.split == "inference, per op class, from the A100-PCIe-40GB profile, leave one GPU out") by_id[c.id] = &c;
+  ASSERT_TRUE(by_id.count("bert_large-inf-512-8: linear"));
+  ASSERT_TRUE(by_id.count("bert_large-inf-512-8: bmm"));
+  ASSERT_TRUE(by_id.count("bert_large-inf-512-8: softmax"));
+  const ValidationCase& linear = *by_id["bert_large-inf-512-8: linear"];
+  for (const char* b : {"same time", "peak / bandwidth ratio", "shapes alone"}) EXPECT_GT(linear.baseline.at(b), 0) << b;
+  // The target's raw measured linear time bounds the measured figure from above.
+  const std::vector<NeusightOp> target =
+      read_neusight_profile(dir + "/label/Tesla_V100-PCIE-32GB/bert_large-inf-512-8.csv", 24);
+  double raw = 0;
+  for (const NeusightOp& op : target)
+    if (fx_node_kernels(op.node, false).op_class == "linear") raw += op.repeat * op.forward;
+  EXPECT_LE(linear.measured, raw);
+  EXPECT_GT(linear.measured, 0.8 * raw);
+  // Scaled by the model's ratio of the class's kernels, V100 over A100: above 1 (the V100 is slower on every
+  // side), below twice the A100's bandwidth ratio (a GEMM's time is its longer side; a tail wave on the V100's 80 SMs
+  // can add up to one more wave).
+  const double ratio = linear.predicted / linear.baseline.at("same time");
+  const GpuSpec& v100 = builtin_catalog().find("V100-PCIe-32GB")->spec;
+  const GpuSpec& a100 = builtin_catalog().find("A100-PCIe-40GB")->spec;
+  EXPECT_GT(ratio, 1.0);
+  EXPECT_LT(ratio, 2 * a100.memory_bandwidth / v100.memory_bandwidth);
+  EXPECT_NE(ratio, linear.baseline.at("peak / bandwidth ratio") / linear.baseline.at("same time"));
+}
+
 namespace {
 
 const std::string kBertProfile = std::string(VGPUSIM_SOURCE_DIR) +

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "models/gpu/device_names.hpp"
 #include "models/gpu/op_model.hpp"
@@ -153,6 +154,57 @@ double from_profile(const Prepared& source, const OpDevice& src, const OpDevice&
   return t;
 }
 
+// Issue 30's per-kernel check on measured ops: each op class's time in one case on the target GPU (every measured
+// pass of its ops, less its measurement overhead), from the source GPU's measured ops of the same case: scaled by
+// the model's ratio target / source (as trace replay scales a recorded kernel that has shapes), unscaled, and by
+// the name rule's ratio (GEMMs by the FP32 peak, the rest by the DRAM bandwidth); and, for comparison, the model's
+// own time on the target from the shapes alone (no profile). Classes under kMinClassShare of
+// the case's time are left out (their few microseconds are mostly the overhead's error). Empty when the two
+// profiles do not list the same ops.
+struct ClassTimes {
+  double measured = 0, predicted = 0, same = 0, peak = 0, shapes = 0;
+};
+constexpr double kMinClassShare = 0.01;
+
+std::map<std::string, ClassTimes> per_class(const Prepared& source, const Prepared& target, const Gpu& src,
+                                            const Gpu& tgt, const OpModelFit& fit) {
+  std::map<std::string, ClassTimes> out;
+  if (source.c->ops.size() != target.c->ops.size()) return out;
+  double total = 0;
+  for (size_t i = 0; i < target.c->ops.size(); ++i) {
+    const NeusightOp &so = source.c->ops[i], &to = target.c->ops[i];
+    if (so.node.target != to.node.target || so.node.inputs != to.node.inputs || so.repeat != to.repeat) return {};
+    const FxNodeKernels& k = target.kernels[i];
+    const std::pair<const std::vector<OpKernel>*, std::tuple<double, double, OpPhase>> passes[] = {
+        {&k.forward, {so.forward, to.forward, OpPhase::Forward}},
+        {&k.backward, {so.backward, to.backward, OpPhase::Backward}},
+        {&k.accumulate, {so.accumulate, to.accumulate, OpPhase::Accumulate}}};
+    for (const auto& [kernels, m] : passes) {
+      const auto& [at_source, at_target, phase] = m;
+      if (kernels->empty() || !(at_source > 0) || !(at_target > 0)) continue;
+      const double overhead = measurement_overhead(fit.overheads, phase, k.op_class == "linear" && phase == OpPhase::Forward);
+      double ts = 0, tt = 0;
+      bool gemm = false;
+      for (const OpKernel& x : *kernels) {
+        ts += op_kernel_time(x, src.device, fit.params);
+        tt += op_kernel_time(x, tgt.device, fit.params);
+        gemm = gemm || is_gemm(x.cls);
+      }
+      const double own = so.repeat * std::max(0.0, at_source - overhead);
+      ClassTimes& c = out[k.op_class];
+      c.measured += to.repeat * std::max(0.0, at_target - overhead);
+      c.predicted += own * tt / ts;
+      c.same += own;
+      c.peak += own * (gemm ? src.device.fp32 / tgt.device.fp32 : src.device.bandwidth / tgt.device.bandwidth);
+      c.shapes += to.repeat * tt;
+      total += to.repeat * std::max(0.0, at_target - overhead);
+    }
+  }
+  for (auto it = out.begin(); it != out.end();)
+    it = it->second.measured < kMinClassShare * total || !(it->second.measured > 0) ? out.erase(it) : std::next(it);
+  return out;
+}
+
 std::string fitted_values(const OpModelFit& f) {
   const ParamValues v = OpModelParams::table().values(f.params);
   std::vector<std::string> parts;
@@ -294,6 +346,15 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
           v.split = fmt::format("{}, from the {} profile, {}", mode, gpus[*src].catalog, how);
           v.predicted = from_profile(*from, gpus[*src].device, gpus[g].device, fit);
           run.cases.push_back(v);
+          for (const auto& [cls, t] : per_class(*from, p, gpus[*src], gpus[g], fit)) {
+            ValidationCase c = v;
+            c.split = fmt::format("{}, per op class, from the {} profile, {}", mode, gpus[*src].catalog, how);
+            c.id = fmt::format("{}: {}", p.c->id, cls);
+            c.measured = t.measured;
+            c.predicted = t.predicted;
+            c.baseline = {{"same time", t.same}, {"peak / bandwidth ratio", t.peak}, {"shapes alone", t.shapes}};
+            run.cases.push_back(c);
+          }
         }
       }
   }
@@ -311,7 +372,12 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
       "fitted jointly on the per-op measurements of the other GPUs (split \"from shapes, leave one GPU out\"): the "
       "held-out GPU is predicted from its catalog figures only. A second split predicts from the source GPU's "
       "measured profile of the same case ({} for inference, {} for training, as NeuSight's study does), each op "
-      "scaled by the model's ratio target / source, with the fold's parameters. A GPU outside the six the model's "
+      "scaled by the model's ratio target / source, with the fold's parameters. A third (\"per op class\") checks that "
+      "scaling op by op, as trace replay scales a recorded kernel with shapes (docs/trace-replay.md): per case and "
+      "op class (linear, bmm, softmax, norm, ...; classes of at least 1% of the case's time), the target's measured "
+      "time of the class's ops less their measurement overheads against the source's scaled by the model's ratio, "
+      "beside the same time unscaled, the name rule's ratio (GEMMs by the FP32 peak, the rest by the DRAM "
+      "bandwidth) and the model's time from the shapes alone. A GPU outside the six the model's "
       "defaults were fitted on is also predicted with those defaults (split \"shipped defaults\"), the only "
       "prediction for a folder of new GPUs alone. Baselines, on the same cases: "
       "NeuSight's and its roofline's predictions (summary/summary.csv), and the source GPU's measured latency scaled "
