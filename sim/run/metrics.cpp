@@ -176,7 +176,8 @@ std::vector<std::pair<std::string, double>> slowdown_causes(const TenantResult& 
   if (open_loop || !(a.throughput > 0) || !(b.throughput > 0) || a.time_split.size() != b.time_split.size()) return {};
   std::vector<std::pair<std::string, double>> causes;
   for (size_t k = 0; k < a.time_split.size(); ++k)
-    causes.emplace_back(a.time_split[k].first, a.time_split[k].second / a.throughput - b.time_split[k].second / b.throughput);
+    causes.emplace_back(a.time_split[k].first,
+                        a.time_split[k].second / a.throughput - b.time_split[k].second / b.throughput);
   return causes;
 }
 

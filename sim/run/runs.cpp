@@ -176,7 +176,8 @@ Results merge_replications(const Scenario& sc, const std::vector<Results>& reps)
     tr.shared = merged_performance(reps, t, true);
     tr.baseline = merged_performance(reps, t, false);
     // Causes of the means, for a tenant that has them (closed loop) in some replication.
-    const bool causes = std::any_of(reps.begin(), reps.end(), [&](const Results& x) { return !x.tenants[t].slowdown_causes.empty(); });
+    const bool causes = std::any_of(reps.begin(), reps.end(),
+                                    [&](const Results& x) { return !x.tenants[t].slowdown_causes.empty(); });
     tr.slowdown_causes = slowdown_causes(tr, !causes);
     for (size_t k = 0; k < tr.slo.size(); ++k) {
       tr.slo[k].attainment = mean_over(reps, t, [&](const TenantResult& x) {

@@ -26,8 +26,8 @@ const std::vector<Section>& sections_before_workloads() {
                    "the run)"},
                   {"start_jitter", "time", false, units::format(ScenarioBuilder::kStartJitter, units::Dim::Time),
                    "tenants without `start` begin at a random offset in [0, start_jitter), drawn per replication, so "
-                   "that identical tenants are not in lockstep; 0s starts them together (and lets tenants with the same "
-                   "workload, memory and stream share one baseline run)"},
+                   "that identical tenants are not in lockstep; 0s starts them together (and lets tenants with the "
+                   "same workload, memory and stream share one baseline run)"},
                   {"duration", "time", false, "", "simulated time to run; needed when a workload has no count",
                    "until every tenant is done"},
                   {"fidelity", "exact | fluid", false, "exact",

@@ -154,7 +154,8 @@ TEST(RunScenario, TenantsWhoseAloneRunsAreTheSameShareOneBaseline) {
   const std::string head =
       "version: 1\nname: t\nduration: 0.5s\ngpus: [{id: g0, model: A100-80GB}]\nsharing: {g0: {mode: timeslice}}\n"
       "tenants:\n";
-  const std::string train = "workload: {training: {step: {flops: 1TFLOP, bytes: 1GB}, kernels_per_step: 8, host_time: 1ms}}";
+  const std::string train =
+      "workload: {training: {step: {flops: 1TFLOP, bytes: 1GB}, kernels_per_step: 8, host_time: 1ms}}";
   const std::string serve = "workload: {inference: {rate: 200/s, request: {flops: 50GFLOP, bytes: 1GB}}}";
   const auto tenant = [](const std::string& name, const std::string& more, const std::string& workload,
                          const std::string& memory = "1GiB") {

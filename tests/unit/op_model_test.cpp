@@ -379,7 +379,8 @@ TEST(NeusightValidation, PerOpClassCheckScalesTheSourceProfileByTheModelsRatio) 
   ASSERT_TRUE(by_id.count("bert_large-inf-512-8: bmm"));
   ASSERT_TRUE(by_id.count("bert_large-inf-512-8: softmax"));
   const ValidationCase& linear = *by_id["bert_large-inf-512-8: linear"];
-  for (const char* b : {"same time", "peak / bandwidth ratio", "shapes alone"}) EXPECT_GT(linear.baseline.at(b), 0) << b;
+  for (const char* b : {"same time", "peak / bandwidth ratio", "shapes alone"})
+    EXPECT_GT(linear.baseline.at(b), 0) << b;
   // The target's raw measured linear time bounds the measured figure from above.
   const std::vector<NeusightOp> target =
       read_neusight_profile(dir + "/label/Tesla_V100-PCIE-32GB/bert_large-inf-512-8.csv", 24);

@@ -48,7 +48,8 @@ std::string results_table(const Results& r) {
   };
   const auto split = [](const Performance& p) {
     std::string s;
-    for (const auto& [name, share] : p.time_split) s += fmt::format("{}{} {}%", s.empty() ? "" : ", ", name, fixed(100 * share, 1));
+    for (const auto& [name, share] : p.time_split)
+      s += fmt::format("{}{} {}%", s.empty() ? "" : ", ", name, fixed(100 * share, 1));
     return s;
   };
   std::string why;

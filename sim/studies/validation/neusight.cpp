@@ -182,7 +182,8 @@ std::map<std::string, ClassTimes> per_class(const Prepared& source, const Prepar
     for (const auto& [kernels, m] : passes) {
       const auto& [at_source, at_target, phase] = m;
       if (kernels->empty() || !(at_source > 0) || !(at_target > 0)) continue;
-      const double overhead = measurement_overhead(fit.overheads, phase, k.op_class == "linear" && phase == OpPhase::Forward);
+      const bool linear = k.op_class == "linear" && phase == OpPhase::Forward;
+      const double overhead = measurement_overhead(fit.overheads, phase, linear);
       double ts = 0, tt = 0;
       bool gemm = false;
       for (const OpKernel& x : *kernels) {
