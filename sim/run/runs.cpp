@@ -224,22 +224,18 @@ Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* obser
   std::vector<Results> reps;
   for (int i = 0; i < n; ++i) {
     const Scenario r = replication(sc, i);
-    // The shared run (0) and each distinct baseline (1 + k) on threads; one replication at a time, so that only its
-    // records are held. Tenants whose alone runs would be the same share one.
+    // The shared run (0) and each tenant's baseline (1 + t) on threads; one replication at a time, so that only its
+    // records are held. Tenants whose alone runs would be the same share one: only the first of them runs.
     const std::vector<size_t> source = baseline_sources(r);
-    std::vector<size_t> distinct;
-    std::vector<size_t> slot(r.tenants.size());
-    for (size_t t = 0; t < r.tenants.size(); ++t) {
-      if (source[t] == t) distinct.push_back(t);
-      slot[t] = source[t] == t ? distinct.size() - 1 : slot[source[t]];
-    }
-    std::vector<RunRecord> records(1 + distinct.size());
+    std::vector<RunRecord> records(1 + r.tenants.size());
     std::vector<std::exception_ptr> errors(records.size());
     run_parallel(records.size(), std::max(1u, threads), [&](size_t k) {
       try {
         // The timeline and the progress bar follow the first replication.
-        records[k] = k == 0 ? simulate(r, i == 0 ? progress : nullptr, i == 0 ? observer : nullptr)
-                            : simulate_baseline(r, distinct[k - 1]);
+        if (k == 0)
+          records[k] = simulate(r, i == 0 ? progress : nullptr, i == 0 ? observer : nullptr);
+        else if (source[k - 1] == k - 1)
+          records[k] = simulate_baseline(r, k - 1);
       } catch (...) {
         errors[k] = std::current_exception();
       }
@@ -248,7 +244,7 @@ Results run_scenario(const Scenario& sc, ProgressFn progress, RunObserver* obser
     for (const std::exception_ptr& e : errors)
       if (e) std::rethrow_exception(e);
     std::vector<const RunRecord*> baselines;
-    for (size_t t = 0; t < r.tenants.size(); ++t) baselines.push_back(&records[1 + slot[t]]);
+    for (size_t t = 0; t < r.tenants.size(); ++t) baselines.push_back(&records[1 + source[t]]);
     reps.push_back(compute_results(r, records.front(), baselines));
   }
   if (n == 1) return reps.front();

@@ -192,13 +192,14 @@ std::map<std::string, ClassTimes> per_class(const Prepared& source, const Prepar
         gemm = gemm || is_gemm(x.cls);
       }
       const double own = so.repeat * std::max(0.0, at_source - overhead);
+      const double measured = to.repeat * std::max(0.0, at_target - overhead);
       ClassTimes& c = out[k.op_class];
-      c.measured += to.repeat * std::max(0.0, at_target - overhead);
+      c.measured += measured;
       c.predicted += own * tt / ts;
       c.same += own;
       c.peak += own * (gemm ? src.device.fp32 / tgt.device.fp32 : src.device.bandwidth / tgt.device.bandwidth);
       c.shapes += to.repeat * tt;
-      total += to.repeat * std::max(0.0, at_target - overhead);
+      total += measured;
     }
   }
   for (auto it = out.begin(); it != out.end();)
