@@ -662,7 +662,7 @@ TEST(PublishedMigPerf, AFullGpuStepTheCpuBoundStaysCpuBoundOnASlice) {
   ASSERT_EQ(runs.size(), 1u);
   std::map<std::string, double> op;
   for (const ValidationCase& c : runs[0].cases)
-    if (c.split == "op model by shapes, no fit") op[c.id] = c.predicted;
+    if (c.split == "op model by shapes, step fitted on the full GPU") op[c.id] = c.predicted;
   ASSERT_EQ(op.size(), 3u);
   const std::string id = "infer nlp bert-base-multilingual-cased batch ";
   // Batch 1 and 8: the slice runs the CPU's 11 ms step (its GPU part is shorter there).

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -56,18 +58,90 @@ double model_step(const MigPerfRow& r, const GpuSpec& gpu) {
   return step_graph.kernels().empty() ? 0 : step_graph.times(op_device(gpu)).total();
 }
 
-// The throughput on `slice` by the operator model, from the full GPU's measured `throughput` (samples/s); 0 when
-// the row's model has no known shape. Eager PyTorch launches asynchronously: the CPU's dispatch runs beside the
-// GPU's work and a step takes the longer of the two. The measured full-GPU step bounds the CPU's part (it is the
-// CPU's when the GPU waited, and no less than it otherwise); the GPU's part on the slice is the model's time there
-// times `speed`, the workload's measured step over the model's on the whole GPU where the GPU bound it most (the
-// model's absolute time is FP32 SIMT; the workload may have run on TF32 or FP16 tensor cores). DCGM's engine
-// activity is not used: it stays near 0.55 for ResNet-50 inference at batch 256, which the GPU bounds.
-double op_model_throughput(const MigPerfRow& r, double throughput, const GpuSpec& slice, double speed) {
+// How a workload's step on the whole GPU follows the operator model, fitted on its full-GPU rows (every batch and
+// sequence of its model and task; the slices are not used). Eager PyTorch launches asynchronously: the CPU's
+// dispatch of a step (`cpu`, the same at every batch: the same kernels are launched) runs beside the GPU's work
+// (`speed` x the model's time: the model's absolute time is FP32 SIMT, and the workload may have run on TF32 or
+// FP16 tensor cores), and a step takes
+//
+//     step = (cpu^p + gpu^p)^(1/p)
+//
+// p = infinity is the longer of the two (perfect overlap); a finite p is the imperfect overlap of a step whose
+// kernels are sometimes waited for and sometimes wait (p = 1: no overlap at all). DCGM's engine activity is not
+// used: it stays near 0.55 for ResNet-50 inference at batch 256, which the GPU bounds.
+struct StepFit {
+  double speed = 1;                                         // measured GPU time over the model's, at most 1
+  double cpu = 0;                                           // s per step
+  double sharpness = std::numeric_limits<double>::infinity();  // p
+};
+
+double overlapped(double cpu, double gpu, double p) {
+  if (std::isinf(p)) return std::max(cpu, gpu);
+  return std::pow(std::pow(cpu, p) + std::pow(gpu, p), 1.0 / p);
+}
+
+// The fit of (cpu, speed, p) minimizing the squared log error of the measured full-GPU steps (s) against the model's
+// times there (s): for each p of a fixed set, cpu among the measured steps and speed on a log grid, then both refined
+// by multiplicative steps; the p of the least error. With fewer than three rows (three unknowns) nothing is fitted:
+// speed is the smallest measured / model ratio (the row the GPU bound most) and the CPU's part is left to each row.
+// How much better a finite p must fit the rows than the plain longer of the two (p infinite) to be taken, in RMS log
+// error (0.01: 1%). Chosen, not fitted; on MIGPerf's slices 0.003 / 0.01 / 0.03 give 9.5 / 9.2 / 10.3% on the
+// A100-80GB and 6.7% on the A100-40GB.
+constexpr double kOverlapEvidence = 0.01;
+
+StepFit fit_step(const std::vector<std::pair<double, double>>& rows) {
+  StepFit f;
+  if (rows.empty()) return f;
+  if (rows.size() < 3) {
+    for (const auto& [measured, model] : rows) f.speed = std::min(f.speed, measured / model);
+    return f;
+  }
+  const auto loss = [&](double cpu, double speed, double p) {
+    double l = 0;
+    for (const auto& [measured, model] : rows) {
+      const double e = std::log(measured / overlapped(cpu, speed * model, p));
+      l += e * e;
+    }
+    return l;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<StepFit, double>> fits;  // per p: the fit and its RMS log error
+  for (const double p : {1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0, inf}) {
+    double cpu = 0, speed = 1, here = inf;
+    for (const auto& [c, unused] : rows)
+      for (int i = 0; i <= 120; ++i) {
+        const double s = std::pow(10.0, -1.5 * i / 120.0);  // 1 down to 0.03
+        if (const double l = loss(c, s, p); l < here) here = l, cpu = c, speed = s;
+      }
+    for (const double step : {1.1, 1.02, 1.005, 1.001})
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (const double dir : {step, 1.0 / step}) {
+          if (const double l = loss(cpu * dir, speed, p); l < here - 1e-15) here = l, cpu *= dir, moved = true;
+          if (const double s = std::min(1.0, speed * dir); s != speed)
+            if (const double l = loss(cpu, s, p); l < here - 1e-15) here = l, speed = s, moved = true;
+        }
+      }
+    fits.push_back({{speed, cpu, p}, std::sqrt(here / static_cast<double>(rows.size()))});
+  }
+  // The plain longer-of-the-two (p infinite, the last) unless a finite p fits the rows better by more than
+  // kOverlapEvidence of RMS log error: with as many rows as unknowns every p fits them, and the simplest form stays.
+  f = fits.back().first;
+  double best = fits.back().second - kOverlapEvidence;
+  for (const auto& [fit, rms] : fits)
+    if (rms < best) best = rms, f = fit;
+  return f;
+}
+
+// The throughput of `r` on `slice` by the operator model and the workload's fitted step; 0 when the row's model has
+// no known shape. Without a fitted CPU part (fewer than three full-GPU rows), the row's own measured full-GPU step
+// bounds the CPU's part and the step is the longer of the two.
+double op_model_throughput(const MigPerfRow& r, double throughput, const GpuSpec& slice, const StepFit& fit) {
   const double on_slice = model_step(r, slice);
   if (!(on_slice > 0)) return 0;
   const double batch = std::max(1.0, static_cast<double>(r.batch));
-  return batch / std::max(batch / throughput, speed * on_slice);
+  const double cpu = fit.cpu > 0 ? fit.cpu : batch / throughput;
+  return batch / overlapped(cpu, fit.speed * on_slice, fit.sharpness);
 }
 
 }  // namespace
@@ -87,17 +161,18 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       "(the NLP training column), and rows without a throughput, are skipped. Baseline: throughput in proportion "
       "to the profile's SMs. A100-80GB rows come from the consolidated file; A100-40GB rows from the per-experiment "
       "files that carry DCGM activity (batch and sequence sweeps of five NLP models, ViT and MoCo fine-tuning). "
-      "Split \"op model by shapes, no fit\": the workload's model built from its published shape "
-      "(models/workload/model_shapes.cpp: BERT-base and its multilingual relatives, DistilBERT, MiniLM, MPNet, "
+      "Split \"op model by shapes, step fitted on the full GPU\": the workload's model built from its published "
+      "shape (models/workload/model_shapes.cpp: BERT-base and its multilingual relatives, DistilBERT, MiniLM, MPNet, "
       "ViT-B/16, ResNet-50 for MoCo) at the row's batch and sequence, forward (inference) or forward and backward "
       "(training, fine-tuning), timed by the operator model (docs/models/op-model.md, FP32, its shipped defaults) "
-      "on the slice and on the whole GPU. Eager PyTorch launches asynchronously, so a step takes the longer of the "
-      "CPU's dispatch and the GPU's work: the slice's step is the longer of the measured full-GPU step (which "
-      "bounds the CPU's part) and the GPU's time on the slice, the model's time there times the workload's kernel "
-      "speed: the smallest ratio of a measured full-GPU step to the model's time on the whole GPU over the "
-      "workload's full-GPU rows (its model and task at every batch and sequence; at most 1), since the model is "
-      "FP32 SIMT and the workload may have run on tensor cores. DCGM's activity is not used by this split: on the "
-      "A100-40GB it reads 0.48 for BERT at batch 256, where latency grows in proportion to the batch.";
+      "on the slice and on the whole GPU. Eager PyTorch launches asynchronously, so the CPU's dispatch of a step "
+      "runs beside the GPU's work: a step is (cpu^p + gpu^p)^(1/p), the GPU's part the model's time times a kernel "
+      "speed (at most 1: the model is FP32 SIMT and the workload may have run on tensor cores), the CPU's part the "
+      "same at every batch, and p (1, 1.5, 2, 3, 4, 6, 10 or infinity: how well the two overlap) fitted with them, "
+      "per workload (its model and task on one GPU), on its full-GPU rows only (every batch and sequence measured "
+      "on the 7g instance; least squared log error); the slices are predicted with the fitted step. DCGM's activity "
+      "is not used by this split: on the A100-40GB it reads 0.48 for BERT at batch 256, where latency grows in "
+      "proportion to the batch.";
   std::vector<MigPerfRow> rows = read_migperf((fs::path(dir) / "migperf_consolidated_A100-80g.csv").string());
   // A100-40GB: the per-experiment files that carry DCGM activity.
   const fs::path a40g = fs::path(dir) / "data" / "A100-40g";
@@ -128,20 +203,19 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
   std::map<std::string, const MigPerfRow*> full;
   for (const MigPerfRow& r : rows)
     if (r.profile.rfind("7g.", 0) == 0) full[r.gpu + " " + workload_id(r)] = &r;
-  // The speed of a workload's kernels against the operator model's FP32 time (its task and model on one GPU, every
-  // batch and sequence measured on the whole GPU): the smallest measured step over the model's step there, the row
-  // the GPU bound most (a step the CPU bound is longer than its GPU part), at most 1.
-  std::map<std::string, double> speed_of;
-  const auto kernel_speed = [&](const MigPerfRow& r, const GpuSpec& whole) {
+  // Each workload's step fitted on its full-GPU rows (its task and model on one GPU, every batch and sequence
+  // measured on the whole GPU): fit_step.
+  std::map<std::string, StepFit> step_of;
+  const auto step_fit = [&](const MigPerfRow& r, const GpuSpec& whole) {
     const std::string key = r.gpu + " " + r.task + " " + r.domain + " " + r.model;
-    if (const auto it = speed_of.find(key); it != speed_of.end()) return it->second;
-    double speed = 1;
+    if (const auto it = step_of.find(key); it != step_of.end()) return it->second;
+    std::vector<std::pair<double, double>> measured;  // (measured step, model's step), s
     for (const MigPerfRow& w : rows)
       if (w.profile.rfind("7g.", 0) == 0 && w.gpu == r.gpu && w.task == r.task && w.domain == r.domain &&
           w.model == r.model && w.throughput > 0 && consistent(w))
         if (const double on_whole = model_step(w, whole); on_whole > 0)
-          speed = std::min(speed, std::max(1.0, static_cast<double>(w.batch)) / w.throughput / on_whole);
-    return speed_of[key] = speed;
+          measured.emplace_back(std::max(1.0, static_cast<double>(w.batch)) / w.throughput, on_whole);
+    return step_of[key] = fit_step(measured);
   };
   for (const MigPerfRow& r : rows) {
     if (r.profile.rfind("7g.", 0) == 0) continue;
@@ -199,8 +273,8 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     c.predicted = batch / (w.host_time + solo_time(w.unit, slice_spec, roof));
     c.baseline["proportional to SMs"] = base.throughput * slice->sms / whole->sms;
     run.cases.push_back(c);
-    if (const double op = op_model_throughput(r, base.throughput, slice_spec, kernel_speed(r, whole_spec)); op > 0) {
-      c.split = "op model by shapes, no fit";
+    if (const double op = op_model_throughput(r, base.throughput, slice_spec, step_fit(r, whole_spec)); op > 0) {
+      c.split = "op model by shapes, step fitted on the full GPU";
       c.predicted = op;
       run.cases.push_back(c);
     }

@@ -21,7 +21,7 @@ std::string class_of(const std::string& dataset, const ValidationCase& c) {
   if (dataset == "lucid" && s == "shipped defaults, no fit") return "timeslice-pair";
   if (dataset == "gavel" && s.starts_with("5-fold held-out")) return "mps-pair";
   if (dataset == "migperf" && s == "no fit") return "mig-slice-telemetry";
-  if (dataset == "migperf" && s == "op model by shapes, no fit") return "mig-slice-op-graph";
+  if (dataset == "migperf" && s == "op model by shapes, step fitted on the full GPU") return "mig-slice-op-graph";
   if (dataset == "neusight" && s.find("from shapes") != std::string::npos) return "op-graph-alone";
   if (dataset == "vidur" && s == "leave one model out") return "llm-ops";
   if (dataset == "gpu-benches-stream" && s.starts_with("shipped method")) return "kernels-alone";
