@@ -70,8 +70,8 @@ double model_step(const MigPerfRow& r, const GpuSpec& gpu) {
 // kernels are sometimes waited for and sometimes wait (p = 1: no overlap at all). DCGM's engine activity is not
 // used: it stays near 0.55 for ResNet-50 inference at batch 256, which the GPU bounds.
 struct StepFit {
-  double speed = 1;                                         // measured GPU time over the model's, at most 1
-  double cpu = 0;                                           // s per step
+  double speed = 1;  // measured GPU time over the model's, at most 1
+  double cpu = 0;    // s per step; 0: not fitted (each row's own measured step bounds it)
   double sharpness = std::numeric_limits<double>::infinity();  // p
 };
 
@@ -80,15 +80,16 @@ double overlapped(double cpu, double gpu, double p) {
   return std::pow(std::pow(cpu, p) + std::pow(gpu, p), 1.0 / p);
 }
 
-// The fit of (cpu, speed, p) minimizing the squared log error of the measured full-GPU steps (s) against the model's
-// times there (s): for each p of a fixed set, cpu among the measured steps and speed on a log grid, then both refined
-// by multiplicative steps; the p of the least error. With fewer than three rows (three unknowns) nothing is fitted:
-// speed is the smallest measured / model ratio (the row the GPU bound most) and the CPU's part is left to each row.
 // How much better a finite p must fit the rows than the plain longer of the two (p infinite) to be taken, in RMS log
 // error (0.01: 1%). Chosen, not fitted; on MIGPerf's slices 0.003 / 0.01 / 0.03 give 9.5 / 9.2 / 10.3% on the
 // A100-80GB and 6.7% on the A100-40GB.
 constexpr double kOverlapEvidence = 0.01;
 
+// The fit of (cpu, speed, p) minimizing the squared log error of the measured full-GPU steps (s) against the model's
+// times there (s): for each p of a fixed set, cpu among the measured steps and speed on a log grid, then both refined
+// by multiplicative steps; the p of the least error, by kOverlapEvidence above. With fewer than three rows (three
+// unknowns) nothing is fitted: speed is the smallest measured / model ratio (the row the GPU bound most) and the
+// CPU's part is left to each row.
 StepFit fit_step(const std::vector<std::pair<double, double>>& rows) {
   StepFit f;
   if (rows.empty()) return f;
