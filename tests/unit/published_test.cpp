@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -637,6 +638,23 @@ TEST(PublishedLucid, FixtureCasesCarryEveryBaselineAndTheBands) {
 // MIGPerf through the op model: a full-GPU step the CPU bound (the same 11 ms at batch 1 and 8) is not taken for GPU
 // time on a slice; the slice's GPU part comes from the model's time there at the workload's kernel speed, which the
 // full GPU's largest batch (the GPU bound it) gives.
+TEST(PublishedMigPerf, TheFittedStepRecoversTheOverlapThatMadeTheRows) {
+  // Steps made by a known CPU part, kernel speed and overlap over model times from 2 to 200 ms; the fit finds them.
+  for (const double p : {2.0, 4.0, std::numeric_limits<double>::infinity()}) {
+    std::vector<std::pair<double, double>> rows;
+    for (const double model : {0.002, 0.005, 0.01, 0.02, 0.04, 0.08, 0.2})
+      rows.emplace_back(overlapped(0.010, 0.5 * model, p), model);
+    const StepFit f = fit_step(rows);
+    EXPECT_EQ(f.sharpness, p);
+    EXPECT_NEAR(f.cpu / 0.010, 1.0, 0.02) << p;
+    EXPECT_NEAR(f.speed / 0.5, 1.0, 0.02) << p;
+  }
+  // Two rows: nothing fitted, the smallest measured / model ratio.
+  const StepFit two = fit_step({{0.011, 0.004}, {0.030, 0.150}});
+  EXPECT_EQ(two.cpu, 0.0);
+  EXPECT_NEAR(two.speed, 0.2, 1e-12);
+}
+
 TEST(PublishedMigPerf, AFullGpuStepTheCpuBoundStaysCpuBoundOnASlice) {
   const fs::path d = temp_dir("migperf-op");
   fs::create_directories(d / "data" / "A100-40g" / "mocel_compare");

@@ -19,6 +19,7 @@
 #include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
+#include "sim/studies/calibration/fit.hpp"
 #include "sim/studies/validation/published.hpp"
 
 namespace fs = std::filesystem;
@@ -58,38 +59,18 @@ double model_step(const MigPerfRow& r, const GpuSpec& gpu) {
   return step_graph.kernels().empty() ? 0 : step_graph.times(op_device(gpu)).total();
 }
 
-// How a workload's step on the whole GPU follows the operator model, fitted on its full-GPU rows (every batch and
-// sequence of its model and task; the slices are not used). Eager PyTorch launches asynchronously: the CPU's
-// dispatch of a step (`cpu`, the same at every batch: the same kernels are launched) runs beside the GPU's work
-// (`speed` x the model's time: the model's absolute time is FP32 SIMT, and the workload may have run on TF32 or
-// FP16 tensor cores), and a step takes
-//
-//     step = (cpu^p + gpu^p)^(1/p)
-//
-// p = infinity is the longer of the two (perfect overlap); a finite p is the imperfect overlap of a step whose
-// kernels are sometimes waited for and sometimes wait (p = 1: no overlap at all). DCGM's engine activity is not
-// used: it stays near 0.55 for ResNet-50 inference at batch 256, which the GPU bounds.
-struct StepFit {
-  double speed = 1;  // measured GPU time over the model's, at most 1
-  double cpu = 0;    // s per step; 0: not fitted (each row's own measured step bounds it)
-  double sharpness = std::numeric_limits<double>::infinity();  // p
-};
+// How much better a finite p must fit the rows than the plain longer of the two (p infinite) to be taken, in RMS log
+// error (0.01: 1%). Chosen, not fitted; on MIGPerf's slices 0.003 / 0.01 / 0.03 give 9.5 / 9.2 / 10.3% on the
+// A100-80GB and 6.7% on the A100-40GB.
+constexpr double kOverlapEvidence = 0.01;
+
+}  // namespace
 
 double overlapped(double cpu, double gpu, double p) {
   if (std::isinf(p)) return std::max(cpu, gpu);
   return std::pow(std::pow(cpu, p) + std::pow(gpu, p), 1.0 / p);
 }
 
-// How much better a finite p must fit the rows than the plain longer of the two (p infinite) to be taken, in RMS log
-// error (0.01: 1%). Chosen, not fitted; on MIGPerf's slices 0.003 / 0.01 / 0.03 give 9.5 / 9.2 / 10.3% on the
-// A100-80GB and 6.7% on the A100-40GB.
-constexpr double kOverlapEvidence = 0.01;
-
-// The fit of (cpu, speed, p) minimizing the squared log error of the measured full-GPU steps (s) against the model's
-// times there (s): for each p of a fixed set, cpu among the measured steps and speed on a log grid, then both refined
-// by multiplicative steps; the p of the least error, by kOverlapEvidence above. With fewer than three rows (three
-// unknowns) nothing is fitted: speed is the smallest measured / model ratio (the row the GPU bound most) and the
-// CPU's part is left to each row.
 StepFit fit_step(const std::vector<std::pair<double, double>>& rows) {
   StepFit f;
   if (rows.empty()) return f;
@@ -97,33 +78,30 @@ StepFit fit_step(const std::vector<std::pair<double, double>>& rows) {
     for (const auto& [measured, model] : rows) f.speed = std::min(f.speed, measured / model);
     return f;
   }
-  const auto loss = [&](double cpu, double speed, double p) {
-    double l = 0;
-    for (const auto& [measured, model] : rows) {
-      const double e = std::log(measured / overlapped(cpu, speed * model, p));
-      l += e * e;
-    }
-    return l;
-  };
-  const double inf = std::numeric_limits<double>::infinity();
   std::vector<std::pair<StepFit, double>> fits;  // per p: the fit and its RMS log error
-  for (const double p : {1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0, inf}) {
-    double cpu = 0, speed = 1, here = inf;
-    for (const auto& [c, unused] : rows)
-      for (int i = 0; i <= 120; ++i) {
-        const double s = std::pow(10.0, -1.5 * i / 120.0);  // 1 down to 0.03
-        if (const double l = loss(c, s, p); l < here) here = l, cpu = c, speed = s;
+  for (const double p : {1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 10.0, std::numeric_limits<double>::infinity()}) {
+    const auto loss = [&](double cpu, double speed) {
+      double l = 0;
+      for (const auto& [measured, model] : rows) {
+        const double e = std::log(measured / overlapped(cpu, speed * model, p));
+        l += e * e;
       }
-    for (const double step : {1.1, 1.02, 1.005, 1.001})
-      for (bool moved = true; moved;) {
-        moved = false;
-        for (const double dir : {step, 1.0 / step}) {
-          if (const double l = loss(cpu * dir, speed, p); l < here - 1e-15) here = l, cpu *= dir, moved = true;
-          if (const double s = std::min(1.0, speed * dir); s != speed)
-            if (const double l = loss(cpu, s, p); l < here - 1e-15) here = l, speed = s, moved = true;
-        }
-      }
-    fits.push_back({{speed, cpu, p}, std::sqrt(here / static_cast<double>(rows.size()))});
+      return l;
+    };
+    // The best speed (0.03 to 1) for a CPU part, and the loss with it.
+    const auto best_speed = [&](double cpu) {
+      return std::pow(10.0, minimize_1d([&](double x) { return loss(cpu, std::pow(10.0, x)); }, -1.5, 0.0));
+    };
+    const auto loss_at = [&](double cpu) { return loss(cpu, best_speed(cpu)); };
+    // The CPU part: the measured step that fits best, then searched within a factor of 2 of it.
+    double cpu = rows[0].first, here = loss_at(cpu);
+    for (const auto& [measured, unused] : rows)
+      if (const double l = loss_at(measured); l < here) here = l, cpu = measured;
+    const double refined = std::exp(minimize_1d([&](double y) { return loss_at(std::exp(y)); },
+                                                 std::log(cpu / 2), std::log(cpu * 2)));
+    if (loss_at(refined) < here) cpu = refined;
+    const double speed = best_speed(cpu);
+    fits.push_back({{speed, cpu, p}, std::sqrt(loss(cpu, speed) / static_cast<double>(rows.size()))});
   }
   // The plain longer-of-the-two (p infinite, the last) unless a finite p fits the rows better by more than
   // kOverlapEvidence of RMS log error: with as many rows as unknowns every p fits them, and the simplest form stays.
@@ -133,6 +111,8 @@ StepFit fit_step(const std::vector<std::pair<double, double>>& rows) {
     if (rms < best) best = rms, f = fit;
   return f;
 }
+
+namespace {
 
 // The throughput of `r` on `slice` by the operator model and the workload's fitted step; 0 when the row's model has
 // no known shape. Without a fitted CPU part (fewer than three full-GPU rows), the row's own measured full-GPU step

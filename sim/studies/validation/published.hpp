@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vgpusim {
@@ -65,6 +67,25 @@ std::vector<ValidationRun> validate_published(const std::string& dataset, const 
 
 std::vector<ValidationRun> validate_gavel(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_migperf(const std::string& dir, const PublishedOptions& options);
+// The step MIGPerf's op-model split fits per workload on its full-GPU rows. Eager PyTorch launches asynchronously:
+// the CPU's dispatch of a step (`cpu`, the same at every batch: the same kernels are launched) runs beside the GPU's
+// work (`speed` x the operator model's time: the model is FP32 SIMT, and the workload may have run on TF32 or FP16
+// tensor cores), and a step takes overlapped(cpu, gpu, p) = (cpu^p + gpu^p)^(1/p): p infinite is the longer of the
+// two (perfect overlap), a finite p the imperfect overlap of kernels that sometimes wait and are sometimes waited
+// for (p = 1: none). DCGM's engine activity is not used: it stays near 0.55 for ResNet-50 inference at batch 256,
+// which the GPU bounds.
+struct StepFit {
+  double speed = 1;  // measured GPU time over the model's, at most 1
+  double cpu = 0;    // s per step; 0: not fitted (each row's own measured step bounds it)
+  double sharpness = std::numeric_limits<double>::infinity();  // p
+};
+double overlapped(double cpu, double gpu, double p);
+// (cpu, speed, p) minimizing the squared log error of `rows` (measured step, the model's step; s): for each p of
+// {1, 1.5, 2, 3, 4, 6, 10, infinity}, the measured step that fits best as cpu, refined within a factor of 2, each
+// cpu with its best speed (0.03 to 1, golden-section search in log speed); a finite p only when it fits 1% RMS better
+// than p infinite (with as many rows as unknowns every p fits them). With fewer than three rows nothing is fitted:
+// speed is the smallest measured / model ratio and cpu 0.
+StepFit fit_step(const std::vector<std::pair<double, double>>& rows);
 std::vector<ValidationRun> validate_gpu_benches(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_vidur(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_lucid(const std::string& dir, const PublishedOptions& options);
