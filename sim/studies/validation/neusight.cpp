@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -23,6 +24,7 @@ namespace {
 // NeuSight's study predicts inference from an A100-PCIe-40GB profile and training from an A100-80GB-PCIe one.
 constexpr const char* kInferenceSource = "A100-PCIe-40GB";
 constexpr const char* kTrainingSource = "A100-80GB-PCIe";
+constexpr const char* kLeaveOneOut = "leave one GPU out";
 // The GPUs the operator model's shipped defaults were fitted on (scenarios/measurements/neusight).
 constexpr const char* kDevelopmentGpus[] = {"P4",  "P100-PCIe-16GB", "T4", "V100-PCIe-32GB", "A100-PCIe-40GB",
                                             "A100-80GB-PCIe"};
@@ -122,13 +124,14 @@ std::vector<OpObservation> observations(const std::vector<Prepared>& cases, cons
   return out;
 }
 
-// The model fitted on every GPU but `held_out` (none: on all).
-OpModelFit fit_without(const std::vector<Gpu>& gpus, const std::vector<Prepared>& cases, std::optional<size_t> held_out) {
+// The model fitted on every GPU but those in `held_out`.
+OpModelFit fit_without(const std::vector<Gpu>& gpus, const std::vector<Prepared>& cases,
+                       const std::vector<size_t>& held_out) {
   std::vector<OpDevice> devices;
   std::vector<size_t> device_of(gpus.size(), 0);
   std::vector<bool> use(gpus.size(), false);
   for (size_t g = 0; g < gpus.size(); ++g) {
-    if (held_out && *held_out == g) continue;
+    if (std::find(held_out.begin(), held_out.end(), g) != held_out.end()) continue;
     use[g] = true;
     device_of[g] = devices.size();
     devices.push_back(gpus[g].device);
@@ -136,9 +139,12 @@ OpModelFit fit_without(const std::vector<Gpu>& gpus, const std::vector<Prepared>
   return fit_op_model(devices, observations(cases, use, device_of));
 }
 
-// Mode (b): the source GPU's measured profile of the same case, each op's time less its measurement overhead
-// scaled by the model's ratio target / source.
-double from_profile(const Prepared& source, const OpDevice& src, const OpDevice& target, const OpModelFit& fit) {
+// Mode (b): the source GPU's measured profile of the same case. Each op's time less its measurement overhead is
+// the model's time on the source times the op's deviation from it (measured / model); on the target the op takes
+// the model's target time times that deviation to the power `carry`: 1 carries it whole (the plain ratio target /
+// source, as trace replay scales a recorded kernel), 0 drops it (the shapes alone).
+double from_profile(const Prepared& source, const OpDevice& src, const OpDevice& target, const OpModelFit& fit,
+                    double carry) {
   double t = 0;
   for (size_t i = 0; i < source.kernels.size(); ++i)
     for_each_measured_pass(source, i, [&](const std::vector<OpKernel>& kernels, double measured, OpPhase phase,
@@ -149,10 +155,72 @@ double from_profile(const Prepared& source, const OpDevice& src, const OpDevice&
         tt += op_kernel_time(x, target, fit.params);
       }
       const double own = std::max(0.0, measured - measurement_overhead(fit.overheads, phase, linear));
-      t += source.c->ops[i].repeat * own * tt / ts;
+      t += source.c->ops[i].repeat * (carry == 1 ? own * tt / ts : tt * std::pow(own / ts, carry));
     });
   return t;
 }
+
+// How much of the source profile's deviation from the model carries to another GPU, fitted without the target:
+// nested leave one GPU out over the other GPUs that ran cases of the mode the source also ran (each such GPU
+// predicted from the source's profile with the model fitted without it and without the target), `carry` chosen
+// on a grid of kCarrySteps to minimize the mean absolute percentage error of those predictions. With no such
+// GPU, 1 (the plain ratio).
+constexpr int kCarrySteps = 20;  // carry 0, 0.05, ..., 1
+struct Carry {
+  double value = 1;
+  size_t cases = 0;  // the nested predictions it was chosen on
+};
+
+class CarryFitter {
+ public:
+  CarryFitter(const std::vector<Gpu>& gpus, const std::vector<Prepared>& cases) : gpus_(gpus), cases_(cases) {}
+
+  // `target`: the GPU predicted (none: a GPU outside the folder, predicted with the shipped defaults).
+  Carry fit(std::optional<size_t> target, size_t source, bool training) {
+    std::vector<std::pair<const Prepared*, const Prepared*>> inner;  // (source case, case on another GPU)
+    std::vector<const OpModelFit*> fits;
+    for (const Prepared& p : cases_) {
+      if (p.c->training != training || p.gpu == source || (target && p.gpu == *target)) continue;
+      const Prepared* from = nullptr;
+      for (const Prepared& q : cases_)
+        if (q.gpu == source && q.c->id == p.c->id) from = &q;
+      if (!from) continue;
+      inner.emplace_back(from, &p);
+      fits.push_back(&without(target, p.gpu));
+    }
+    Carry out;
+    out.cases = inner.size();
+    if (inner.empty()) return out;
+    double best = 1e300;
+    for (int k = 0; k <= kCarrySteps; ++k) {
+      const double carry = static_cast<double>(k) / kCarrySteps;
+      double err = 0;
+      for (size_t i = 0; i < inner.size(); ++i) {
+        const double predicted =
+            from_profile(*inner[i].first, gpus_[source].device, gpus_[inner[i].second->gpu].device, *fits[i], carry);
+        err += std::abs(predicted / inner[i].second->c->measured() - 1);
+      }
+      if (err < best - 1e-12) {
+        best = err;
+        out.value = carry;
+      }
+    }
+    return out;
+  }
+
+ private:
+  const OpModelFit& without(std::optional<size_t> target, size_t other) {
+    std::vector<size_t> out{other};
+    if (target) out.push_back(*target);
+    std::sort(out.begin(), out.end());
+    auto it = fits_.find(out);
+    if (it == fits_.end()) it = fits_.emplace(out, fit_without(gpus_, cases_, out)).first;
+    return it->second;
+  }
+  const std::vector<Gpu>& gpus_;
+  const std::vector<Prepared>& cases_;
+  std::map<std::vector<size_t>, OpModelFit> fits_;
+};
 
 // Issue 30's per-kernel check on measured ops: each op class's time in one case on the target GPU (every measured
 // pass of its ops, less its measurement overhead), from the source GPU's measured ops of the same case: scaled by
@@ -275,8 +343,18 @@ void load(const std::string& dir, Loaded& out) {
 OpModelFit fit_neusight(const std::string& dir) {
   Loaded l;
   load(dir, l);
-  return fit_without(l.gpus, l.cases, std::nullopt);
+  return fit_without(l.gpus, l.cases, {});
 }
+
+namespace {
+std::string carry_text(const std::map<std::tuple<std::string, std::string, std::string>, Carry>& seen) {
+  std::vector<std::string> parts;
+  for (const auto& [key, c] : seen)
+    parts.push_back(fmt::format("{} {} ({}) {:.2f} on {} nested predictions", std::get<0>(key), std::get<1>(key),
+                                std::get<2>(key), c.value, c.cases));
+  return parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, "; "));
+}
+}  // namespace
 
 std::vector<ValidationRun> validate_neusight(const std::string& dir, const PublishedOptions& options) {
   ValidationRun run;
@@ -304,12 +382,14 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
     return nullptr;
   };
 
+  CarryFitter carries(gpus, cases);
+  std::map<std::tuple<std::string, std::string, std::string>, Carry> carry_seen;  // (GPU, mode, fold)
   for (size_t g = 0; g < gpus.size(); ++g) {
     if (!options.gpu.empty() && gpus[g].catalog != options.gpu && gpus[g].folder != options.gpu) continue;
     // Its predictions: fitted on the folder's other GPUs, and, for a GPU the shipped defaults were not fitted on,
     // from those defaults (a folder of new GPUs only has no other GPU to fit on).
     std::vector<std::pair<std::string, OpModelFit>> folds;
-    if (gpus.size() >= 2) folds.emplace_back("leave one GPU out", fit_without(gpus, cases, g));
+    if (gpus.size() >= 2) folds.emplace_back(kLeaveOneOut, fit_without(gpus, cases, {g}));
     if (std::find(std::begin(kDevelopmentGpus), std::end(kDevelopmentGpus), gpus[g].catalog) ==
         std::end(kDevelopmentGpus)) {
       OpModelFit shipped;
@@ -346,7 +426,10 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
         run.cases.push_back(v);
         if (from) {
           v.split = fmt::format("{}, from the {} profile, {}", mode, gpus[*src].catalog, how);
-          v.predicted = from_profile(*from, gpus[*src].device, gpus[g].device, fit);
+          const bool held_out = how == std::string(kLeaveOneOut);
+          const Carry carry = carries.fit(held_out ? std::optional<size_t>(g) : std::nullopt, *src, p.c->training);
+          v.predicted = from_profile(*from, gpus[*src].device, gpus[g].device, fit, carry.value);
+          carry_seen[{gpus[g].catalog, mode, how}] = carry;
           run.cases.push_back(v);
           for (const auto& [cls, t] : per_class(*from, p, gpus[*src], gpus[g], fit)) {
             ValidationCase c = v;
@@ -364,7 +447,7 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
   std::stable_sort(run.cases.begin(), run.cases.end(), [](const ValidationCase& a, const ValidationCase& b) {
     return a.split.find("from shapes") != std::string::npos && b.split.find("from shapes") == std::string::npos;
   });
-  const OpModelFit all = fit_without(gpus, cases, std::nullopt);  // for the method text
+  const OpModelFit all = fit_without(gpus, cases, {});  // for the method text
   run.method = fmt::format(
       "NeuSight (Lee, Phanishayee and Mahajan, ASPLOS'25) measured FP32 PyTorch / Hugging Face models (BERT-large, "
       "GPT2-large, GPT3-XL and 2.7B, OPT-1.3B) end to end and op by op (each torch.fx node alone) on several GPUs. "
@@ -374,7 +457,12 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
       "fitted jointly on the per-op measurements of the other GPUs (split \"from shapes, leave one GPU out\"): the "
       "held-out GPU is predicted from its catalog figures only. A second split predicts from the source GPU's "
       "measured profile of the same case ({} for inference, {} for training, as NeuSight's study does), each op "
-      "scaled by the model's ratio target / source, with the fold's parameters. A third (\"per op class\") checks that "
+      "taken as the model's time on the target times the op's deviation from the model on the source (measured / "
+      "model) to a power, the carry, with the fold's parameters: 1 would be the plain ratio target / source, 0 the "
+      "shapes alone. The carry is fitted without the target GPU, by nested leave one GPU out: each other GPU that "
+      "ran cases of the mode is predicted from the source's profile with the model fitted without it and without "
+      "the target, and the carry (0 to 1 in steps of 0.05) minimizing those predictions' MAPE is taken; with no "
+      "such GPU it is 1. Fitted carries: {}. A third (\"per op class\") checks that "
       "scaling op by op, as trace replay scales a recorded kernel with shapes (docs/trace-replay.md): per case and "
       "op class (linear, bmm, softmax, norm, ...; classes of at least 1% of the case's time), the target's measured "
       "time of the class's ops less their measurement overheads against the source's scaled by the model's ratio, "
@@ -385,7 +473,7 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
       "NeuSight's and its roofline's predictions (summary/summary.csv), and the source GPU's measured latency scaled "
       "by the FP32 peak ratio (on the cases the source GPU also ran). Fused-op graphs and multi-GPU runs are skipped. "
       "The fit on all {} GPUs, the shipped defaults' source: {}.",
-      kInferenceSource, kTrainingSource, gpus.size(), fitted_values(all));
+      kInferenceSource, kTrainingSource, carry_text(carry_seen), gpus.size(), fitted_values(all));
   return {run};
 }
 
