@@ -24,6 +24,8 @@ struct Distribution {
   double mean() const;
   // One draw, never negative (a negative normal draw is drawn again).
   double sample(Rng& rng) const;
+  // The same shape with every draw `factor` times larger (mean and spread; factor > 0).
+  Distribution scaled(double factor) const { return {kind, a * factor, b * factor}; }
 };
 
 // The names scenario files use, in Kind order: constant, uniform, normal, lognormal, exponential, gamma.

@@ -387,6 +387,26 @@ class Inference final : public Workload {
 
 }  // namespace
 
+std::shared_ptr<const WorkloadSpec> KernelsWorkload::with_host_scale(double factor) const {
+  auto w = std::make_shared<KernelsWorkload>(*this);
+  w->think = think.scaled(factor);
+  return w;
+}
+std::shared_ptr<const WorkloadSpec> TrainingWorkload::with_host_scale(double factor) const {
+  auto w = std::make_shared<TrainingWorkload>(*this);
+  w->host_time = host_time.scaled(factor);
+  w->launch_cost *= factor;
+  w->launch_floor *= factor;
+  w->launch_jitter *= factor;
+  if (fluid_host_time >= 0) w->fluid_host_time *= factor;
+  return w;
+}
+std::shared_ptr<const WorkloadSpec> InferenceWorkload::with_host_scale(double factor) const {
+  auto w = std::make_shared<InferenceWorkload>(*this);
+  w->host_time = host_time.scaled(factor);
+  return w;
+}
+
 std::unique_ptr<Workload> KernelsWorkload::play(Fidelity, uint64_t seed) const {
   return std::make_unique<KernelMix>(*this, seed);
 }

@@ -75,6 +75,11 @@ struct MeasuredWorkload final : WorkloadSpec {
   std::string unit() const override { return "units"; }
   bool bounded() const override { return body.bounded(); }
   double device_memory() const override { return telemetry.memory; }
+  std::shared_ptr<const WorkloadSpec> with_host_scale(double factor) const override {
+    auto w = std::make_shared<MeasuredWorkload>(*this);
+    w->body = *std::static_pointer_cast<const TrainingWorkload>(body.with_host_scale(factor));
+    return w;
+  }
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override { return body.play(fidelity, seed); }
   bool seeded() const override { return body.seeded(); }
 };

@@ -62,6 +62,13 @@ class WorkloadSpec {
     (void)visible;
     return nullptr;
   }
+  // A copy whose host time (host phases, launch dispatch, think time) takes `factor` times longer: its CPU threads
+  // get 1 / factor of a core each when a server's cores are oversubscribed (sim/scenario/scenario.hpp, HostCpu).
+  // nullptr: it has no host time the model stretches.
+  virtual std::shared_ptr<const WorkloadSpec> with_host_scale(double factor) const {
+    (void)factor;
+    return nullptr;
+  }
   // A fresh state machine that plays it (random draws from `seed`).
   virtual std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const = 0;
   // Whether what it plays depends on the seed: false only where no draw can change it (every distribution a
@@ -85,6 +92,7 @@ struct KernelsWorkload final : WorkloadSpec {
   std::string kind() const override { return "kernels"; }
   std::string unit() const override { return "kernels"; }
   bool bounded() const override { return count >= 0; }
+  std::shared_ptr<const WorkloadSpec> with_host_scale(double factor) const override;
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
   bool seeded() const override { return mix.size() > 1 || !think.is_constant(); }
 };
@@ -117,6 +125,7 @@ struct TrainingWorkload final : WorkloadSpec {
   std::string unit() const override { return "iterations"; }
   std::string description() const override { return step.graph ? "op-graph" : "synthetic"; }
   bool bounded() const override { return iterations >= 0; }
+  std::shared_ptr<const WorkloadSpec> with_host_scale(double factor) const override;
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
   bool seeded() const override { return !host_time.is_constant() || launch_jitter > 0; }
 };
@@ -141,6 +150,7 @@ struct InferenceWorkload final : WorkloadSpec {
   bool open_loop() const override { return arrivals.open_loop(); }
   bool reports_latency() const override { return true; }
   std::vector<SloTarget> slo() const override { return targets; }
+  std::shared_ptr<const WorkloadSpec> with_host_scale(double factor) const override;
   std::unique_ptr<Workload> play(Fidelity fidelity, uint64_t seed) const override;
 };
 

@@ -47,9 +47,11 @@ struct TargetState {
 class TenantDriver final : public EngineClient, public WorkloadPort {
  public:
   TenantDriver(Engine& engine, const TenantSpec& spec, TargetState& target, const RooflineParams& performance,
-               MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record)
+               MemoryPool& memory, Fidelity fidelity, uint64_t seed, TenantRecord& record, double host_stretch = 1)
       : engine_(engine), spec_(spec), target_(target), performance_(performance), memory_(memory), record_(record) {
-    workload_ = spec.workload->play(fidelity, stream_seed(seed, spec.stream));
+    // The server's CPU oversubscribed (Scenario::host): the workload's host time stretched, where it has one.
+    WorkloadRef stretched = host_stretch > 1 ? spec.workload->with_host_scale(host_stretch) : nullptr;
+    workload_ = (stretched ? stretched : spec.workload)->play(fidelity, stream_seed(seed, spec.stream));
     client_ = engine_.add_client(this);
   }
 
@@ -376,11 +378,15 @@ RunRecord run(const Scenario& sc, RunSetup run_setup, ProgressFn progress, RunOb
   RunRecord rec;
   rec.tenants.resize(tenant_ids.size());
   std::vector<std::unique_ptr<TenantDriver>> drivers;
+  // The server's CPU: the threads of this run's tenants (a baseline's one alone) and the background's.
+  double threads = 0;
+  for (size_t id : tenant_ids) threads += sc.tenants[id].host_threads;
+  rec.host_stretch = sc.host.stretch(threads);
   for (size_t i = 0; i < tenant_ids.size(); ++i) {
     const TenantSpec& t = sc.tenants[tenant_ids[i]];
     const size_t k = run_setup.target_of[i];
     drivers.push_back(std::make_unique<TenantDriver>(engine, t, states[k], sc.gpus[t.gpu].performance, *pool_of[i],
-                                                     sc.fidelity, sc.seed, rec.tenants[i]));
+                                                     sc.fidelity, sc.seed, rec.tenants[i], rec.host_stretch));
     drivers.back()->attach(gpu_index[k], observer);
     states[k].drivers.push_back(drivers.back().get());
   }
@@ -479,13 +485,14 @@ RunRecord simulate_baseline(const Scenario& sc, size_t t, uint64_t max_events) {
 
 std::vector<size_t> baseline_sources(const Scenario& sc) {
   // What simulate_baseline reads of the tenant; the rest of the scenario is the same for all.
-  using Key = std::tuple<const WorkloadSpec*, size_t, double, double, uint64_t>;
+  using Key = std::tuple<const WorkloadSpec*, size_t, double, double, uint64_t, double>;
   std::map<Key, size_t> first;
   std::vector<size_t> source;
   for (size_t t = 0; t < sc.tenants.size(); ++t) {
     const TenantSpec& x = sc.tenants[t];
     const uint64_t stream = x.workload->seeded() ? stream_seed(sc.seed, x.stream) : 0;
-    source.push_back(first.try_emplace(Key{x.workload.get(), x.gpu, x.memory, x.start, stream}, t).first->second);
+    source.push_back(
+        first.try_emplace(Key{x.workload.get(), x.gpu, x.memory, x.start, stream, x.host_threads}, t).first->second);
   }
   return source;
 }

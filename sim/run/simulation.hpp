@@ -36,6 +36,7 @@ struct RunRecord {
   double end = 0;  // s, simulated end
   uint64_t events = 0;
   bool truncated = false;  // a pilot that stopped at its event budget before the end
+  double host_stretch = 1;  // the factor the tenants' host time took on the server's oversubscribed CPU (`host`)
   std::vector<TenantRecord> tenants;  // scenario order
   std::vector<GpuStats> gpus;         // scenario order
 };

@@ -50,7 +50,10 @@ const std::vector<TrustClassInfo>& trust_classes() {
   static const std::vector<TrustClassInfo> classes = {
       {"timeslice-pair", "time-sliced beside another job; jobs described by solo throughput and utilization", false,
        true},
-      {"mps-pair", "under MPS beside another job; jobs described by solo throughput and utilization", false, true},
+      {"mps-pair",
+       "under MPS beside another job; jobs described by solo throughput and utilization (the server's CPU shared "
+       "as `host` says)",
+       false, true},
       {"mig-slice-telemetry", "alone on a MIG slice; the job described by its whole-GPU throughput and utilization",
        false, true},
       {"mig-slice-op-graph", "alone on a MIG slice; the model as an op graph from its shapes", false, true},

@@ -33,6 +33,7 @@ class ScenarioBuilder {
   void set_replications(int n) { sc_.replications = n; }
   void set_duration(double s) { sc_.duration = s; }
   void set_fidelity(Fidelity f) { sc_.fidelity = f; }
+  void set_host(HostCpu host) { sc_.host = host; }
   void set_start_jitter(double s) { start_jitter_ = s; }
   double start_jitter() const { return start_jitter_; }
   // Default: duration / 100, or 1 s without a duration.

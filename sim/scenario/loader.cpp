@@ -141,6 +141,7 @@ void Loader::tenants(const MapReader& top) {
       given.start = true;
     }
     t.stream = r.has("stream") ? r.string("stream") : t.name;
+    if (r.has("host_threads")) t.host_threads = positive(r, "host_threads", Dim::Count);
     const SharingModeInfo* info = target.sharing.mode;
     const std::vector<ParamSpec> tenant_params = info->tenant_params();
     const auto imported_it = target.partition.empty() ? imported.find(t.gpu) : imported.end();
@@ -255,6 +256,14 @@ void Loader::load(const YAML::Node& root) {
   build.set_fidelity(top.choice("fidelity", {"exact", "fluid"}) == "fluid" ? Fidelity::Fluid : Fidelity::Exact);
   gpus(top);
   sharing(top);
+  if (top.has("host")) {
+    MapReader h(file, top.node("host"), "host", section_named("host"));
+    h.finish();
+    HostCpu host;
+    host.cores = positive(h, "cores", Dim::Count);
+    host.background_threads = nonnegative(h, "background_threads", Dim::Count);
+    build.set_host(host);
+  }
   tenants(top);
   faults(top);
   comparisons(top);

@@ -73,6 +73,22 @@ struct TenantSpec {
   std::string stream;  // name of its random stream (default: its name)
   ParamValues share;  // the target's sharing mode's per-tenant parameters (tenants[].share)
   WorkloadRef workload;
+  double host_threads = 1;  // CPU threads its process keeps runnable (main thread + data loaders), for `host`
+};
+
+// The CPU of the server the scenario's GPUs sit in (`host`), shared by every tenant's threads and by other
+// processes': while the runnable threads outnumber the cores, each gets cores / threads of one, and every tenant's
+// host time takes threads / cores times longer (a mean field: all the threads of the tenants of a run are counted
+// as runnable all the time). cores 0: no limit.
+struct HostCpu {
+  double cores = 0;
+  double background_threads = 0;  // runnable threads of processes outside the scenario
+  // The factor host time is stretched by when these tenants' threads run on it.
+  double stretch(double tenant_threads) const {
+    if (!(cores > 0)) return 1;
+    const double threads = tenant_threads + background_threads;
+    return threads > cores ? threads / cores : 1.0;
+  }
 };
 
 // A figure from an article to print beside the simulation's prediction of it.
@@ -110,6 +126,7 @@ struct Scenario {
   std::vector<SharingConfig> sharing;  // one per GPU, same order (for a partitioned GPU: the partitioning mode)
   std::vector<Target> targets;         // whole GPUs and partitions, GPU order
   std::vector<TenantSpec> tenants;
+  HostCpu host;
   std::vector<FaultSpec> faults;
   std::vector<LayoutChange> layout_changes;  // by time
   std::vector<Comparison> compare;

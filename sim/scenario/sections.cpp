@@ -37,6 +37,10 @@ const std::vector<Section>& sections_before_workloads() {
                   {"sharing", "mapping: GPU id -> sharing.<gpu>", false, "", "how each GPU is shared",
                    "passthrough on every GPU"},
                   {"tenants", "list of tenants[]", true, "", "who runs what where"},
+                  {"host", "host", false, "",
+                   "the CPU of the server the GPUs sit in, shared by the tenants' threads (data loaders, the "
+                   "framework's dispatch)",
+                   "no limit: host time never stretches"},
                   {"faults", "list of faults[]", false, "", "fatal faults to inject"},
                   {"compare", "list of compare[]", false, "", "article figures to print beside the prediction"},
                   {"metrics", "metrics", false, "", "what is recorded"}}});
@@ -84,6 +88,16 @@ const std::vector<Section>& sections_before_workloads() {
                  "disappear end their tenants (failure `partition_removed`). Unchanged partitions run on.",
                  {{"at", "time", true, "", "when the change is asked for"},
                   {"partitions", "list of partitions[]", true, "", "the whole new layout, by partition id"}}});
+    s.push_back({"host",
+                 "The server's CPU, shared by every tenant's threads and those of processes outside the scenario "
+                 "(docs/models/host-cpu.md). While the runnable threads outnumber the cores, each thread gets "
+                 "cores / threads of one, and every tenant's host time (host phases, launch dispatch, think time) "
+                 "takes threads / cores times longer: a mean field that counts every thread of the run's tenants "
+                 "as runnable all the time. A tenant's baseline (alone) counts its own threads and the background's. "
+                 "trace and llm workloads keep their host time.",
+                 {{"cores", "number > 0", true, "", "CPU cores (hardware threads) the tenants' processes may use"},
+                  {"background_threads", "number >= 0", false, "0",
+                   "runnable threads of other processes on the server (jobs on its other GPUs)"}}});
     s.push_back({"tenants[]", "A tenant: one process (or VM) with one workload on one GPU.",
                  {{"name", "string", true, "", "unique name; results are keyed by it"},
                   {"on", "GPU id or GPU id/partition id", true, "",
@@ -100,6 +114,9 @@ const std::vector<Section>& sections_before_workloads() {
                    "the tenant's name"},
                   {"share", "mapping", false, "", "the sharing mode's per-tenant parameters (see Sharing modes below)",
                    "the mode's defaults"},
+                  {"host_threads", "number > 0", false, "1",
+                   "CPU threads its process keeps runnable (its main thread plus data loader workers), counted "
+                   "against `host.cores`"},
                   {"workload", "workload", true, "", "what it runs: exactly one of the workload kinds"}}});
     return s;
   }();

@@ -70,10 +70,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{"misspelled_top_key", "duration: 10s", "duratoin: 10s",
              "s.yaml:3:1: duratoin: unknown key 'duratoin'; did you mean 'duration'? (known keys: version, name, seed, "
-             "replications, start_jitter, duration, fidelity, gpus, sharing, tenants, faults, compare, metrics)"},
+             "replications, start_jitter, duration, fidelity, gpus, sharing, tenants, host, faults, compare, metrics)"},
         Case{"misspelled_tenant_key", "memory: 10GiB", "memroy: 10GiB",
              "s.yaml:11:5: tenants[0].memroy: unknown key 'memroy'; did you mean 'memory'? (known keys: name, on, "
-             "memory, start, stream, share, workload)"},
+             "memory, start, stream, share, host_threads, workload)"},
         Case{"time_without_unit", "duration: 10s", "duration: 10",
              "s.yaml:3:11: duration: expected a time such as '2ms', found '10'"},
         Case{"bad_size_unit", "memory: 10GiB", "memory: 10 gigs",

