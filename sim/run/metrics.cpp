@@ -191,6 +191,7 @@ Results compute_results(const Scenario& sc, const RunRecord& shared, const std::
   res.duration = sc.duration;
   res.end = shared.end;
   res.events = shared.events;
+  res.host_stretch = sc.host.cores > 0 ? shared.host_stretch : 0;
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
     const TenantSpec& t = sc.tenants[i];
     const TenantRecord& r = shared.tenants[i];

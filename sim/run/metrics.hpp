@@ -139,6 +139,9 @@ struct Results {
   double duration = 0;  // s; infinite when unbounded
   double end = 0;       // s
   uint64_t events = 0;
+  // The factor the tenants' host time took beside each other on the server's CPU (`host`; 1: not oversubscribed,
+  // 0: the scenario gives no `host`).
+  double host_stretch = 0;
   std::vector<TenantResult> tenants;
   std::vector<GpuResult> gpus;
   std::vector<ComparisonResult> comparisons;

@@ -363,6 +363,10 @@ TEST(HostCpu, OversubscribedCoresStretchHostTime) {
   // The results' relative performance is the shared run's against that baseline.
   const Results res = run_scenario(sc);
   EXPECT_NEAR(res.tenants[0].relative_performance, base.tenants[0].finish / shared.tenants[0].finish, 1e-3);
+  EXPECT_DOUBLE_EQ(res.host_stretch, 2.0);
+  EXPECT_DOUBLE_EQ(run_scenario(load_scenario_text(fmt::format(fmt::runtime(two_gpus), ""), "h.yaml", builtin_catalog()))
+                       .host_stretch,
+                   0.0);  // no `host`: not reported
 }
 
 TEST(HostCpu, StretchesEveryKindWithHostTimeAndRefusesBadValues) {

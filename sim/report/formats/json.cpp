@@ -92,6 +92,7 @@ std::string results_json(const Results& r) {
                    {"duration_s", num(r.duration)}};
   j["simulated_end_s"] = num(r.end);
   j["events"] = r.events;
+  if (r.host_stretch > 0) j["host_stretch"] = num(r.host_stretch);
   ordered_json tenants = ordered_json::array();
   for (const TenantResult& t : r.tenants) {
     ordered_json tj;

@@ -67,6 +67,9 @@ std::string results_table(const Results& r) {
       why += fmt::format("  {}: time shared: {}; alone: {}\n", t.name, split(t.shared), split(t.baseline));
     }
   }
+  if (r.host_stretch > 1)
+    why += fmt::format("  host CPU: the tenants' threads outnumber the cores: host time x{:.3f} (docs/models/host-cpu.md)\n",
+                       r.host_stretch);
   if (!why.empty())
     out += "\nwhy (closed loop: ms per unit shared minus alone, by where it went; open loop: shares of its time; "
            "docs/results-schema.md#why-a-tenant-slowed):\n" + why;
