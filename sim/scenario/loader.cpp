@@ -62,6 +62,13 @@ Distribution Loader::distribution(const MapReader& r, const std::string& key, Di
   return {name == "normal" ? Distribution::Kind::Normal : Distribution::Kind::Lognormal, mean, sd};
 }
 
+double Loader::threads(const MapReader& r, const std::string& key, double least) {
+  const double v = r.quantity(key, Dim::Count);
+  if (!(v >= least) || v > kMaxThreads)
+    fail_at(file, r.node(key), r.child_path(key), fmt::format("expected a number from {:g} to {:g}", least, kMaxThreads));
+  return v;
+}
+
 double Loader::positive(const MapReader& r, const std::string& key, Dim dim) {
   const double v = r.quantity(key, dim);
   if (!(v > 0)) fail_at(file, r.node(key), r.child_path(key), "expected a value > 0");
@@ -142,6 +149,8 @@ void Loader::tenants(const MapReader& top) {
     }
     t.stream = r.has("stream") ? r.string("stream") : t.name;
     if (r.has("host_threads")) t.host_threads = positive(r, "host_threads", Dim::Count);
+    if (t.host_threads > kMaxThreads)
+      fail_at(file, r.node("host_threads"), r.child_path("host_threads"), fmt::format("expected at most {:g}", kMaxThreads));
     const SharingModeInfo* info = target.sharing.mode;
     const std::vector<ParamSpec> tenant_params = info->tenant_params();
     const auto imported_it = target.partition.empty() ? imported.find(t.gpu) : imported.end();
@@ -260,8 +269,8 @@ void Loader::load(const YAML::Node& root) {
     MapReader h(file, top.node("host"), "host", section_named("host"));
     h.finish();
     HostCpu host;
-    host.cores = positive(h, "cores", Dim::Count);
-    host.background_threads = nonnegative(h, "background_threads", Dim::Count);
+    host.cores = threads(h, "cores", 1);
+    host.background_threads = h.has("background_threads") ? threads(h, "background_threads", 0) : 0;
     build.set_host(host);
   }
   tenants(top);

@@ -72,6 +72,9 @@ struct Loader {
   Distribution distribution(const MapReader& r, const std::string& key, units::Dim dim,
                             std::optional<Distribution> fallback = std::nullopt);
   double positive(const MapReader& r, const std::string& key, units::Dim dim);
+  // A count of CPU threads or cores (`host`), from `least` to kMaxThreads.
+  static constexpr double kMaxThreads = 1e6;
+  double threads(const MapReader& r, const std::string& key, double least);
   void gpus(const MapReader& top);
   std::vector<std::string> gpu_ids() const;
   size_t gpu_index(const YAML::Node& node, const std::string& path, const std::string& id);

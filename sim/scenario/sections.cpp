@@ -95,8 +95,8 @@ const std::vector<Section>& sections_before_workloads() {
                  "takes threads / cores times longer: a mean field that counts every thread of the run's tenants "
                  "as runnable all the time. A tenant's baseline (alone) counts its own threads and the background's. "
                  "trace and llm workloads keep their host time.",
-                 {{"cores", "number > 0", true, "", "CPU cores (hardware threads) the tenants' processes may use"},
-                  {"background_threads", "number >= 0", false, "0",
+                 {{"cores", "number 1-1e6", true, "", "CPU cores (hardware threads) the tenants' processes may use"},
+                  {"background_threads", "number 0-1e6", false, "0",
                    "runnable threads of other processes on the server (jobs on its other GPUs)"}}});
     s.push_back({"tenants[]", "A tenant: one process (or VM) with one workload on one GPU.",
                  {{"name", "string", true, "", "unique name; results are keyed by it"},
@@ -114,7 +114,7 @@ const std::vector<Section>& sections_before_workloads() {
                    "the tenant's name"},
                   {"share", "mapping", false, "", "the sharing mode's per-tenant parameters (see Sharing modes below)",
                    "the mode's defaults"},
-                  {"host_threads", "number > 0", false, "1",
+                  {"host_threads", "number > 0, at most 1e6", false, "1",
                    "CPU threads its process keeps runnable (its main thread plus data loader workers), counted "
                    "against `host.cores`"},
                   {"workload", "workload", true, "", "what it runs: exactly one of the workload kinds"}}});

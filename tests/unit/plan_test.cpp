@@ -130,6 +130,20 @@ TEST(Plan, FileErrorsNameTheirPlace) {
   EXPECT_EQ(error_of(typo).substr(0, 83), "p.yaml:8:1: max_instance: unknown key 'max_instance'; did you mean 'max_instances'?");
 }
 
+// A duration no run could finish is refused with the estimate, as `vgpusim run` refuses one, instead of simulating
+// every candidate for it.
+TEST(Plan, ACandidateRunTooLongToFinishIsRefused) {
+  std::string endless = kPlan;
+  endless.replace(endless.find("duration: 20s"), 13, "duration: 1e12s");
+  try {
+    evaluate_plan(load(endless), 0, 1, 1);
+    FAIL() << "a plan of 1e12 s per candidate ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a candidate's run would take about"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("shorten the plan's `duration`"), std::string::npos) << e.what();
+  }
+}
+
 // The case of issue 16: five services on one-GPU instances, where the fixed placement rule needs 5 instances and a
 // search of groupings finds that 4 meet every SLO (scenarios/plan-five-services.yaml).
 TEST(Plan, SearchFindsTheGroupingTheFixedRuleMisses) {

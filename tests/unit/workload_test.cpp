@@ -387,7 +387,8 @@ TEST(HostCpu, StretchesEveryKindWithHostTimeAndRefusesBadValues) {
                            "  - {{name: a, on: g0, {}workload: {{training: {{host_time: 1ms, step: {{flops: 1TFLOP}}}}}}}}\n";
   for (const auto& [host, tenant] : std::vector<std::pair<std::string, std::string>>{
            {"host: {cores: 0}\n", ""}, {"host: {background_threads: 2}\n", ""}, {"", "host_threads: 0, "},
-           {"host: {cores: 4, threads: 2}\n", ""}})
+           {"host: {cores: 4, threads: 2}\n", ""}, {"host: {cores: 0.5}\n", ""}, {"host: {cores: 1e9}\n", ""},
+           {"", "host_threads: 2e6, "}})
     EXPECT_THROW(load_scenario_text(fmt::format(fmt::runtime(base), host, tenant), "h.yaml", builtin_catalog()), InputError)
         << host << tenant;
 }

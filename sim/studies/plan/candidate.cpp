@@ -9,7 +9,10 @@
 #include <stdexcept>
 #include <variant>
 
+#include "sim/core/errors.hpp"
 #include "sim/io/calibration_file.hpp"
+#include "sim/run/estimate.hpp"
+#include "sim/run/runs.hpp"
 #include "sim/scenario/builder.hpp"
 
 namespace vgpusim::plan_detail {
@@ -203,6 +206,21 @@ PlacedReplica judge(const PlanWorkload& w, const TenantResult& t, const PlanSpot
   if (!p.met) margin = std::min(margin, 0.0);  // a missed SLO never shows a positive margin
   p.margin = p.has_slo ? margin : std::numeric_limits<double>::quiet_NaN();
   return p;
+}
+
+Results run_candidate(const Scenario& sc) {
+  const RunEstimate e = estimate_run(sc, false, RunLimits{});
+  if (e.events > kDefaultMaxEvents)
+    throw InputError(
+        std::isinf(e.events)
+            ? fmt::format("a candidate's run would not end: its first {} events all happen at simulated time 0; "
+                          "check the workloads' sizes and rates",
+                          e.pilot_events)
+            : fmt::format("a candidate's run would take about {:.3g} engine events (its first {} covered {} of "
+                          "simulated time), above {:.3g}: shorten the plan's `duration` or lower its rates",
+                          e.events, e.pilot_events, units::format(e.pilot_span, units::Dim::Time),
+                          kDefaultMaxEvents));
+  return run_scenario(sc);
 }
 
 }  // namespace vgpusim::plan_detail

@@ -52,6 +52,11 @@ std::string build(const PlanSpec& plan, const Candidate& c, const CandidateSetup
 std::string fewest_tenants(const PlanSpec& plan, const CandidateSetup& s, const std::vector<Replica>& replicas,
                            std::vector<size_t>& gpu_of);
 
+// Runs a candidate's scenario, refused as `vgpusim run` refuses one (sim/run/estimate.hpp) when a pilot of its first
+// events estimates more than the default event limit, or shows that simulated time does not advance: the plan's
+// `duration` is simulated for every candidate.
+Results run_candidate(const Scenario& sc);
+
 // Judges one replica's result: whether it has SLOs, meets them, and by how much (the smallest relative margin
 // over its SLOs: (bound - latency) / bound, (throughput - target) / target, (deadline - completion) / deadline).
 // On spot capacity (`spot`), its interruptions are charged.

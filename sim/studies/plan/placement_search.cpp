@@ -102,7 +102,7 @@ class PlacementSearch {
     const std::vector<Replica> one = {{w, 0}};
     PlacedReplica result;
     if (build(plan_, c_, s_, 1, one, {0}, sc, {s_.mig->profiles[p].name}).empty())
-      result = judge(plan_.workloads[w], run_scenario(sc).tenants[0], c_.spot ? &plan_.spot : nullptr);
+      result = judge(plan_.workloads[w], run_candidate(sc).tenants[0], c_.spot ? &plan_.spot : nullptr);
     else
       result.has_slo = true;  // cannot be built: counts as missed
     return alone_.emplace(key, result).first->second;
@@ -208,7 +208,7 @@ class PlacementSearch {
     if (room && slots) {
       Scenario sc;
       if (build(plan_, c_, s_, 1, reps, std::vector<size_t>(reps.size(), 0), sc).empty()) {
-        const Results r = run_scenario(sc);
+        const Results r = run_candidate(sc);
         Worth w;
         for (size_t i = 0; i < reps.size(); ++i) {
           const PlacedReplica p =

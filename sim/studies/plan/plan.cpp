@@ -62,7 +62,7 @@ std::string placement_bound(const PlanSpec& plan, const Candidate& c, const Cand
     const std::vector<Replica> one = {{w, 0}};
     PlacedReplica p;
     if (build(plan, c, setup, 1, one, {0}, alone).empty())
-      p = judge(plan.workloads[w], run_scenario(alone).tenants[0], c.spot ? &plan.spot : nullptr);
+      p = judge(plan.workloads[w], run_candidate(alone).tenants[0], c.spot ? &plan.spot : nullptr);
     else
       p.has_slo = true;  // cannot run even alone: counted, and missed
     if (!p.has_slo) continue;
@@ -124,7 +124,7 @@ void evaluate_candidate(const PlanSpec& plan, Candidate& c) {
     return;
   }
   c.feasible = true;
-  const Results r = run_scenario(sc);
+  const Results r = run_candidate(sc);
   std::vector<std::string> missed;
   for (size_t i = 0; i < sc.tenants.size(); ++i) {
     PlacedReplica p = judge(plan.workloads[replicas[i].workload], r.tenants[i], c.spot ? &plan.spot : nullptr);

@@ -174,8 +174,8 @@ double squared_error(double measured, double predicted) {
   return r * r;
 }
 
-// Fits every job's grid point on `train` by coordinate descent over the jobs: its gpu_util, and under MPS its SM
-// fill too.
+// Fits every job's grid point on `train` by coordinate descent over the jobs, from `util`, at most `sweeps` sweeps,
+// the server's cores kHostCores[host]: its gpu_util, and under MPS its SM fill too.
 std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pairs, const std::vector<size_t>& train,
                            std::vector<int> util, int points, int host, int sweeps = 4) {
   const size_t jobs = util.size();
