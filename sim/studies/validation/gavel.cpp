@@ -86,12 +86,18 @@ double job_threads(const std::string& name) {
   return 1;
 }
 
-// The threads of the other tasks of the profiler's round that measured the pair (a, b) of these job types.
-double round_background(const std::string& a, const std::string& b) {
-  std::vector<std::pair<std::string, std::string>> queue;  // alone (second empty), then the pairs
+// The profiler's tasks in queue order: every job alone (second empty), then the pairs.
+using ProfilerQueue = std::vector<std::pair<std::string, std::string>>;
+ProfilerQueue profiler_queue() {
+  ProfilerQueue queue;
   for (const char* j : kProfilerOrder) queue.emplace_back(j, "");
   for (size_t i = 0; i < std::size(kProfilerOrder); ++i)
     for (size_t j = i; j < std::size(kProfilerOrder); ++j) queue.emplace_back(kProfilerOrder[i], kProfilerOrder[j]);
+  return queue;
+}
+
+// The threads of the other tasks of the profiler's round that measured the pair (a, b) of these job types.
+double round_background(const ProfilerQueue& queue, const std::string& a, const std::string& b) {
   for (size_t k = std::size(kProfilerOrder); k < queue.size(); ++k) {
     if (!((queue[k].first == a && queue[k].second == b) || (queue[k].first == b && queue[k].second == a))) continue;
     const size_t first = k / kTasksPerRound * kTasksPerRound;
@@ -107,8 +113,15 @@ double round_background(const std::string& a, const std::string& b) {
 class PairSimulator {
  public:
   PairSimulator(const std::string& gpu, const std::string& mode, std::vector<double> solo,
-                std::vector<std::string> names)
-      : solo_(std::move(solo)), names_(std::move(names)) {
+                const std::vector<std::string>& names)
+      : solo_(std::move(solo)) {
+    // Each job's threads and each pair's round background, once.
+    const ProfilerQueue queue = profiler_queue();
+    for (const std::string& a : names) {
+      threads_.push_back(job_threads(a));
+      background_.emplace_back();
+      for (const std::string& b : names) background_.back().push_back(round_background(queue, a, b));
+    }
     const std::string text = fmt::format(
         "version: 1\nname: gavel pair\nduration: 1s\nfidelity: fluid\ngpus:\n  - {{id: g0, model: {}}}\n"
         "sharing:\n  g0: {{mode: {}}}\ntenants:\n"
@@ -138,9 +151,9 @@ class PairSimulator {
     }
     sc.duration = 40 * longest;
     sc.host.cores = kHostCores[host];
-    sc.host.background_threads = round_background(names_[a], names_[b]);
-    sc.tenants[0].host_threads = job_threads(names_[a]);
-    sc.tenants[1].host_threads = job_threads(names_[b]);
+    sc.host.background_threads = background_[a][b];
+    sc.tenants[0].host_threads = threads_[a];
+    sc.tenants[1].host_threads = threads_[b];
     const RunRecord rec = simulate(sc);
     double out[2];
     for (int i = 0; i < 2; ++i) {
@@ -158,7 +171,8 @@ class PairSimulator {
 
  private:
   std::vector<double> solo_;
-  std::vector<std::string> names_;
+  std::vector<double> threads_;                   // per job
+  std::vector<std::vector<double>> background_;  // per pair of jobs
   Scenario scenario_;
   std::map<std::tuple<size_t, size_t, int, int, int>, std::pair<double, double>> cache_;
 };
@@ -172,6 +186,12 @@ std::string mode_of(const std::string& gpu) { return gpu == "V100" ? "mps" : "ti
 double squared_error(double measured, double predicted) {
   const double r = predicted / measured - 1;
   return r * r;
+}
+
+// A pair's squared relative errors, of the sides that are used.
+double pair_error(const PairCase& c, const std::pair<double, double>& predicted) {
+  return (c.use_a ? squared_error(c.coloc_a, predicted.first) : 0) +
+         (c.use_b ? squared_error(c.coloc_b, predicted.second) : 0);
 }
 
 // Fits every job's grid point on `train` by coordinate descent over the jobs, from `util`, at most `sweeps` sweeps,
@@ -196,9 +216,7 @@ std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pair
           const PairCase& c = pairs[p];
           const int ia = c.a == j ? g : util[c.a];
           const int ib = c.b == j ? g : util[c.b];
-          const auto [ta, tb] = sim.run(c.a, c.b, ia, ib, host);
-          if (c.use_a) err += squared_error(c.coloc_a, ta);
-          if (c.use_b) err += squared_error(c.coloc_b, tb);
+          err += pair_error(c, sim.run(c.a, c.b, ia, ib, host));
         }
         if (err < best_err - 1e-12) {
           best_err = err;
@@ -253,9 +271,7 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
       double err = 0;
       for (size_t p : train) {
         const PairCase& c = g.pairs[p];
-        const auto [ta, tb] = sim.run(c.a, c.b, u[c.a], u[c.b], h);
-        if (c.use_a) err += squared_error(c.coloc_a, ta);
-        if (c.use_b) err += squared_error(c.coloc_b, tb);
+        err += pair_error(c, sim.run(c.a, c.b, u[c.a], u[c.b], h));
       }
       if (err < best - 1e-12) best = err, host = h, util = std::move(u);
     }

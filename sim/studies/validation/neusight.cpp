@@ -160,6 +160,13 @@ double from_profile(const Prepared& source, const OpDevice& src, const OpDevice&
   return t;
 }
 
+// The case `id` as GPU `gpu` ran it, or nullptr.
+const Prepared* case_on(const std::vector<Prepared>& cases, size_t gpu, const std::string& id) {
+  for (const Prepared& p : cases)
+    if (p.gpu == gpu && p.c->id == id) return &p;
+  return nullptr;
+}
+
 // How much of the source profile's deviation from the model carries to another GPU, fitted without the target:
 // nested leave one GPU out over the other GPUs that ran cases of the mode the source also ran (each such GPU
 // predicted from the source's profile with the model fitted without it and without the target), `carry` chosen
@@ -175,15 +182,21 @@ class CarryFitter {
  public:
   CarryFitter(const std::vector<Gpu>& gpus, const std::vector<Prepared>& cases) : gpus_(gpus), cases_(cases) {}
 
-  // `target`: the GPU predicted (none: a GPU outside the folder, predicted with the shipped defaults).
+  // `target`: the GPU predicted (none: a GPU outside the folder, predicted with the shipped defaults). Each
+  // (target, source, mode) is fitted once.
   Carry fit(std::optional<size_t> target, size_t source, bool training) {
+    const auto key = std::make_tuple(target, source, training);
+    if (const auto it = carries_.find(key); it != carries_.end()) return it->second;
+    return carries_[key] = search(target, source, training);
+  }
+
+ private:
+  Carry search(std::optional<size_t> target, size_t source, bool training) {
     std::vector<std::pair<const Prepared*, const Prepared*>> inner;  // (source case, case on another GPU)
     std::vector<const OpModelFit*> fits;
     for (const Prepared& p : cases_) {
       if (p.c->training != training || p.gpu == source || (target && p.gpu == *target)) continue;
-      const Prepared* from = nullptr;
-      for (const Prepared& q : cases_)
-        if (q.gpu == source && q.c->id == p.c->id) from = &q;
+      const Prepared* from = case_on(cases_, source, p.c->id);
       if (!from) continue;
       inner.emplace_back(from, &p);
       fits.push_back(&without(target, p.gpu));
@@ -208,7 +221,6 @@ class CarryFitter {
     return out;
   }
 
- private:
   const OpModelFit& without(std::optional<size_t> target, size_t other) {
     std::vector<size_t> out{other};
     if (target) out.push_back(*target);
@@ -220,6 +232,7 @@ class CarryFitter {
   const std::vector<Gpu>& gpus_;
   const std::vector<Prepared>& cases_;
   std::map<std::vector<size_t>, OpModelFit> fits_;
+  std::map<std::tuple<std::optional<size_t>, size_t, bool>, Carry> carries_;
 };
 
 // Issue 30's per-kernel check on measured ops: each op class's time in one case on the target GPU (every measured
@@ -376,11 +389,6 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
       if (gpus[g].catalog == name) return g;
     return std::nullopt;
   };
-  const auto source_case = [&](size_t src, const std::string& id) -> const Prepared* {
-    for (const Prepared& p : cases)
-      if (p.gpu == src && p.c->id == id) return &p;
-    return nullptr;
-  };
 
   CarryFitter carries(gpus, cases);
   std::map<std::tuple<std::string, std::string, std::string>, Carry> carry_seen;  // (GPU, mode, fold)
@@ -408,7 +416,7 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
         if (p.gpu != g) continue;
         const std::string mode = mode_name(p.c->training);
         const std::optional<size_t> src = find_gpu(p.c->training ? kTrainingSource : kInferenceSource);
-        const Prepared* from = src && *src != g ? source_case(*src, p.c->id) : nullptr;
+        const Prepared* from = src && *src != g ? case_on(cases, *src, p.c->id) : nullptr;
         std::map<std::string, double> baseline;
         if (auto s = summary.find({gpus[g].folder, p.c->id}); s != summary.end()) {
           if (s->second.neusight > 0) baseline["NeuSight"] = s->second.neusight;
