@@ -33,17 +33,6 @@ double fma_flops(unsigned blocks, unsigned threads, unsigned iterations) {
   return 2.0 * kFmaIlp * static_cast<double>(iterations) * blocks * threads;
 }
 
-// Iterations (multiple of kFmaUnroll) for one launch of this shape to take about target_s.
-unsigned calibrate_iterations(LaunchShape shape, float* sink, double target_s) {
-  const auto run = [&](unsigned iterations) {
-    return time_with_events_s(nullptr, [&] { HWCAL_CUDA(launch_fma_chain(sink, iterations, shape, nullptr)); });
-  };
-  run(kTrialIterations);  // warm-up
-  const double trial_s = std::max(run(kTrialIterations), 1e-6);
-  const double scaled = kTrialIterations * target_s / trial_s / kFmaUnroll;
-  return static_cast<unsigned>(std::clamp(std::round(scaled), 1.0, 16777216.0)) * kFmaUnroll;
-}
-
 void run_full_gpu(RunContext& context, const Deadline& deadline, float* sink) {
   Experiment experiment;
   experiment.name = "compute.fp32_fma";
@@ -178,6 +167,16 @@ void run_gemm(RunContext& context, const Deadline&) {
 #endif
 
 }  // namespace
+
+unsigned calibrate_iterations(LaunchShape shape, float* sink, double target_s) {
+  const auto run = [&](unsigned iterations) {
+    return time_with_events_s(nullptr, [&] { HWCAL_CUDA(launch_fma_chain(sink, iterations, shape, nullptr)); });
+  };
+  run(kTrialIterations);  // warm-up
+  const double trial_s = std::max(run(kTrialIterations), 1e-6);
+  const double scaled = kTrialIterations * target_s / trial_s / kFmaUnroll;
+  return static_cast<unsigned>(std::clamp(std::round(scaled), 1.0, 16777216.0)) * kFmaUnroll;
+}
 
 void run_compute_suite(RunContext& context) {
   const Deadline deadline = context.suite_deadline(kComputeBudget_s);

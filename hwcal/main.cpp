@@ -48,7 +48,7 @@ void print_usage(std::FILE* out) {
                "  EXPERIMENT: all | identity | bandwidth | compute | latency | launch | timeslice | corun\n"
                "  --out DIR         write DIR/raw-<hostname>-<UTC time>.json (default: .)\n"
                "  --budget-s S      total time budget; each experiment's budget is scaled to fit\n"
-               "                    (default: about 255 s for all)\n"
+               "                    (default: about 270 s for all)\n"
                "Runs on CUDA device 0 (choose with CUDA_VISIBLE_DEVICES). Reads GPU settings, never changes them.\n"
                "Exit status: 0 done, 1 some experiment failed (see its \"error\"), 2 no CUDA GPU, 64 usage.\n");
 }

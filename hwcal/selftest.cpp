@@ -213,6 +213,18 @@ void test_handoff() {
   check(grace_crossing_s({}, {}) == 0.0, "no sweep: 0");
 }
 
+void test_paced() {
+  // 1000 launches of 20 us alone in 0.1 s: 20% busy; beside, 0.125 s inside a busy run that took 0.02 s longer.
+  const PacedOutcome o = paced_outcome(0.1, 1.0, 1.125, 0.5, 0.98, 1.5, 1000, 20e-6);
+  check(near(o.speed, 0.8), "normalized speed: alone over beside");
+  check(near(o.gpu_share_alone, 0.2), "utilization alone: launches x kernel over the run");
+  check(near(o.util_rule, 1.0 / 1.2), "the rule beside an always-busy job: 1 / (1 + u)");
+  check(near(o.busy_lost_s, 0.02) && near(o.busy_lost_share, 0.16), "the busy run's loss and its share");
+  check(o.inside, "inside the busy run");
+  check(!paced_outcome(0.1, 0.9, 1.125, 0.5, 0.98, 1.5, 1000, 20e-6).inside, "started before the busy run: outside");
+  check(paced_outcome(0.1, 1.0, 1.0, 0.5, 0.98, 1.5, 1000, 20e-6).speed == 0.0, "an empty run: nothing");
+}
+
 }  // namespace
 
 int main() {
@@ -222,5 +234,6 @@ int main() {
   test_timeslice_stalls();
   test_timeslice_edges();
   test_handoff();
+  test_paced();
   return vgpusim::hwcal::testing::verdict("hwcal selftest");
 }

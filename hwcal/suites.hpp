@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hwcal/device_kernels.hpp"
 #include "hwcal/experiment.hpp"
 
 namespace vgpusim::hwcal {
@@ -14,7 +15,7 @@ inline constexpr double kBandwidthBudget_s = 20;
 inline constexpr double kComputeBudget_s = 25;
 inline constexpr double kLatencyBudget_s = 20;
 inline constexpr double kLaunchBudget_s = 10;
-inline constexpr double kTimesliceBudget_s = 30;
+inline constexpr double kTimesliceBudget_s = 45;
 inline constexpr double kCorunBudget_s = 150;
 
 void run_bandwidth_suite(RunContext& context);
@@ -27,6 +28,10 @@ void run_corun_suite(RunContext& context);
 // Hidden child modes: `vgpusim-hwcal __child corun|probe ARGS...`; the exit status is the child's result.
 int corun_child_main(const std::vector<std::string>& arguments);
 int probe_child_main(const std::vector<std::string>& arguments);
+
+// Iterations (a multiple of kFmaUnroll) for one fma_chain launch of this shape to take about target_s, timed on
+// this process's default stream (bench_compute.cpp).
+unsigned calibrate_iterations(LaunchShape shape, float* sink, double target_s);
 
 // Blocks for the SM-scaling curves: 1, 2, 4, ... below sm_count, then sm_count.
 std::vector<unsigned> sm_scaling_points(unsigned sm_count);

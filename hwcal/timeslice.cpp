@@ -1,7 +1,7 @@
 // Time-slice probe: grid = SM count, one thread per block, spinning on %globaltimer and logging every jump above a
 // threshold; alone, then as two processes started together. Gaps = the other's slice + switches; see analysis.
-// The suite then runs timeslice.handoff (timeslice_handoff.cpp); the probe's runner and child processes are in
-// timeslice_probe.cpp.
+// The suite then runs timeslice.handoff (timeslice_handoff.cpp) and timeslice.paced (timeslice_paced.cpp); the
+// probe's runner and child processes are in timeslice_probe.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -223,6 +223,7 @@ void run_timeslice_suite(RunContext& context) {
     if (!all_slices.empty()) probe_slice_s = median_of(all_slices);
   });
   run_handoff(context, deadline, handoff_threshold_ns, probe_slice_s);
+  run_paced(context, deadline);
 }
 
 }  // namespace vgpusim::hwcal

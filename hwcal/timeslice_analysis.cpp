@@ -192,4 +192,18 @@ double grace_crossing_s(const std::vector<double>& gaps_s, const std::vector<dou
   return gaps_s.back();
 }
 
+PacedOutcome paced_outcome(double light_alone_s, double light_from_s, double light_to_s, double busy_alone_s,
+                           double busy_from_s, double busy_to_s, unsigned launches, double kernel_s) {
+  PacedOutcome out;
+  const double beside_s = light_to_s - light_from_s;
+  if (!(light_alone_s > 0) || !(beside_s > 0)) return out;
+  out.speed = light_alone_s / beside_s;
+  out.gpu_share_alone = std::min(1.0, static_cast<double>(launches) * kernel_s / light_alone_s);
+  out.util_rule = 1.0 / (1.0 + out.gpu_share_alone);
+  out.busy_lost_s = (busy_to_s - busy_from_s) - busy_alone_s;
+  out.busy_lost_share = out.busy_lost_s / beside_s;
+  out.inside = busy_from_s <= light_from_s && light_to_s <= busy_to_s;
+  return out;
+}
+
 }  // namespace vgpusim::hwcal

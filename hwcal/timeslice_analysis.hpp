@@ -84,4 +84,18 @@ HandoffOutcome handoff_outcome(double first_end_s, double first_again_s, double 
 // largest gap when every one is kept in at least half. Empty input: 0.
 double grace_crossing_s(const std::vector<double>& gaps_s, const std::vector<double>& kept_share);
 
+// The paced experiment (timeslice.paced): a light process launches short kernels a host gap apart (waiting for
+// them every few launches) alone and beside a busy process that keeps the GPU's queue full. Host times in seconds
+// on one clock: the light run [light_from_s, light_to_s] beside the busy run [busy_from_s, busy_to_s].
+struct PacedOutcome {
+  double speed = 0;            // the light job's normalized speed: its run alone over its run beside
+  double gpu_share_alone = 0;  // launches x kernel_s over its run alone: its utilization alone
+  double util_rule = 0;        // min(1, 1 / (1 + gpu_share_alone)): the utilization rule beside an always-busy job
+  double busy_lost_s = 0;      // the busy run beside less alone: the GPU time it gave away
+  double busy_lost_share = 0;  // busy_lost_s over the light run beside (meaningful when `inside`)
+  bool inside = false;         // the light run lay inside the busy run, so the busy job was busy throughout
+};
+PacedOutcome paced_outcome(double light_alone_s, double light_from_s, double light_to_s, double busy_alone_s,
+                           double busy_from_s, double busy_to_s, unsigned launches, double kernel_s);
+
 }  // namespace vgpusim::hwcal

@@ -22,6 +22,31 @@ std::string argument_value(const std::vector<std::string>& arguments, const std:
   throw HwcalError("child: missing " + name);
 }
 
+// The host program of `paced`: from start_ns, `launches` fma_chain kernels of `iterations`, the host spinning
+// gap_ns after each launch call returns (a framework's dispatch), waiting for the GPU every sync_every launches
+// (0: only after the last).
+struct PacedTimes {
+  std::int64_t launched_ns = 0, synced_ns = 0;
+};
+PacedTimes run_paced_launches(std::int64_t start_ns, float* sink, const LaunchShape& shape, unsigned iterations,
+                              unsigned launches, long long gap_ns, unsigned sync_every) {
+  sleep_until_monotonic_ns(start_ns - static_cast<std::int64_t>(kSpinLead_s * 1e9));
+  while (monotonic_ns() < start_ns) {
+  }
+  PacedTimes out;
+  out.launched_ns = monotonic_ns();
+  for (unsigned i = 0; i < launches; ++i) {
+    HWCAL_CUDA(launch_fma_chain(sink, iterations, shape, nullptr));
+    if (sync_every > 0 && (i + 1) % sync_every == 0) HWCAL_CUDA(cudaDeviceSynchronize());
+    const std::int64_t until = monotonic_ns() + gap_ns;
+    while (monotonic_ns() < until) {
+    }  // spin: a sleep would add the scheduler's wake-up latency
+  }
+  HWCAL_CUDA(cudaDeviceSynchronize());
+  out.synced_ns = monotonic_ns();
+  return out;
+}
+
 }  // namespace
 
 void write_run(const ProbeRun& run, const std::string& path) {
@@ -138,10 +163,18 @@ int probe_child_main(const std::vector<std::string>& arguments) {
     ProbeRunner again(blocks, kSecondProbeCapacity);  // the second kernel of `run2`
     runner.run(1e-3, ~0ull >> 1);  // warm-up: module load
     again.run(1e-3, ~0ull >> 1);
+    // `paced`'s fixed-work kernels: one block of kPacedThreads per SM.
+    DeviceBuffer<float> sink(1);
+    LaunchShape paced_shape;
+    paced_shape.blocks = blocks;
+    paced_shape.threads_per_block = kPacedThreads;
+    HWCAL_CUDA(launch_fma_chain(sink.get(), kFmaUnroll, paced_shape, nullptr));
+    HWCAL_CUDA(cudaDeviceSynchronize());
     int mps = 0;
     HWCAL_CUDA(cudaDeviceGetAttribute(&mps, cudaDevAttrMpsEnabled, 0));
     write_parent_line("ready " + std::to_string(getpid()) + " " + std::to_string(mps));
     unsigned run_index = 0;
+    // "paced START_NS ITERATIONS LAUNCHES GAP_NS SYNC_EVERY": run_paced_launches; replies "done LAUNCH_NS SYNCED_NS".
     // "run START_NS [DURATION_NS]": one probe at START_NS (CLOCK_MONOTONIC). "run2 START_NS D1_NS GAP_NS D2_NS": a
     // probe of D1, then, GAP after the host saw it end, one of D2. Replies "done LAUNCH_NS SYNCED_NS PATH..." (when
     // the first probe was launched and when the host saw it end; one file per probe). Records are read back no
@@ -152,6 +185,17 @@ int probe_child_main(const std::vector<std::string>& arguments) {
       std::string verb;
       long long start_ns = 0;
       command >> verb >> start_ns;
+      if (verb == "paced") {
+        unsigned iterations = 0, launches = 0, sync_every = 0;
+        long long gap_ns = 0;
+        command >> iterations >> launches >> gap_ns >> sync_every;
+        HWCAL_REQUIRE(!command.fail() && launches > 0, "probe child: bad command: " + *line);
+        HWCAL_CUDA(cudaDeviceSynchronize());
+        const PacedTimes times = run_paced_launches(start_ns, sink.get(), paced_shape, iterations, launches, gap_ns,
+                                                    sync_every);
+        write_parent_line("done " + std::to_string(times.launched_ns) + " " + std::to_string(times.synced_ns));
+        continue;
+      }
       if (verb != "run" && verb != "run2") break;
       HWCAL_REQUIRE(!command.fail(), "probe child: bad command: " + *line);
       long long first_ns = static_cast<long long>(duration_s * 1e9), gap_ns = 0, second_ns = 0;

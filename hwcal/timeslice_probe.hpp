@@ -18,6 +18,7 @@ namespace vgpusim::hwcal {
 
 inline constexpr unsigned kGapCapacity = 1u << 20;  // 24 MiB of records; ~1000 gaps per block in 2 s is expected
 inline constexpr double kChildAnswer_s = 45;        // CUDA start-up of both children, with generous margin
+inline constexpr unsigned kPacedThreads = 256;      // threads per block of timeslice.paced's fma_chain kernels
 
 struct ProbeRun {
   int pid = 0;
@@ -111,5 +112,7 @@ std::vector<bool> start_probe_children(RunContext& context, unsigned blocks, dou
 
 // timeslice.handoff (timeslice_handoff.cpp); `slice_s`: the probe's median slice, 0 when unknown.
 void run_handoff(RunContext& context, const Deadline& deadline, unsigned long long threshold_ns, double slice_s);
+// timeslice.paced (timeslice_paced.cpp).
+void run_paced(RunContext& context, const Deadline& deadline);
 
 }  // namespace vgpusim::hwcal

@@ -179,6 +179,38 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
         raw.handoff.reset();
         raw.not_measured.push_back(name + ": no grace crossing (the sweep did not bracket one)");
       }
+    } else if (kind == "timeslice" && name == "timeslice.paced") {
+      const json& params = object_at(e, "params");
+      PacedExperiment x;
+      x.light_kernel_s = number_or(params, "light_kernel_s", 0.0);
+      x.busy_kernel_s = number_or(params, "busy_kernel_s", 0.0);
+      x.busy_lead_s = number_or(params, "busy_lead_s", 0.0);
+      const double busy_launches = number_or(params, "busy_launches", 0.0);
+      if (!(x.light_kernel_s > 0 && x.light_kernel_s < 1) || !(x.busy_kernel_s > 0 && x.busy_kernel_s < 1) ||
+          !(x.busy_lead_s >= 0 && x.busy_lead_s < 10) || !(busy_launches >= 1 && busy_launches <= 1e7)) {
+        raw.warnings.push_back(fmt::format("{}: params light_kernel_s, busy_kernel_s, busy_lead_s or busy_launches "
+                                           "missing or out of range: left out",
+                                           where));
+        continue;
+      }
+      x.busy_launches = static_cast<int>(busy_launches);
+      const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
+                                                                                      : json::array();
+      for (const json& p : points) {
+        const auto speed = stats(p.is_object() ? p.value("speed", json()) : json(), where, raw.warnings);
+        const auto share = stats(p.is_object() ? p.value("gpu_share_alone", json()) : json(), where, raw.warnings);
+        const double gap = number_or(p, "host_gap_s", -1), sync = number_or(p, "sync_every", -1),
+                     launches = number_or(p, "launches", 0);
+        if (!speed || !share || !(gap >= 0 && gap < 1) || !(sync >= 0 && sync <= 1e7) ||
+            !(launches >= 1 && launches <= 1e7) || !(speed->median > 0)) {
+          raw.warnings.push_back(fmt::format("{}: a point without its speed, utilization, gap, sync or launches: "
+                                             "left out",
+                                             where));
+          continue;
+        }
+        x.points.push_back({gap, static_cast<int>(sync), static_cast<int>(launches), speed->median, share->median});
+      }
+      if (!x.points.empty()) raw.paced = x;
     } else if (kind == "corun") {
       const json& params = object_at(e, "params");
       if (!params.contains("kernel_a") || !summary.contains("slowdown_a")) continue;

@@ -51,6 +51,21 @@ struct CorunExperiment {
   double solo_full_a = 0, solo_full_b = 0;  // s, median device time of each kernel sequence alone on the whole GPU; 0 = absent
 };
 
+// timeslice.paced: a light process launching kernels of light_kernel_s a host gap apart, alone and beside a busy
+// process that launched busy_launches kernels of busy_kernel_s at once busy_lead_s earlier (medians over repeats).
+struct PacedPoint {
+  double gap_s = 0;
+  int sync_every = 0;  // waits for its kernels every that many launches; 0: once, at the end
+  int launches = 0;
+  double speed = 0;            // its run alone over its run beside
+  double gpu_share_alone = 0;  // its utilization alone
+};
+struct PacedExperiment {
+  double light_kernel_s = 0, busy_kernel_s = 0, busy_lead_s = 0;
+  int busy_launches = 0;
+  std::vector<PacedPoint> points;
+};
+
 struct RawFile {
   std::string file;
   RawDevice device;
@@ -63,6 +78,7 @@ struct RawFile {
   std::optional<RawStats> handoff;
   std::optional<double> grace_crossing;
   std::vector<CorunExperiment> coruns;
+  std::optional<PacedExperiment> paced;
   std::vector<std::string> not_measured;  // experiments skipped or failed, with why
   // Values that should be numbers but are not (e.g. a null slowdown): the experiment or point holding them is left
   // out and the file is still read; the caller prints these.

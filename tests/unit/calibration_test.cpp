@@ -15,6 +15,7 @@
 #include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/studies/calibration/corun_replay.hpp"
+#include "sim/studies/calibration/paced_replay.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/metrics.hpp"
 #include "sim/run/runs.hpp"
@@ -125,6 +126,56 @@ TEST(Calibration, TwoComputeProcessesTimeSliceToTwiceTheTime) {
       return;
     }
   FAIL() << "no processes compute+compute co-run";
+}
+
+TEST(Calibration, PacedExperimentIsReadWithItsPointsAndBadPointsLeftOut) {
+  nlohmann::json j = nlohmann::json::parse(synthetic_raw("H200", SyntheticTruth{}, 0.0, 1));
+  const auto stat = [](double median) { return nlohmann::json{{"n", 2}, {"median", median}}; };
+  nlohmann::json points = nlohmann::json::array();
+  points.push_back({{"host_gap_s", 40e-6}, {"sync_every", 1}, {"launches", 2500}, {"speed", stat(0.2)},
+                    {"gpu_share_alone", stat(0.33)}});
+  points.push_back({{"host_gap_s", 40e-6}, {"sync_every", 0}, {"launches", 2500}, {"speed", nullptr},
+                    {"gpu_share_alone", stat(0.33)}});
+  j["experiments"].push_back({{"name", "timeslice.paced"},
+                              {"kind", "timeslice"},
+                              {"params", {{"light_kernel_s", 20e-6}, {"busy_kernel_s", 0.5e-3},
+                                          {"busy_lead_s", 0.02}, {"busy_launches", 1000}}},
+                              {"summary", {{"points", points}}}});
+  const RawFile raw = parse_raw(j.dump(), "p.json");
+  ASSERT_TRUE(raw.paced);
+  ASSERT_EQ(raw.paced->points.size(), 1u);  // the point without its speed is left out, with a warning
+  EXPECT_EQ(raw.paced->points[0].sync_every, 1);
+  EXPECT_EQ(raw.paced->points[0].launches, 2500);
+  EXPECT_DOUBLE_EQ(raw.paced->points[0].speed, 0.2);
+  EXPECT_DOUBLE_EQ(raw.paced->busy_kernel_s, 0.5e-3);
+  EXPECT_FALSE(raw.warnings.empty());
+  ASSERT_TRUE(raw.slice);  // the probe's slice is not touched by another timeslice experiment
+  EXPECT_NEAR(raw.slice->median, 2e-3, 1e-12);
+}
+
+TEST(Calibration, PacedLightProcessWaitsASliceAtEverySyncAndKeepsUpWithoutThem) {
+  // Light: 20 us kernels, a 40 us host gap after each; busy: 0.5 ms kernels queued throughout. Slice q = 1 ms,
+  // preemption s = 50 us, a switch away from a context without work free, no grace.
+  PacedExperiment x;
+  x.light_kernel_s = 20e-6;
+  x.busy_kernel_s = 0.5e-3;
+  x.busy_lead_s = 0.02;
+  x.busy_launches = 2000;
+  const ParamOverrides params{{"timeslice.slice", 1e-3}, {"timeslice.switch_cost", 50e-6},
+                              {"timeslice.idle_switch_cost", 0.0}, {"timeslice.idle_grace", 0.0}};
+  const GpuSpec& h200 = builtin_catalog().find("H200")->spec;
+  // Waiting after every launch: each kernel arrives in a fresh busy slice and waits for its end, then the switch:
+  // a period of q + s + k instead of k + g alone.
+  PacedPoint every{40e-6, 1, 100, 0, 0};
+  const PacedPrediction p = predict_paced(x, every, h200, params);
+  EXPECT_NEAR(p.speed, (20e-6 + 40e-6) / (1e-3 + 50e-6 + 20e-6), 0.02 * p.speed);
+  EXPECT_NEAR(p.gpu_share_alone, 100 * 20e-6 / (100 * 60e-6 - 40e-6), 1e-9);
+  // Waiting only at the end: the host runs ahead and the queued kernels run in the light process's turns; it needs
+  // a third of the GPU and gets it, losing at most about a slice at the end of its 60 ms.
+  PacedPoint once{40e-6, 0, 1000, 0, 0};
+  const PacedPrediction q = predict_paced(x, once, h200, params);
+  EXPECT_GT(q.speed, 0.95);
+  EXPECT_LT(q.speed, 1.0 + 1e-9);
 }
 
 TEST(Calibration, CheckedInRawFileParsesAndValidates) {

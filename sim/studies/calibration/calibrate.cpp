@@ -18,6 +18,7 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/files.hpp"
 #include "sim/io/yaml_reader.hpp"
+#include "sim/studies/calibration/paced_replay.hpp"
 #include "sim/studies/calibration/published_fit.hpp"
 
 namespace vgpusim {
@@ -251,6 +252,36 @@ int validate_command(const std::string& raw_path, const std::string& calibration
              100 * checks.mape_validate, checks.n_validate);
   fmt::print("MAPE on the fit co-runs (green contexts, fitted l2_interference): {:.2f}% over {}\n",
              100 * checks.mape_fit, checks.n_fit);
+  // timeslice.paced: the light process's normalized speed beside a busy one, against the utilization rule.
+  nlohmann::ordered_json paced_rows = nlohmann::ordered_json::array();
+  if (raw.paced) {
+    fmt::print("\n{:<34} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "timeslice.paced point", "util", "measured",
+               "predicted", "util rule", "error");
+    double ape = 0, ape_rule = 0;
+    for (const PacedPoint& pt : raw.paced->points) {
+      const PacedPrediction pred = predict_paced(*raw.paced, pt, spec, params);
+      const double rule = 1.0 / (1.0 + pt.gpu_share_alone);
+      const double error = std::fabs(pred.speed - pt.speed) / pt.speed;
+      ape += error;
+      ape_rule += std::fabs(rule - pt.speed) / pt.speed;
+      const std::string label =
+          fmt::format("gap {}, {}", units::format(pt.gap_s, units::Dim::Time),
+                      pt.sync_every > 0 ? fmt::format("sync every {}", pt.sync_every) : std::string("sync at the end"));
+      fmt::print("{:<34} {:>8.1f}% {:>9.3f} {:>9.3f} {:>9.3f} {:>8.1f}%\n", label, 100 * pt.gpu_share_alone, pt.speed,
+                 pred.speed, rule, 100 * error);
+      paced_rows.push_back({{"host_gap_s", pt.gap_s},
+                            {"sync_every", pt.sync_every},
+                            {"gpu_share_alone", pt.gpu_share_alone},
+                            {"measured_speed", pt.speed},
+                            {"predicted_speed", pred.speed},
+                            {"util_rule", rule},
+                            {"absolute_percentage_error", error}});
+    }
+    const double n = static_cast<double>(raw.paced->points.size());
+    fmt::print("MAPE of the light process's speed beside a busy one: {:.2f}% (utilization rule 1 / (1 + u): "
+               "{:.2f}%) over {}\n",
+               100 * ape / n, 100 * ape_rule / n, raw.paced->points.size());
+  }
   if (!json_path.empty()) {
     nlohmann::ordered_json j;
     j["schema"] = "vgpusim.validation/1";
@@ -263,6 +294,7 @@ int validate_command(const std::string& raw_path, const std::string& calibration
         std::isfinite(checks.mape_validate) ? nlohmann::ordered_json(checks.mape_validate) : nullptr;
     j["mape_fit"] = std::isfinite(checks.mape_fit) ? nlohmann::ordered_json(checks.mape_fit) : nullptr;
     j["experiments"] = rows;
+    if (raw.paced) j["paced"] = paced_rows;
     write_file_atomically(json_path, j.dump(2) + "\n");
   }
   if (!docs_dir.empty()) {
