@@ -187,7 +187,7 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
       x.busy_lead_s = number_or(params, "busy_lead_s", 0.0);
       const double busy_launches = number_or(params, "busy_launches", 0.0);
       if (!(x.light_kernel_s > 0 && x.light_kernel_s < 1) || !(x.busy_kernel_s > 0 && x.busy_kernel_s < 1) ||
-          !(x.busy_lead_s >= 0 && x.busy_lead_s < 10) || !(busy_launches >= 1 && busy_launches <= 1e7)) {
+          !(x.busy_lead_s >= 0 && x.busy_lead_s < 10) || !(busy_launches >= 1 && busy_launches <= kMaxPacedLaunches)) {
         raw.warnings.push_back(fmt::format("{}: params light_kernel_s, busy_kernel_s, busy_lead_s or busy_launches "
                                            "missing or out of range: left out",
                                            where));
@@ -196,13 +196,18 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
       x.busy_launches = static_cast<int>(busy_launches);
       const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
                                                                                       : json::array();
+      if (points.size() > kMaxPacedPoints) {
+        raw.warnings.push_back(fmt::format("{}: {} points; hwcal writes 6, at most {} are read: left out", where,
+                                           points.size(), kMaxPacedPoints));
+        continue;
+      }
       for (const json& p : points) {
         const auto speed = stats(p.is_object() ? p.value("speed", json()) : json(), where, raw.warnings);
         const auto share = stats(p.is_object() ? p.value("gpu_share_alone", json()) : json(), where, raw.warnings);
         const double gap = number_or(p, "host_gap_s", -1), sync = number_or(p, "sync_every", -1),
                      launches = number_or(p, "launches", 0);
         if (!speed || !share || !(gap >= 0 && gap < 1) || !(sync >= 0 && sync <= 1e7) ||
-            !(launches >= 1 && launches <= 1e7) || !(speed->median > 0)) {
+            !(launches >= 1 && launches <= kMaxPacedLaunches) || !(speed->median > 0)) {
           raw.warnings.push_back(fmt::format("{}: a point without its speed, utilization, gap, sync or launches: "
                                              "left out",
                                              where));

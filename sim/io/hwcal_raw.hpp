@@ -86,6 +86,10 @@ struct RawFile {
 };
 
 inline constexpr size_t kMaxRawExperiments = 2000;
+// timeslice.paced: hwcal writes 6 points of at most 5000 launches beside 1000; the bounds keep a re-simulation of a
+// damaged file to seconds.
+inline constexpr size_t kMaxPacedPoints = 100;
+inline constexpr double kMaxPacedLaunches = 1e6;
 RawFile parse_raw(const std::string& text, const std::string& file);
 RawFile read_raw_file(const std::string& path);
 
