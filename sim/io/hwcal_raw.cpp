@@ -193,6 +193,11 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
                                            where));
         continue;
       }
+      if (busy_launches * x.busy_kernel_s > kMaxPacedRun_s) {
+        raw.warnings.push_back(fmt::format("{}: a busy run of {:g} s (hwcal's: 0.5 s): left out", where,
+                                           busy_launches * x.busy_kernel_s));
+        continue;
+      }
       x.busy_launches = static_cast<int>(busy_launches);
       const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
                                                                                       : json::array();
@@ -211,6 +216,11 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
           raw.warnings.push_back(fmt::format("{}: a point without its speed, utilization, gap, sync or launches: "
                                              "left out",
                                              where));
+          continue;
+        }
+        if (launches * (gap + x.light_kernel_s) > kMaxPacedRun_s) {
+          raw.warnings.push_back(fmt::format("{}: a light run of {:g} s (hwcal's: 0.1 s): left out", where,
+                                             launches * (gap + x.light_kernel_s)));
           continue;
         }
         x.points.push_back({gap, static_cast<int>(sync), static_cast<int>(launches), speed->median, share->median});

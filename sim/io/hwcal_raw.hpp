@@ -90,6 +90,7 @@ inline constexpr size_t kMaxRawExperiments = 2000;
 // damaged file to seconds.
 inline constexpr size_t kMaxPacedPoints = 100;
 inline constexpr double kMaxPacedLaunches = 1e6;
+inline constexpr double kMaxPacedRun_s = 60;  // either process's run alone
 RawFile parse_raw(const std::string& text, const std::string& file);
 RawFile read_raw_file(const std::string& path);
 

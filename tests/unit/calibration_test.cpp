@@ -150,6 +150,9 @@ TEST(Calibration, PacedExperimentIsReadWithItsPointsAndBadPointsLeftOut) {
   EXPECT_DOUBLE_EQ(raw.paced->busy_kernel_s, 0.5e-3);
   EXPECT_FALSE(raw.warnings.empty());
   ASSERT_TRUE(raw.slice);  // the probe's slice is not touched by another timeslice experiment
+  // A busy run of hours (a damaged file) would take the re-simulation as long: left out.
+  j["experiments"].back()["params"]["busy_kernel_s"] = 0.9;
+  EXPECT_FALSE(parse_raw(j.dump(), "p.json").paced);
   EXPECT_NEAR(raw.slice->median, 2e-3, 1e-12);
 }
 
