@@ -212,7 +212,8 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
         const double gap = number_or(p, "host_gap_s", -1), sync = number_or(p, "sync_every", -1),
                      launches = number_or(p, "launches", 0);
         if (!speed || !share || !(gap >= 0 && gap < 1) || !(sync >= 0 && sync <= 1e7) ||
-            !(launches >= 1 && launches <= kMaxPacedLaunches) || !(speed->median > 0)) {
+            !(launches >= 1 && launches <= kMaxPacedLaunches) || !(speed->median > 0) ||
+            !(share->median >= 0 && share->median <= 1)) {
           raw.warnings.push_back(fmt::format("{}: a point without its speed, utilization, gap, sync or launches: "
                                              "left out",
                                              where));

@@ -136,6 +136,8 @@ TEST(Calibration, PacedExperimentIsReadWithItsPointsAndBadPointsLeftOut) {
                     {"gpu_share_alone", stat(0.33)}});
   points.push_back({{"host_gap_s", 40e-6}, {"sync_every", 0}, {"launches", 2500}, {"speed", nullptr},
                     {"gpu_share_alone", stat(0.33)}});
+  points.push_back({{"host_gap_s", 40e-6}, {"sync_every", 0}, {"launches", 2500}, {"speed", stat(0.9)},
+                    {"gpu_share_alone", stat(-1.0)}});  // a utilization below 0 would make the rule infinite
   j["experiments"].push_back({{"name", "timeslice.paced"},
                               {"kind", "timeslice"},
                               {"params", {{"light_kernel_s", 20e-6}, {"busy_kernel_s", 0.5e-3},
@@ -143,7 +145,7 @@ TEST(Calibration, PacedExperimentIsReadWithItsPointsAndBadPointsLeftOut) {
                               {"summary", {{"points", points}}}});
   const RawFile raw = parse_raw(j.dump(), "p.json");
   ASSERT_TRUE(raw.paced);
-  ASSERT_EQ(raw.paced->points.size(), 1u);  // the point without its speed is left out, with a warning
+  ASSERT_EQ(raw.paced->points.size(), 1u);  // the points without a speed or a utilization are left out, with warnings
   EXPECT_EQ(raw.paced->points[0].sync_every, 1);
   EXPECT_EQ(raw.paced->points[0].launches, 2500);
   EXPECT_DOUBLE_EQ(raw.paced->points[0].speed, 0.2);
