@@ -23,7 +23,7 @@ constexpr double kPacedMinBudget_s = 12;  // the children's start and ~15 runs o
 constexpr unsigned kPacedRepeats = 2;
 
 // The light process's host: its gap after each launch and how often it waits for its kernels (0: once, at the
-// end). A 10 us gap keeps the GPU ahead of it (kernels longer than the gap), 40 and 160 us leave the GPU idle
+// end). A 10 us gap launches faster than the GPU runs (kernels longer than the gap), 40 and 160 us leave the GPU idle
 // between its kernels, about half and seven eighths of the time alone.
 struct PacedPoint {
   double gap_s;
