@@ -110,6 +110,58 @@ RawFile parse_raw(const std::string& text, const std::string& file) {
 }
 
 namespace {
+// timeslice.paced (`e`, its summary `summary`): its params and points into raw.paced; a point or a whole experiment
+// out of range is left out with a warning.
+void read_paced(const json& e, const json& summary, const std::string& where, RawFile& raw) {
+  const json& params = object_at(e, "params");
+  PacedExperiment x;
+  x.light_kernel_s = number_or(params, "light_kernel_s", 0.0);
+  x.busy_kernel_s = number_or(params, "busy_kernel_s", 0.0);
+  x.busy_lead_s = number_or(params, "busy_lead_s", 0.0);
+  const double busy_launches = number_or(params, "busy_launches", 0.0);
+  if (!(x.light_kernel_s > 0 && x.light_kernel_s < 1) || !(x.busy_kernel_s > 0 && x.busy_kernel_s < 1) ||
+      !(x.busy_lead_s >= 0 && x.busy_lead_s < 10) || !(busy_launches >= 1 && busy_launches <= kMaxPacedLaunches)) {
+    raw.warnings.push_back(fmt::format("{}: params light_kernel_s, busy_kernel_s, busy_lead_s or busy_launches "
+                                       "missing or out of range: left out",
+                                       where));
+    return;
+  }
+  if (busy_launches * x.busy_kernel_s > kMaxPacedRun_s) {
+    raw.warnings.push_back(fmt::format("{}: a busy run of {:g} s (hwcal's: 0.5 s): left out", where,
+                                       busy_launches * x.busy_kernel_s));
+    return;
+  }
+  x.busy_launches = static_cast<int>(busy_launches);
+  const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
+                                                                                  : json::array();
+  if (points.size() > kMaxPacedPoints) {
+    raw.warnings.push_back(fmt::format("{}: {} points; hwcal writes 6, at most {} are read: left out", where,
+                                       points.size(), kMaxPacedPoints));
+    return;
+  }
+  for (const json& p : points) {
+    const auto speed = stats(p.is_object() ? p.value("speed", json()) : json(), where, raw.warnings);
+    const auto share = stats(p.is_object() ? p.value("gpu_share_alone", json()) : json(), where, raw.warnings);
+    const double gap = number_or(p, "host_gap_s", -1), sync = number_or(p, "sync_every", -1),
+                 launches = number_or(p, "launches", 0);
+    if (!speed || !share || !(gap >= 0 && gap < 1) || !(sync >= 0 && sync <= 1e7) ||
+        !(launches >= 1 && launches <= kMaxPacedLaunches) || !(speed->median > 0) ||
+        !(share->median >= 0 && share->median <= 1)) {
+      raw.warnings.push_back(fmt::format("{}: a point without its speed, utilization, gap, sync or launches: "
+                                         "left out",
+                                         where));
+      continue;
+    }
+    if (launches * (gap + x.light_kernel_s) > kMaxPacedRun_s) {
+      raw.warnings.push_back(fmt::format("{}: a light run of {:g} s (hwcal's: 0.1 s): left out", where,
+                                         launches * (gap + x.light_kernel_s)));
+      continue;
+    }
+    x.points.push_back({gap, static_cast<int>(sync), static_cast<int>(launches), speed->median, share->median});
+  }
+  if (!x.points.empty()) raw.paced = x;
+}
+
 RawFile parse_raw_json(const json& root, const std::string& file) {
   if (!root.is_object()) throw RawFormatError(fmt::format("{}: expected a JSON object at the top level", file));
   if (root.value("schema", "") != "vgpusim.hwcal.raw/1")
@@ -180,53 +232,7 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
         raw.not_measured.push_back(name + ": no grace crossing (the sweep did not bracket one)");
       }
     } else if (kind == "timeslice" && name == "timeslice.paced") {
-      const json& params = object_at(e, "params");
-      PacedExperiment x;
-      x.light_kernel_s = number_or(params, "light_kernel_s", 0.0);
-      x.busy_kernel_s = number_or(params, "busy_kernel_s", 0.0);
-      x.busy_lead_s = number_or(params, "busy_lead_s", 0.0);
-      const double busy_launches = number_or(params, "busy_launches", 0.0);
-      if (!(x.light_kernel_s > 0 && x.light_kernel_s < 1) || !(x.busy_kernel_s > 0 && x.busy_kernel_s < 1) ||
-          !(x.busy_lead_s >= 0 && x.busy_lead_s < 10) || !(busy_launches >= 1 && busy_launches <= kMaxPacedLaunches)) {
-        raw.warnings.push_back(fmt::format("{}: params light_kernel_s, busy_kernel_s, busy_lead_s or busy_launches "
-                                           "missing or out of range: left out",
-                                           where));
-        continue;
-      }
-      if (busy_launches * x.busy_kernel_s > kMaxPacedRun_s) {
-        raw.warnings.push_back(fmt::format("{}: a busy run of {:g} s (hwcal's: 0.5 s): left out", where,
-                                           busy_launches * x.busy_kernel_s));
-        continue;
-      }
-      x.busy_launches = static_cast<int>(busy_launches);
-      const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
-                                                                                      : json::array();
-      if (points.size() > kMaxPacedPoints) {
-        raw.warnings.push_back(fmt::format("{}: {} points; hwcal writes 6, at most {} are read: left out", where,
-                                           points.size(), kMaxPacedPoints));
-        continue;
-      }
-      for (const json& p : points) {
-        const auto speed = stats(p.is_object() ? p.value("speed", json()) : json(), where, raw.warnings);
-        const auto share = stats(p.is_object() ? p.value("gpu_share_alone", json()) : json(), where, raw.warnings);
-        const double gap = number_or(p, "host_gap_s", -1), sync = number_or(p, "sync_every", -1),
-                     launches = number_or(p, "launches", 0);
-        if (!speed || !share || !(gap >= 0 && gap < 1) || !(sync >= 0 && sync <= 1e7) ||
-            !(launches >= 1 && launches <= kMaxPacedLaunches) || !(speed->median > 0) ||
-            !(share->median >= 0 && share->median <= 1)) {
-          raw.warnings.push_back(fmt::format("{}: a point without its speed, utilization, gap, sync or launches: "
-                                             "left out",
-                                             where));
-          continue;
-        }
-        if (launches * (gap + x.light_kernel_s) > kMaxPacedRun_s) {
-          raw.warnings.push_back(fmt::format("{}: a light run of {:g} s (hwcal's: 0.1 s): left out", where,
-                                             launches * (gap + x.light_kernel_s)));
-          continue;
-        }
-        x.points.push_back({gap, static_cast<int>(sync), static_cast<int>(launches), speed->median, share->median});
-      }
-      if (!x.points.empty()) raw.paced = x;
+      read_paced(e, summary, where, raw);
     } else if (kind == "corun") {
       const json& params = object_at(e, "params");
       if (!params.contains("kernel_a") || !summary.contains("slowdown_a")) continue;
