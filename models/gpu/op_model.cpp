@@ -93,7 +93,7 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
           number_param("ops", "power_efficiency", Dim::Count, 61.8e9, 5e9, 1e12,
                        "FLOP per joule of the board's TDP that FP32 GEMMs sustain: the FP32 rate is min(datasheet "
                        "peak, power_efficiency x TDP) (binds on low-power boards: a 70 W T4 sustains 4.3 of its 8.1 "
-                       "TFLOP/s)",
+                       "TFLOP/s); on a GPU whose calibration sets roofline.fp32_efficiency, that measured rate instead",
                        fit_source("")))
         .add(&OpModelParams::pre_volta_efficiency,
              number_param("ops", "pre_volta_efficiency", Dim::Count, 0.715, 0.3, 1.5,
@@ -155,6 +155,7 @@ std::string op_model_description() {
 }
 
 double sustained_fp32(const OpDevice& d, const OpModelParams& p) {
+  if (d.fp32_measured > 0) return d.fp32_measured;
   return d.tdp > 0 ? std::min(d.fp32, p.power_efficiency * d.tdp) : d.fp32;
 }
 

@@ -76,6 +76,7 @@ struct OpDevice {
   double bandwidth = 0;    // B/s, DRAM
   double tdp = 0;          // W; 0 = unknown: no power cap
   bool pre_volta = false;  // Pascal and older (architecture named in the catalog)
+  double fp32_measured = 0;  // FLOP/s FP32 work sustains as a calibration measured it; 0 = the power cap's estimate
   bool operator==(const OpDevice&) const = default;
 };
 OpDevice op_device(const GpuSpec& gpu);
@@ -133,7 +134,8 @@ class OpGraph {
   mutable std::mutex mutex_;
   mutable std::vector<std::pair<OpDevice, Times>> memo_;
 };
-// The FP32 rate the SIMT pipes sustain on `d`: min(peak, power_efficiency x TDP).
+// The FP32 rate the SIMT pipes sustain on `d`: a calibration's measured rate where one is given, else min(peak,
+// power_efficiency x TDP).
 double sustained_fp32(const OpDevice& d, const OpModelParams& p);
 
 }  // namespace vgpusim

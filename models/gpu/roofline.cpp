@@ -175,8 +175,8 @@ namespace {
 // A model's kernels on `gpu` by the operator model: their floors are the overhead, their compute and memory sides add
 // up kernel by kernel (solo() then sums them: overlap 0), and the SM fill is the share their tiles cover. A pass's
 // times are linear in its scale: the graph computes them once per device.
-KernelTimes graph_times(const KernelSpec& k, const GpuSpec& gpu) {
-  const OpGraph::Times g = k.graph->times(op_device(gpu));
+KernelTimes graph_times(const KernelSpec& k, const GpuSpec& gpu, const RooflineParams& p) {
+  const OpGraph::Times g = k.graph->times(op_device(gpu, p));
   KernelTimes t;
   t.overlap = 0;
   t.overhead = k.graph_scale * g.floor;
@@ -187,8 +187,14 @@ KernelTimes graph_times(const KernelSpec& k, const GpuSpec& gpu) {
 }
 }  // namespace
 
+OpDevice op_device(const GpuSpec& gpu, const RooflineParams& p) {
+  OpDevice d = op_device(gpu);
+  if (p.fp32_efficiency > 0) d.fp32_measured = p.fp32_efficiency * gpu.fp32;
+  return d;
+}
+
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const RooflineParams& p) {
-  if (k.graph) return graph_times(k, gpu);
+  if (k.graph) return graph_times(k, gpu, p);
   KernelTimes t;
   t.sm_fill = fill_fraction(k.blocks, gpu);
   // The SMs' share the compute runs at. A GEMM's output tiles and the blocks of a kernel of known block size spread

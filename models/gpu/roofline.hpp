@@ -125,6 +125,9 @@ struct KernelTimes {
 
 // The roofline's two sides for `k` on `gpu`.
 KernelTimes kernel_times(const KernelSpec& k, const GpuSpec& gpu, const RooflineParams& p);
+// The operator model's view of `gpu` under these parameters: its catalog figures, and the FP32 rate a calibration
+// measured (fp32_efficiency x the FP32 peak) in place of the power cap's estimate where fp32_efficiency is set.
+OpDevice op_device(const GpuSpec& gpu, const RooflineParams& p);
 // What the work `k`, whose times on `gpu` are `t`, asks of the device (the sharing models' view of it).
 ActivityDemand activity_demand(const KernelSpec& k, const KernelTimes& t, const GpuSpec& gpu);
 // Solo time (s) of `k` on `gpu`: its kernels' launch overhead + the longer of its SM side (compute or L2 time) and

@@ -155,7 +155,7 @@ std::optional<OpKernel> op_kernel_from_shapes(const KinetoCpuOp& op, const Kinet
 }
 
 TraceKernels::TraceKernels(const KinetoTrace& trace, const GpuSpec& source, const RooflineParams& perf, bool shapes)
-    : trace_(trace), source_(source), perf_(perf), shapes_(shapes), device_(op_device(source)) {}
+    : trace_(trace), source_(source), perf_(perf), shapes_(shapes), device_(op_device(source, perf)) {}
 
 KernelSpec TraceKernels::work(size_t i, double solo) {
   const KinetoOp& op = trace_.ops[i];

@@ -7,9 +7,11 @@
 #include <fstream>
 
 #include "models/gpu/op_model.hpp"
+#include "models/gpu/roofline.hpp"
 #include "models/workload/fx_graph.hpp"
 #include "models/workload/model_shapes.hpp"
 #include "sim/core/errors.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/neusight.hpp"
 #include "sim/studies/calibration/op_model_fit.hpp"
@@ -103,6 +105,9 @@ TEST(OpModel, PowerCapArchitectureAndBatchedFactor) {
   EXPECT_DOUBLE_EQ(sustained_fp32(device(40, 8.1e12, 320e9, 70), p), 4.2e12);
   EXPECT_DOUBLE_EQ(sustained_fp32(device(108, 19.5e12, 1.9e12, 400), p), 19.5e12);
   EXPECT_DOUBLE_EQ(sustained_fp32(device(108, 19.5e12, 1.9e12, 0), p), 19.5e12);  // TDP unknown: no cap
+  OpDevice measured = device(40, 8.1e12, 320e9, 70);
+  measured.fp32_measured = 6e12;  // a calibration's measured rate replaces the cap's estimate, above or below it
+  EXPECT_DOUBLE_EQ(sustained_fp32(measured, p), 6e12);
   const OpKernel k = OpKernel::gemm(OpKernelClass::Linear, 1, 1024, 1024, 1024);
   const OpDevice volta = device(80, 14e12, 1e15), pascal = device(80, 14e12, 1e15, 0, true);
   EXPECT_NEAR(op_kernel_times(k, pascal, p).compute / op_kernel_times(k, volta, p).compute, 1 / 0.5, 1e-12);
@@ -462,6 +467,32 @@ TEST(GraphWorkload, APassTakesTheOpModelsTimeOnWhereItRuns) {
       graph_scenario("{mode: timeslice}", "g0") +
       "  - name: trainer\n    on: g0\n    memory: 8GiB\n    workload: {training: {step: {flops: 10TFLOP}, iterations: 50}}\n");
   EXPECT_GT(shared.tenants[0].shared.unit_time_mean, 1.2 * alone.tenants[0].shared.unit_time_mean);
+}
+
+TEST(GraphWorkload, ACalibratedGpuRunsFp32GemmsAtItsMeasuredRate) {
+  using vgpusim::testing_support::run_text;
+  // The shipped H200 calibration measured FP32 FMA work at fp32_efficiency of the peak (hwcal compute.fp32_fma): a
+  // graph's FP32 GEMMs run at that rate, not at the power cap's estimate for a 700 W board.
+  const RooflineParams perf = RooflineParams::table().with(builtin_overrides("H200"));
+  ASSERT_GT(perf.fp32_efficiency, 0.5);
+  const GpuSpec h200 = builtin_catalog().find("H200")->spec;
+  const OpDevice calibrated = op_device(h200, perf), catalog = op_device(h200);
+  const OpModelParams p = OpModelParams::table().defaults();
+  EXPECT_DOUBLE_EQ(sustained_fp32(calibrated, p), perf.fp32_efficiency * h200.fp32);
+  EXPECT_LT(sustained_fp32(catalog, p), 0.7 * h200.fp32);  // 700 W x power_efficiency
+  std::string text = graph_scenario("{mode: passthrough, overhead: 0}", "g0");
+  text.replace(text.find("H100-SXM"), 8, "H200");
+  const Results r = run_text(text);
+  ASSERT_EQ(r.tenants.size(), 1u);
+  const std::vector<NeusightOp> ops = read_neusight_profile(kBertProfile, 24);
+  const auto pass_time = [&](const OpDevice& d) {
+    double t = 0;
+    for (const NeusightOp& op : ops)
+      for (const OpKernel& k : fx_node_kernels(op.node, false).forward) t += op.repeat * op_kernel_time(k, d, p);
+    return t;
+  };
+  EXPECT_NEAR(r.tenants[0].shared.unit_time_mean / pass_time(calibrated), 1.0, 1e-6);
+  EXPECT_LT(pass_time(calibrated), pass_time(catalog) / 1.2);  // BERT-large's FP32 GEMMs dominate its pass
 }
 
 TEST(GraphWorkload, TrainingPassesAndErrors) {

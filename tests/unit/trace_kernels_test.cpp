@@ -10,6 +10,7 @@
 
 #include "models/workload/trace_graph.hpp"
 #include "models/workload/trace_kernels.hpp"
+#include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/scenario/loader.hpp"
@@ -62,10 +63,11 @@ fs::path write_trace() {
   return p;
 }
 
-Scenario load(const std::string& gpu, const fs::path& trace, const std::string& extra = "") {
+Scenario load(const std::string& gpu, const fs::path& trace, const std::string& extra = "",
+              const std::string& source = "A100-40GB") {
   const std::string s = "version: 1\nname: k\nfidelity: exact\ngpus: [{id: g0, model: " + gpu +
                         "}]\nsharing: {g0: {mode: passthrough, overhead: 0%}}\ntenants:\n  - name: t\n    on: g0\n"
-                        "    workload:\n      trace: {path: " + trace.string() + ", source: A100-40GB" + extra + "}\n";
+                        "    workload:\n      trace: {path: " + trace.string() + ", source: " + source + extra + "}\n";
   return load_scenario_text(s, "s.yaml", builtin_catalog());
 }
 
@@ -150,6 +152,27 @@ TEST(TraceKernels, RecordedTimeCalibratesAndTheOpModelScales) {
     ASSERT_EQ(r.tenants[0].units, 1);
     EXPECT_NEAR(r.gpus[0].busy_time, 340e-6, 1e-9);
   }
+}
+
+TEST(TraceKernels, ACalibratedSourceTimesItsOpsWithItsMeasuredRate) {
+  // Recorded on an H200 (whose shipped calibration measured its FP32 rate): on the H200 each op keeps its recorded
+  // time; on a V100 the FP32 GEMM scales by the op model's ratio to the H200 at its measured rate.
+  const fs::path path = write_trace();
+  const Scenario h200 = load("H200", path, "", "H200");
+  const TraceGraph& g = *workload_of(h200).graph;
+  ASSERT_TRUE(g.ops[1].kernel.graph);
+  const RooflineParams h200_perf = RooflineParams::table().with(builtin_overrides("H200"));
+  ASSERT_GT(h200_perf.fp32_efficiency, 0);
+  const GpuSpec& h200_spec = builtin_catalog().find("H200")->spec;
+  const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
+  EXPECT_NEAR(solo_time(g.ops[1].kernel, h200_spec, h200_perf), 20e-6, 1e-12);
+  const OpModelParams p = OpModelParams::table().defaults();
+  const OpKernel k = OpKernel::gemm(OpKernelClass::Linear, 1, 512, 128, 256);
+  const double ratio = op_kernel_time(k, op_device(v100), p) / op_kernel_time(k, op_device(h200_spec, h200_perf), p);
+  EXPECT_NEAR(solo_time(g.ops[1].kernel, v100, RooflineParams::table().defaults()) / 20e-6, ratio, 1e-9);
+  EXPECT_NE(ratio, op_kernel_time(k, op_device(v100), p) / op_kernel_time(k, op_device(h200_spec), p));
+  const RunRecord r = simulate(h200);
+  EXPECT_NEAR(r.gpus[0].busy_time, 340e-6, 1e-9);
 }
 
 TEST(TraceKernels, UnknownKernelsKeyIsRefused) {
