@@ -407,12 +407,13 @@ TEST(TelemetryWorkload, ContradictionsAreFileLineColErrors) {
 TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
   const std::vector<std::pair<std::string, std::pair<double, double>>> jobs = {
       {"J1", {20, 0.9}}, {"J2", {8, 0.5}}, {"J3", {30, 0.3}}, {"J4", {5, 0.75}}, {"J5", {12, 0.6}}, {"J6", {3, 1.0}}};
-  // Each GPU's pairs as its validation plays them: the V100's under MPS (Gavel's V100 workers ran MPS), the A40's
-  // time-sliced; each job with the same solo throughput and gpu_util on both.
+  // Each GPU's pairs as its validation plays them: the V100's under MPS (Gavel's V100 workers ran MPS), the P100's
+  // time-sliced on the catalog's P100-PCIe-16GB (Gavel's label "p100"); each job with the same solo throughput and
+  // gpu_util on both.
   const auto pairs_on = [&](const std::string& label, const std::string& mode) {
     std::string rows;
     const std::string head = "version: 1\nname: p\nduration: 1s\nfidelity: fluid\ngpus:\n  - {id: g0, model: " +
-                             std::string(label == "v100" ? "V100" : "A40") + "}\nsharing:\n  g0: {mode: " + mode +
+                             std::string(label == "v100" ? "V100" : "P100-PCIe-16GB") + "}\nsharing:\n  g0: {mode: " + mode +
                              "}\ntenants:\n";
     for (size_t a = 0; a < jobs.size(); ++a)
       for (size_t b = a; b < jobs.size(); ++b) {
@@ -421,7 +422,7 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
         for (int i = 0; i < 2; ++i)
           text += fmt::format("  - {{name: t{}, on: g0, workload: {{measured: {{gpu: {}, throughput: {}/s, "
                               "gpu_util: {}%, mem_util: 0%}}}}}}\n",
-                              i, label == "v100" ? "V100" : "A40", jobs[pair[i]].second.first,
+                              i, label == "v100" ? "V100" : "P100-PCIe-16GB", jobs[pair[i]].second.first,
                               jobs[pair[i]].second.second * 100);
         Scenario sc = load_scenario_text(text, "p.yaml", builtin_catalog());
         sc.duration = 40 / std::min(jobs[a].second.first, jobs[b].second.first);
@@ -442,7 +443,7 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
     return rows;
   };
   const std::string both = "gpu,job_a,scale_a,job_b,scale_b,solo_tput_a,solo_tput_b,coloc_tput_a,coloc_tput_b\n" +
-                           pairs_on("v100", "mps") + pairs_on("a40", "timeslice");
+                           pairs_on("v100", "mps") + pairs_on("p100", "timeslice");
   const fs::path d = temp_dir("gavel");
   write(d / "gavel_pairs_physical.csv", both);
   const auto runs = validate_gavel(d.string(), {});
@@ -450,7 +451,7 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
   const auto s = summarize(runs[0]);
   ASSERT_EQ(s.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(s[i].gpu, i == 0 ? "V100" : "A40") << s[i].mape;
+    EXPECT_EQ(s[i].gpu, i == 0 ? "V100" : "P100-PCIe-16GB") << s[i].mape;
     EXPECT_EQ(s[i].split, "5-fold held-out (physical_cluster_throughputs)");
     EXPECT_EQ(s[i].cases, 2u * 21u);
     EXPECT_LT(s[i].mape, 1.0);

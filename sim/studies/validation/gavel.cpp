@@ -183,6 +183,11 @@ class PairSimulator {
 // 4605a9c; MPS was made optional in 27fb65b), and plain time-slicing elsewhere.
 std::string mode_of(const std::string& gpu) { return gpu == "V100" ? "mps" : "timeslice"; }
 
+// The catalog entry of a Gavel worker type. Its P100 workers were cloud instances (its price tables cover AWS, GCP and
+// Azure, scheduler/utils.py): AWS offers no P100, and GCP's and Azure's (NCv2) P100s are all the PCIe 16 GB board.
+// K80 has no catalog entry.
+std::string catalog_gpu(const std::string& worker) { return worker == "P100" ? "P100-PCIe-16GB" : worker; }
+
 double squared_error(double measured, double predicted) {
   const double r = predicted / measured - 1;
   return r * r;
@@ -322,6 +327,7 @@ void validate_file(const fs::path& file, ValidationRun& run) {
   for (const GavelPair& r : rows) {
     std::string upper = r.gpu.substr(0, r.gpu.find('_'));
     std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
+    upper = catalog_gpu(upper);
     // The file lists each pair in both orders: a skipped row is counted once per unordered pair.
     const bool first_order = r.job_a <= r.job_b;
     if (r.gpu.find("unconsolidated") != std::string::npos) {
@@ -365,7 +371,9 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
   run.method =
       "Gavel measured the training throughput of 26 job types alone and with a second job on the same GPU (two "
       "processes; on its V100 servers Gavel's worker ran them under MPS (stanford-futuredata/gavel 578680d, "
-      "scheduler/worker.py), elsewhere the driver time-slices them). Each job type becomes a `measured` workload "
+      "scheduler/worker.py), elsewhere the driver time-slices them; its P100 workers were cloud instances, all of "
+      "which are the PCIe 16 GB board: the catalog's P100-PCIe-16GB; K80 has no catalog entry). Each job type becomes "
+      "a `measured` workload "
       "with Gavel's solo throughput on that GPU; its gpu_util (the share of a step its kernels run) and, under MPS, "
       "the share of the SMs its kernels fill are the unknowns, fitted on the training folds only: 5-fold over the "
       "unordered single-GPU pairs (fixed shuffle, seed 1), each job type's gpu_util chosen on a 5% grid (its SM "
