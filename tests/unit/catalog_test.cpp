@@ -11,7 +11,7 @@ TEST(Catalog, HasEveryRequiredDeviceWithSources) {
   const Catalog& c = builtin_catalog();
   for (const char* name : {"A100-40GB", "A100-80GB", "H100-SXM", "H100-PCIe", "H100-NVL", "H200", "B200", "A30", "L4",
                            "T4", "A10", "A10G", "A40", "V100", "L40", "L40S", "RTX-3090", "RTX-4090", "RTX-PRO-6000",
-                           "M60", "MI25", "MI300X", "llvmpipe", "P4", "P100-PCIe-16GB", "V100-PCIe-32GB",
+                           "M60", "K80", "MI25", "MI300X", "llvmpipe", "P4", "P100-PCIe-16GB", "V100-PCIe-32GB",
                            "A100-PCIe-40GB", "A100-80GB-PCIe"}) {
     const CatalogEntry* e = c.find(name);
     ASSERT_NE(e, nullptr) << name;
@@ -89,6 +89,7 @@ TEST(Catalog, DeviceNamesMapToTheNewEntries) {
   EXPECT_EQ(map("Tesla P100-PCIE-16GB", 0), "P100-PCIe-16GB");
   EXPECT_EQ(map("Tesla P4", 0), "P4");
   EXPECT_EQ(map("Tesla T4", 0), "T4");
+  EXPECT_EQ(map("Tesla K80", 11.17), "K80");  // one GK210 of the board, as CUDA shows it
   // A catalog without the PCIe entries maps them to the SXM ones.
   EXPECT_EQ(catalog_name_for_device("NVIDIA A100-PCIE-40GB", 0, {"A100-40GB", "A100-80GB"}), "A100-40GB");
 }

@@ -185,7 +185,6 @@ std::string mode_of(const std::string& gpu) { return gpu == "V100" ? "mps" : "ti
 
 // The catalog entry of a Gavel worker type. Its P100 workers were cloud instances (its price tables cover AWS, GCP and
 // Azure, scheduler/utils.py): AWS offers no P100, and GCP's and Azure's (NCv2) P100s are all the PCIe 16 GB board.
-// K80 has no catalog entry.
 std::string catalog_gpu(const std::string& worker) { return worker == "P100" ? "P100-PCIe-16GB" : worker; }
 
 double squared_error(double measured, double predicted) {
@@ -372,7 +371,8 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "Gavel measured the training throughput of 26 job types alone and with a second job on the same GPU (two "
       "processes; on its V100 servers Gavel's worker ran them under MPS (stanford-futuredata/gavel 578680d, "
       "scheduler/worker.py), elsewhere the driver time-slices them; its P100 workers were cloud instances, all of "
-      "which are the PCIe 16 GB board: the catalog's P100-PCIe-16GB; K80 has no catalog entry). Each job type becomes "
+      "which are the PCIe 16 GB board: the catalog's P100-PCIe-16GB; a K80 worker is one of a K80 board's two GPUs, as "
+      "the catalog's K80 entry is). Each job type becomes "
       "a `measured` workload "
       "with Gavel's solo throughput on that GPU; its gpu_util (the share of a step its kernels run) and, under MPS, "
       "the share of the SMs its kernels fill are the unknowns, fitted on the training folds only: 5-fold over the "
