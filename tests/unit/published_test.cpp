@@ -412,9 +412,9 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
   // gpu_util on both.
   const auto pairs_on = [&](const std::string& label, const std::string& mode) {
     std::string rows;
-    const std::string head = "version: 1\nname: p\nduration: 1s\nfidelity: fluid\ngpus:\n  - {id: g0, model: " +
-                             std::string(label == "v100" ? "V100" : "P100-PCIe-16GB") + "}\nsharing:\n  g0: {mode: " + mode +
-                             "}\ntenants:\n";
+    const std::string model = label == "v100" ? "V100" : "P100-PCIe-16GB";
+    const std::string head = "version: 1\nname: p\nduration: 1s\nfidelity: fluid\ngpus:\n  - {id: g0, model: " + model +
+                             "}\nsharing:\n  g0: {mode: " + mode + "}\ntenants:\n";
     for (size_t a = 0; a < jobs.size(); ++a)
       for (size_t b = a; b < jobs.size(); ++b) {
         std::string text = head;
@@ -422,7 +422,7 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
         for (int i = 0; i < 2; ++i)
           text += fmt::format("  - {{name: t{}, on: g0, workload: {{measured: {{gpu: {}, throughput: {}/s, "
                               "gpu_util: {}%, mem_util: 0%}}}}}}\n",
-                              i, label == "v100" ? "V100" : "P100-PCIe-16GB", jobs[pair[i]].second.first,
+                              i, model, jobs[pair[i]].second.first,
                               jobs[pair[i]].second.second * 100);
         Scenario sc = load_scenario_text(text, "p.yaml", builtin_catalog());
         sc.duration = 40 / std::min(jobs[a].second.first, jobs[b].second.first);

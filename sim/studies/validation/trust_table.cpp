@@ -19,8 +19,8 @@ namespace {
 std::string class_of(const std::string& dataset, const ValidationCase& c) {
   const std::string& s = c.split;
   if (dataset == "lucid" && s == "shipped defaults, no fit") return "timeslice-pair";
-  // Gavel's V100 pairs ran under MPS. Its time-sliced P100 pairs join no band: the time-sliced one is Lucid's alone,
-  // regenerated from ../shared with the other rows carried, so a second dataset in it could not be kept current.
+  // Gavel's V100 pairs ran under MPS. Its time-sliced P100 and K80 pairs join no band: the time-sliced one is Lucid's
+  // alone, regenerated from ../shared with the other rows carried, so a second dataset in it could not be kept current.
   if (dataset == "gavel" && s.starts_with("5-fold held-out")) return c.gpu == "V100" ? "mps-pair" : "";
   if (dataset == "migperf" && s == "no fit") return "mig-slice-telemetry";
   if (dataset == "migperf" && s == "op model by shapes, step fitted on the full GPU") return "mig-slice-op-graph";
