@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "models/workload/model_shapes.hpp"
 #include "models/workload/telemetry.hpp"
 #include "sim/core/errors.hpp"
 #include "sim/io/calibration_file.hpp"
@@ -458,6 +459,18 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
     EXPECT_GT(s[i].baseline_mape.at("half"), 10.0);
     EXPECT_TRUE(s[i].baseline_mape.count("train_mean"));
   }
+}
+
+// Under MPS a job's kernel length decides how long it holds the SMs per turn: a ResNet-50 step launches its op
+// graph's kernels (forward, backward, accumulation), any other job type the telemetry mapping's 52 us kernels.
+TEST(GavelValidation, ResNet50StepsLaunchTheirOpGraphsKernels) {
+  double expected = 0;
+  for (const auto& [kernel, count] : graph_kernels(resnet50_nodes(64), true)) expected += count;
+  EXPECT_DOUBLE_EQ(gavel_kernels_per_step("ResNet-50 (batch size 64)"), expected);
+  EXPECT_GT(expected, 300);  // 53 convolutions, 53 batch norms, ... forward, twice that backward
+  EXPECT_EQ(gavel_kernels_per_step("ResNet-18 (batch size 64)"), 0);
+  EXPECT_EQ(gavel_kernels_per_step("ResNet-50 (batch size x)"), 0);
+  EXPECT_EQ(gavel_kernels_per_step("ResNet-50 (batch size "), 0);
 }
 
 TEST(PublishedImport, InfiniteAndMissingNumbersAreRefusedOrLeftOut) {
