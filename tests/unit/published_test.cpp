@@ -461,8 +461,8 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
   }
 }
 
-// Under MPS a job's kernel length decides how long it holds the SMs per turn: a ResNet-50 step launches its op
-// graph's kernels (forward, backward, accumulation), any other job type the telemetry mapping's 52 us kernels.
+// Under MPS the SMs go to the clients kernel by kernel: a ResNet-50 step launches its op graph's kernels (forward,
+// backward, accumulation), any other job type the telemetry mapping's 52 us kernels.
 TEST(GavelValidation, ResNet50StepsLaunchTheirOpGraphsKernels) {
   double expected = 0;
   for (const auto& [kernel, count] : graph_kernels(resnet50_nodes(64), true)) expected += count;

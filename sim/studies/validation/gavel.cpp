@@ -395,7 +395,7 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "defaults, fluid fidelity, 40 steps of the slower job) and each job's co-located throughput is compared with "
       "the measurement (split \"5-fold held-out\"). mem_util is 0. A step launches the telemetry mapping's 52 us "
       "kernels, except a ResNet-50 job's: the kernels of the operator model's ResNet-50 training graph at its batch "
-      "(forward, backward and accumulation at 224 pixels), which under MPS hold the SMs longer per turn. The "
+      "(forward, backward and accumulation at 224 pixels); under MPS the SMs go to the clients kernel by kernel. The "
       "pair shares the server's CPU with the other "
       "tasks of the profiler's round it ran in (docs/models/host-cpu.md): Gavel's profiler (scheduler/scripts/"
       "profiling/measure_throughput.py at 1606bc4) queued every job alone and then every pair (i, j >= i) in its job "
