@@ -150,14 +150,7 @@ void run_timeslice_suite(RunContext& context) {
     e.params["solo_max_gap_s"] = solo_max_gap_s;
     e.params["pair_threshold_s"] = static_cast<double>(pair_threshold_ns) * 1e-9;
 
-    if (context.device.compute_mode != cudaComputeModeDefault) {
-      e.skipped = "compute mode is not Default: two processes cannot share the GPU";
-      return;
-    }
-    if (deadline.remaining_s() < kPairDuration_s * kPairRepeats + 10) {
-      e.truncated = true;
-      return;
-    }
+    if (!two_processes_can_run(context, deadline, kPairDuration_s * kPairRepeats + 10, e)) return;
     const TemporaryDirectory directory("vgpusim-hwcal-probe");
     std::vector<std::unique_ptr<ChildProcess>> children;
     Json clients_mps = Json::array();

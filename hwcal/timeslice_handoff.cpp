@@ -55,14 +55,7 @@ void run_handoff(RunContext& context, const Deadline& deadline, unsigned long lo
     e.params["probe_slice_s"] = slice_s;
     e.params["timing"] = "%globaltimer: the first's latest block end, the second's earliest block start; host "
                            "launches on CLOCK_MONOTONIC";
-    if (context.device.compute_mode != cudaComputeModeDefault) {
-      e.skipped = "compute mode is not Default: two processes cannot share the GPU";
-      return;
-    }
-    if (deadline.remaining_s() < kHandoffMinBudget_s) {
-      e.truncated = true;
-      return;
-    }
+    if (!two_processes_can_run(context, deadline, kHandoffMinBudget_s, e)) return;
     const TemporaryDirectory directory("vgpusim-hwcal-handoff");
     std::vector<std::unique_ptr<ChildProcess>> children;
     const std::vector<bool> mps =

@@ -94,14 +94,7 @@ void run_paced(RunContext& context, const Deadline& deadline) {
     e.params["busy_lead_s"] = kBusyLead_s;
     e.params["repeats_per_point"] = kPacedRepeats;
     e.params["timing"] = "host CLOCK_MONOTONIC: each process's first launch to seeing its last kernel end";
-    if (context.device.compute_mode != cudaComputeModeDefault) {
-      e.skipped = "compute mode is not Default: two processes cannot share the GPU";
-      return;
-    }
-    if (deadline.remaining_s() < kPacedMinBudget_s) {
-      e.truncated = true;
-      return;
-    }
+    if (!two_processes_can_run(context, deadline, kPacedMinBudget_s, e)) return;
     const TemporaryDirectory directory("vgpusim-hwcal-paced");
     std::vector<std::unique_ptr<ChildProcess>> children;
     const std::vector<bool> mps = start_probe_children(context, blocks, 1e-3, ~0ull >> 1, directory.path + "/paced",

@@ -118,6 +118,18 @@ RunReply parse_reply(const std::string& reply, std::size_t paths) {
   return out;
 }
 
+bool two_processes_can_run(const RunContext& context, const Deadline& deadline, double min_budget_s, Experiment& e) {
+  if (context.device.compute_mode != cudaComputeModeDefault) {
+    e.skipped = "compute mode is not Default: two processes cannot share the GPU";
+    return false;
+  }
+  if (deadline.remaining_s() < min_budget_s) {
+    e.truncated = true;
+    return false;
+  }
+  return true;
+}
+
 TemporaryDirectory::TemporaryDirectory(const std::string& prefix) {
   std::string name = "/tmp/" + prefix + "-XXXXXX";
   HWCAL_REQUIRE(mkdtemp(name.data()) != nullptr, "mkdtemp failed");

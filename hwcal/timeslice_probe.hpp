@@ -104,6 +104,10 @@ struct TemporaryDirectory {
   TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
 };
 
+// Whether an experiment of two processes may start: the compute mode lets them share the GPU (else `e` is skipped)
+// and at least `min_budget_s` is left (else `e` is truncated).
+bool two_processes_can_run(const RunContext& context, const Deadline& deadline, double min_budget_s, Experiment& e);
+
 // Two probe children (this program re-executed), each answered `ready` within kChildAnswer_s; returns whether
 // each is an MPS client.
 std::vector<bool> start_probe_children(RunContext& context, unsigned blocks, double duration_s,

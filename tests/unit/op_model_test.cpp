@@ -427,30 +427,32 @@ const std::string kBertProfile = std::string(VGPUSIM_SOURCE_DIR) +
                                  "/scenarios/measurements/neusight/label/NVIDIA_A100-PCIE-40GB/bert_large-inf-512-8.csv";
 
 // One closed-loop client sends `requests` passes of the BERT-large graph, back to back, on `on`.
-std::string graph_scenario(const std::string& sharing, const std::string& on, const std::string& extra = "") {
-  return "version: 1\nname: g\nseed: 1\ngpus: [{id: g0, model: H100-SXM}]\nsharing:\n  g0: " + sharing +
+std::string graph_scenario(const std::string& sharing, const std::string& on, const std::string& extra = "",
+                           const std::string& gpu = "H100-SXM") {
+  return "version: 1\nname: g\nseed: 1\ngpus: [{id: g0, model: " + gpu + "}]\nsharing:\n  g0: " + sharing +
          "\ntenants:\n  - name: bert\n    on: " + on + "\n    memory: 4GiB\n    workload:\n      graph:\n        profile: " +
          kBertProfile + "\n        clients: 1\n        requests: 5\n" + extra;
+}
+
+// The BERT-large pass's kernels from the profile, timed directly with the default parameters.
+double bert_pass_time(const OpDevice& d) {
+  static const std::vector<NeusightOp> ops = read_neusight_profile(kBertProfile, 24);
+  const OpModelParams p = OpModelParams::table().defaults();
+  double t = 0;
+  for (const NeusightOp& op : ops)
+    for (const OpKernel& k : fx_node_kernels(op.node, false).forward) t += op.repeat * op_kernel_time(k, d, p);
+  return t;
 }
 
 }  // namespace
 
 TEST(GraphWorkload, APassTakesTheOpModelsTimeOnWhereItRuns) {
   using vgpusim::testing_support::run_text;
-  // The pass's kernels from the profile, timed directly.
-  const std::vector<NeusightOp> ops = read_neusight_profile(kBertProfile, 24);
-  const OpModelParams p = OpModelParams::table().defaults();
-  const auto pass_time = [&](const OpDevice& d) {
-    double t = 0;
-    for (const NeusightOp& op : ops)
-      for (const OpKernel& k : fx_node_kernels(op.node, false).forward) t += op.repeat * op_kernel_time(k, d, p);
-    return t;
-  };
   const GpuSpec h100 = builtin_catalog().find("H100-SXM")->spec;
   const Results alone = run_text(graph_scenario("{mode: passthrough, overhead: 0}", "g0"));
   ASSERT_EQ(alone.tenants.size(), 1u);
   ASSERT_TRUE(alone.tenants[0].shared.latency);
-  EXPECT_NEAR(alone.tenants[0].shared.unit_time_mean / pass_time(op_device(h100)), 1.0, 1e-6);
+  EXPECT_NEAR(alone.tenants[0].shared.unit_time_mean / bert_pass_time(op_device(h100)), 1.0, 1e-6);
   // On MIG slices: fewer SMs, the tiles spread over them; 3g (60 SMs) is faster than 2g (32), slower than the GPU.
   const Results mig = run_text(graph_scenario("{mode: mig, partitions: [{id: a, profile: 2g.20gb}, {id: b, profile: "
                                               "3g.40gb}]}",
@@ -480,19 +482,10 @@ TEST(GraphWorkload, ACalibratedGpuRunsFp32GemmsAtItsMeasuredRate) {
   const OpModelParams p = OpModelParams::table().defaults();
   EXPECT_DOUBLE_EQ(sustained_fp32(calibrated, p), perf.fp32_efficiency * h200.fp32);
   EXPECT_LT(sustained_fp32(catalog, p), 0.7 * h200.fp32);  // 700 W x power_efficiency
-  std::string text = graph_scenario("{mode: passthrough, overhead: 0}", "g0");
-  text.replace(text.find("H100-SXM"), 8, "H200");
-  const Results r = run_text(text);
+  const Results r = run_text(graph_scenario("{mode: passthrough, overhead: 0}", "g0", "", "H200"));
   ASSERT_EQ(r.tenants.size(), 1u);
-  const std::vector<NeusightOp> ops = read_neusight_profile(kBertProfile, 24);
-  const auto pass_time = [&](const OpDevice& d) {
-    double t = 0;
-    for (const NeusightOp& op : ops)
-      for (const OpKernel& k : fx_node_kernels(op.node, false).forward) t += op.repeat * op_kernel_time(k, d, p);
-    return t;
-  };
-  EXPECT_NEAR(r.tenants[0].shared.unit_time_mean / pass_time(calibrated), 1.0, 1e-6);
-  EXPECT_LT(pass_time(calibrated), pass_time(catalog) / 1.2);  // BERT-large's FP32 GEMMs dominate its pass
+  EXPECT_NEAR(r.tenants[0].shared.unit_time_mean / bert_pass_time(calibrated), 1.0, 1e-6);
+  EXPECT_LT(bert_pass_time(calibrated), bert_pass_time(catalog) / 1.2);  // BERT-large's FP32 GEMMs dominate its pass
 }
 
 TEST(GraphWorkload, TrainingPassesAndErrors) {
