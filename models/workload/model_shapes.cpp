@@ -210,6 +210,41 @@ std::vector<FxNode> resnet50_nodes(double batch, double image, const std::string
   return g.take();
 }
 
+std::vector<FxNode> resnet18_cifar_nodes(double batch, const std::string& dtype) {
+  Graph g(dtype);
+  const auto conv_bn = [&](double cin, double cout, double in_side, double out_side, double area) {
+    g.module("Conv2d", "conv", {shape({batch, cin, in_side, in_side})}, shape({batch, cout, out_side, out_side}),
+             area);
+    const TensorShape y = shape({batch, cout, out_side, out_side});
+    g.module("BatchNorm2d", "bn", {y}, y);
+  };
+  const auto relu = [&](double c, double sd) {
+    const TensorShape y = shape({batch, c, sd, sd});
+    g.module("ReLU", "relu", {y}, y);  // F.relu there: the same kernel
+  };
+  double side = 32, cin = 64;
+  conv_bn(3, 64, side, side, 9);  // a 3 x 3 stem at stride 1, no max pooling: CIFAR's 32 x 32 images
+  relu(64, side);
+  for (int stage = 0; stage < 4; ++stage) {
+    const double planes = 64 * std::pow(2.0, stage);
+    for (int b = 0; b < 2; ++b) {  // two basic blocks a stage, the first of stages 2-4 at stride 2
+      const double out_side = b == 0 && stage > 0 ? side / 2 : side;
+      conv_bn(cin, planes, side, out_side, 9);
+      relu(planes, out_side);
+      conv_bn(planes, planes, out_side, out_side, 9);
+      if (out_side != side || cin != planes) conv_bn(cin, planes, side, out_side, 1);  // the 1 x 1 shortcut
+      const TensorShape y = shape({batch, planes, out_side, out_side});
+      g.function("add", {y, y}, y);
+      relu(planes, out_side);
+      cin = planes;
+      side = out_side;
+    }
+  }
+  g.module("AvgPool2d", "avg_pool2d", {shape({batch, 512, side, side})}, shape({batch, 512, 1, 1}));
+  g.module("Linear", "linear", {shape({batch, 512})}, shape({batch, 10}));
+  return g.take();
+}
+
 std::vector<std::pair<OpKernel, double>> graph_kernels(const std::vector<FxNode>& nodes, bool training,
                                                        const std::vector<double>& repeats) {
   std::vector<std::pair<OpKernel, double>> out;

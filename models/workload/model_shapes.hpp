@@ -31,6 +31,10 @@ bool is_resnet50(const std::string& name);  // resnet50, resnet50_moco, ...
 std::vector<FxNode> transformer_nodes(const TransformerShape& s, double batch, double seq, bool vision,
                                       const std::string& dtype = "float32");
 std::vector<FxNode> resnet50_nodes(double batch, double image = 224, const std::string& dtype = "float32");
+// ResNet-18 for CIFAR-10 (32 x 32 images, 10 classes) as the common PyTorch CIFAR recipe builds it (kuangliu's
+// pytorch-cifar `ResNet18`, which Gavel's image_classification/cifar10 workload runs): a 3 x 3 stem without max
+// pooling, two basic blocks a stage, 1 x 1 convolution shortcuts where the shape changes.
+std::vector<FxNode> resnet18_cifar_nodes(double batch, const std::string& dtype = "float32");
 
 // Every node's kernels of one pass, each with how often it runs (node i `repeats[i]` times; none given: once), the
 // same kernel merged (forward; training: forward, backward and accumulation).

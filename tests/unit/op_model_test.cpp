@@ -535,6 +535,12 @@ TEST(ModelShapes, TransformerAndResNetFlopsFromTheirShapes) {
   // ResNet-50: 4.09 G multiply-adds per 224 x 224 image (torchvision's figure), within 2%.
   EXPECT_TRUE(is_resnet50("resnet50_moco"));
   EXPECT_NEAR(flops(resnet50_nodes(1), OpKernelClass::Linear) / 2 / 4.09e9, 1.0, 0.02);
+  // CIFAR-10's ResNet-18, by hand: the 3 x 3 stem 32^2 x 64 x 27, stage 1's four 3 x 3 convolutions 32^2 x 64 x 576;
+  // each later stage (side s = 16, 8, 4 with C = 128, 256, 512 planes: s^2 C^2 = 2^22) one from C/2 channels
+  // s^2 C (9 C/2), three s^2 C (9 C) and the 1 x 1 shortcut s^2 C (C/2): (18 + 3 x 36 + 2) 2^20; the 512 x 10 layer.
+  const double mib = 1024.0 * 1024.0;
+  EXPECT_NEAR(flops(resnet18_cifar_nodes(1), OpKernelClass::Linear) / 2,
+              1024.0 * 64 * 27 + 4 * 1024.0 * 64 * 576 + 3 * (18 + 3 * 36 + 2) * mib + 5120, 1);
   EXPECT_FALSE(transformer_shape("gpt-7", bert));
   // Training adds each product's two gradients: three times the forward's GEMM FLOPs.
   double train = 0;

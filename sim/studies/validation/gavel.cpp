@@ -368,12 +368,14 @@ void validate_file(const fs::path& file, ValidationRun& run) {
 }  // namespace
 
 double gavel_kernels_per_step(const std::string& job) {
-  const std::string resnet50 = "ResNet-50 (batch size ";
-  if (!job.starts_with(resnet50)) return 0;
-  const double batch = std::strtod(job.c_str() + resnet50.size(), nullptr);
+  const std::string resnet50 = "ResNet-50 (batch size ", resnet18 = "ResNet-18 (batch size ";
+  const bool r50 = job.starts_with(resnet50);
+  if (!r50 && !job.starts_with(resnet18)) return 0;
+  const double batch = std::strtod(job.c_str() + (r50 ? resnet50 : resnet18).size(), nullptr);
   if (!(batch >= 1 && batch <= 1e6)) return 0;
   double n = 0;
-  for (const auto& [kernel, count] : graph_kernels(resnet50_nodes(batch), true)) n += count;
+  for (const auto& [kernel, count] : graph_kernels(r50 ? resnet50_nodes(batch) : resnet18_cifar_nodes(batch), true))
+    n += count;
   return n;
 }
 
@@ -394,8 +396,9 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "appears in. The held-out fold's pairs are then simulated (mode mps on V100, timeslice elsewhere, with their "
       "defaults, fluid fidelity, 40 steps of the slower job) and each job's co-located throughput is compared with "
       "the measurement (split \"5-fold held-out\"). mem_util is 0. A step launches the telemetry mapping's 52 us "
-      "kernels, except a ResNet-50 job's: the kernels of the operator model's ResNet-50 training graph at its batch "
-      "(forward, backward and accumulation at 224 pixels); under MPS the SMs go to the clients kernel by kernel. The "
+      "kernels, except where the operator model knows the job's layers: a ResNet-50 step (ImageNet, 224 pixels) "
+      "launches the kernels of its training graph at its batch (forward, backward and accumulation), a ResNet-18 "
+      "step those of the CIFAR-10 ResNet-18 (32 pixels); under MPS the SMs go to the clients kernel by kernel. The "
       "pair shares the server's CPU with the other "
       "tasks of the profiler's round it ran in (docs/models/host-cpu.md): Gavel's profiler (scheduler/scripts/"
       "profiling/measure_throughput.py at 1606bc4) queued every job alone and then every pair (i, j >= i) in its job "
