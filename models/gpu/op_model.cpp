@@ -97,8 +97,8 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
                        fit_source("")))
         .add(&OpModelParams::pre_volta_efficiency,
              number_param("ops", "pre_volta_efficiency", Dim::Count, 0.715, 0.3, 1.5,
-                          "GEMM efficiency factor on Pascal and older GPUs (their cuBLAS SGEMM reaches less of the "
-                          "peak than Volta and later)",
+                          "GEMM efficiency factor on Pascal and older GPUs (in the profiles it is fitted on their FP32 "
+                          "GEMMs reach less of the peak than Volta's and later GPUs')",
                           fit_source("learned from the two Pascal GPUs only: expect +-30% on a new architecture")))
         .add(&OpModelParams::gemm_efficiency,
              number_param("ops", "gemm_efficiency", Dim::Ratio, 1.0, 0.05, 1.0,
