@@ -37,7 +37,8 @@ const std::vector<Suite>& suites() {
   static const std::vector<Suite> all = {
       {"bandwidth", kBandwidthBudget_s, run_bandwidth_suite}, {"compute", kComputeBudget_s, run_compute_suite},
       {"latency", kLatencyBudget_s, run_latency_suite},       {"launch", kLaunchBudget_s, run_launch_suite},
-      {"timeslice", kTimesliceBudget_s, run_timeslice_suite}, {"corun", kCorunBudget_s, run_corun_suite},
+      {"timeslice", kTimesliceBudget_s, run_timeslice_suite}, {"telemetry", kTelemetryBudget_s, run_telemetry_suite},
+      {"corun", kCorunBudget_s, run_corun_suite},
   };
   return all;
 }
@@ -45,10 +46,11 @@ const std::vector<Suite>& suites() {
 void print_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: vgpusim-hwcal EXPERIMENT [--out DIR] [--budget-s SECONDS]\n"
-               "  EXPERIMENT: all | identity | bandwidth | compute | latency | launch | timeslice | corun\n"
+               "  EXPERIMENT: all | identity | bandwidth | compute | latency | launch | timeslice | corun |\n"
+               "              telemetry\n"
                "  --out DIR         write DIR/raw-<hostname>-<UTC time>.json (default: .)\n"
                "  --budget-s S      total time budget; each experiment's budget is scaled to fit\n"
-               "                    (default: about 270 s for all)\n"
+               "                    (default: about 290 s for all)\n"
                "Runs on CUDA device 0 (choose with CUDA_VISIBLE_DEVICES). Reads GPU settings, never changes them.\n"
                "Exit status: 0 done, 1 some experiment failed (see its \"error\"), 2 no CUDA GPU, 64 usage.\n");
 }

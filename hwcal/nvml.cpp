@@ -135,4 +135,50 @@ Json nvml_snapshot(const std::string& pci_bus_id) {
   return out;
 }
 
+NvmlUtilization::NvmlUtilization(const std::string& pci_bus_id) {
+  library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (library_ == nullptr) {
+    const char* reason = dlerror();
+    error_ = std::string("dlopen libnvidia-ml.so.1: ") + (reason ? reason : "unknown");
+    return;
+  }
+  NvmlReturn (*init)() = nullptr;
+  NvmlReturn (*handle_by_pci)(const char*, NvmlDevice*) = nullptr;
+  find(library_, init, "nvmlInit_v2");
+  find(library_, shutdown_, "nvmlShutdown");
+  find(library_, handle_by_pci, "nvmlDeviceGetHandleByPciBusId_v2");
+  find(library_, rates_, "nvmlDeviceGetUtilizationRates");
+  if (init == nullptr || shutdown_ == nullptr || handle_by_pci == nullptr || rates_ == nullptr) {
+    error_ = "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlShutdown, nvmlDeviceGetHandleByPciBusId_v2 or "
+             "nvmlDeviceGetUtilizationRates";
+    shutdown_ = nullptr;
+    return;
+  }
+  if (const NvmlReturn status = init(); status != 0) {
+    error_ = "nvmlInit_v2: NVML error " + std::to_string(status);
+    shutdown_ = nullptr;
+    return;
+  }
+  NvmlDevice device = nullptr;
+  if (const NvmlReturn status = handle_by_pci(pci_bus_id.c_str(), &device); status != 0) {
+    error_ = "nvmlDeviceGetHandleByPciBusId_v2(" + pci_bus_id + "): NVML error " + std::to_string(status);
+    return;
+  }
+  device_ = device;
+}
+
+NvmlUtilization::~NvmlUtilization() {
+  if (shutdown_ != nullptr) shutdown_();
+  if (library_ != nullptr) dlclose(library_);
+}
+
+bool NvmlUtilization::read(double& gpu, double& memory) const {
+  if (!available()) return false;
+  unsigned rates[2] = {0, 0};  // nvmlUtilization_t: {gpu, memory}, percent
+  if (rates_(device_, rates) != 0) return false;
+  gpu = rates[0] / 100.0;
+  memory = rates[1] / 100.0;
+  return true;
+}
+
 }  // namespace vgpusim::hwcal

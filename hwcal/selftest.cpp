@@ -8,6 +8,7 @@
 
 #include "hwcal/json.hpp"
 #include "hwcal/stats.hpp"
+#include "hwcal/telemetry_analysis.hpp"
 #include "hwcal/test_checks.hpp"
 #include "hwcal/timeslice_analysis.hpp"
 
@@ -225,6 +226,24 @@ void test_paced() {
   check(paced_outcome(0.1, 1.0, 1.0, 0.5, 0.98, 1.5, 1000, 20e-6).speed == 0.0, "an empty run: nothing");
 }
 
+void test_util_duty() {
+  // 20000 kernels of 25 us in 2 s: a quarter busy. NVML read every 0.5 s says 30% after the first second.
+  const std::vector<UtilSample> samples = {{0.0, 0.9, 0.1}, {0.5, 0.5, 0.1}, {1.0, 0.3, 0.05}, {1.5, 0.3, 0.15}};
+  const UtilDutyOutcome o = util_duty_outcome(20000, 25e-6, 2.0, samples, 1.0);
+  check(near(o.busy_share, 0.25), "busy share: launches x kernel over the run");
+  check(o.samples == 2 && near(o.nvml_gpu, 0.3) && near(o.nvml_memory, 0.1), "reads before settling left out");
+  check(near(o.busy_per_util, 0.25 / 0.3), "busy_per_util: the kernels' share over NVML's");
+  check(std::isnan(util_duty_outcome(1, 1e-3, 1, {}, 0).busy_per_util), "no reads: no ratio");
+  check(std::isnan(util_duty_outcome(1, 1e-3, 1, {{0, 0, 0}}, 0).busy_per_util), "NVML saw nothing: no ratio");
+  const UtilDutyOutcome idle = util_duty_outcome(10, 1e-6, 1.0, {{1.0, 0.0, 0.0}}, 0);
+  const UtilDutyOutcome full = util_duty_outcome(1000, 1e-3, 1.0, {{1.0, 1.0, 0.0}}, 0);
+  const UtilDutyOutcome a = util_duty_outcome(1000, 0.4e-3, 1.0, {{1.0, 0.5, 0.0}}, 0);
+  const UtilDutyOutcome b = util_duty_outcome(1000, 0.7e-3, 1.0, {{1.0, 0.8, 0.0}}, 0);
+  const UtilDutyOutcome c = util_duty_outcome(1000, 0.2e-3, 1.0, {{1.0, 0.2, 0.0}}, 0);
+  check(near(busy_per_util_of({idle, full, a, b, c}), 0.875), "the median over points seen 5-95% busy");
+  check(std::isnan(busy_per_util_of({idle, full})), "no informative point: NaN");
+}
+
 }  // namespace
 
 int main() {
@@ -235,5 +254,6 @@ int main() {
   test_timeslice_edges();
   test_handoff();
   test_paced();
+  test_util_duty();
   return vgpusim::hwcal::testing::verdict("hwcal selftest");
 }

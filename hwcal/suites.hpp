@@ -10,13 +10,14 @@
 
 namespace vgpusim::hwcal {
 
-// Nominal budgets in seconds (scaled by --budget-s); together about 4 minutes on an H200.
+// Nominal budgets in seconds (scaled by --budget-s); together about 5 minutes on an H200.
 inline constexpr double kBandwidthBudget_s = 20;
 inline constexpr double kComputeBudget_s = 25;
 inline constexpr double kLatencyBudget_s = 20;
 inline constexpr double kLaunchBudget_s = 10;
 inline constexpr double kTimesliceBudget_s = 45;
 inline constexpr double kCorunBudget_s = 150;
+inline constexpr double kTelemetryBudget_s = 20;
 
 void run_bandwidth_suite(RunContext& context);
 void run_compute_suite(RunContext& context);
@@ -24,6 +25,7 @@ void run_latency_suite(RunContext& context);
 void run_launch_suite(RunContext& context);
 void run_timeslice_suite(RunContext& context);
 void run_corun_suite(RunContext& context);
+void run_telemetry_suite(RunContext& context);
 
 // Hidden child modes: `vgpusim-hwcal __child corun|probe ARGS...`; the exit status is the child's result.
 int corun_child_main(const std::vector<std::string>& arguments);

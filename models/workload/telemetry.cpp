@@ -74,7 +74,9 @@ const ParamTable<TelemetryMapping>& TelemetryMapping::table() {
                             "exclusively: its GPU time per unit is busy_per_util x gpu_util x T",
                             "nvidia-smi documents utilization.gpu as the share of the sample period during which "
                             "one or more kernels was executing: 1 takes it at its word; `vgpusim validate --published "
-                            "lucid` fits it on its training folds (docs/models/telemetry-workload.md)"))
+                            "lucid` fits it on its training folds (docs/models/telemetry-workload.md); hwcal's "
+                            "telemetry.util_duty measures it on a GPU and `vgpusim fit` writes it to that GPU's "
+                            "calibration (docs/hwcal.md)"))
           .add(&TelemetryMapping::syncs_per_unit,
                whole_param("measured", "syncs_per_unit", 1, 1, 10000,
                            "how often the host waits for its kernels per unit (a loss read back, a blocking copy), "

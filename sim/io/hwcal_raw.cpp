@@ -233,6 +233,21 @@ RawFile parse_raw_json(const json& root, const std::string& file) {
       }
     } else if (kind == "timeslice" && name == "timeslice.paced") {
       read_paced(e, summary, where, raw);
+    } else if (kind == "telemetry" && name == "telemetry.util_duty") {
+      // Points whose NVML reads failed (null) or that fall outside 0-1 are left out with a warning.
+      const json& points = summary.contains("points") && summary["points"].is_array() ? summary["points"]
+                                                                                      : json::array();
+      for (const json& p : points) {
+        const auto busy = optional_number(p, "busy_share", where + ".summary.points", "point", raw.warnings);
+        const auto util = optional_number(p, "nvml_gpu_util", where + ".summary.points", "point", raw.warnings);
+        if (!busy || !util) continue;
+        if (!(*busy >= 0 && *busy <= 1.05 && *util >= 0 && *util <= 1)) {
+          raw.warnings.push_back(fmt::format("{}: a point with busy share {:g} and utilization {:g}: left out", where,
+                                             *busy, *util));
+          continue;
+        }
+        raw.util_duty.push_back({*busy, *util});
+      }
     } else if (kind == "corun") {
       const json& params = object_at(e, "params");
       if (!params.contains("kernel_a") || !summary.contains("slowdown_a")) continue;

@@ -66,6 +66,12 @@ struct PacedExperiment {
   std::vector<PacedPoint> points;
 };
 
+// telemetry.util_duty: one point of kernels holding a known share of a run, and NVML's utilization.gpu meanwhile.
+struct UtilDutyPoint {
+  double busy_share = 0;  // the kernels' share of the run
+  double nvml_gpu = 0;    // utilization.gpu (fraction) over the point's settled reads
+};
+
 struct RawFile {
   std::string file;
   RawDevice device;
@@ -79,6 +85,7 @@ struct RawFile {
   std::optional<double> grace_crossing;
   std::vector<CorunExperiment> coruns;
   std::optional<PacedExperiment> paced;
+  std::vector<UtilDutyPoint> util_duty;
   std::vector<std::string> not_measured;  // experiments skipped or failed, with why
   // Values that should be numbers but are not (e.g. a null slowdown): the experiment or point holding them is left
   // out and the file is still read; the caller prints these.

@@ -54,7 +54,36 @@ TEST(Calibration, FitRecoversKnownParametersWithin2Percent) {
     EXPECT_NEAR(fitted(c, "timeslice.switch_cost"), truth.switch_cost, 0.02 * truth.switch_cost) << gpu;
     EXPECT_NEAR(fitted(c, "timeslice.idle_grace"), truth.idle_grace, 1e-12) << gpu;
     EXPECT_NEAR(fitted(c, "timeslice.idle_switch_cost"), truth.idle_switch_cost, 0.02 * truth.idle_grace) << gpu;
+    EXPECT_NEAR(fitted(c, "measured.busy_per_util"), truth.busy_per_util, 0.02 * truth.busy_per_util) << gpu;
   }
+}
+
+// telemetry.util_duty: NVML's utilization.gpu beside the kernels' known share of the run gives busy_per_util, the
+// median ratio over the points seen 5-95% busy; null reads are left out with a warning; no points, no value.
+TEST(Calibration, UtilDutyPointsFitBusyPerUtil) {
+  nlohmann::json j = nlohmann::json::parse(synthetic_raw("H200", SyntheticTruth{}, 0.0, 1));
+  for (auto& e : j["experiments"])
+    if (e["name"] == "telemetry.util_duty") {
+      auto& p = e["summary"]["points"];
+      p = nlohmann::json::array();
+      p.push_back({{"busy_share", 0.2}, {"nvml_gpu_util", 0.25}});    // 0.8
+      p.push_back({{"busy_share", 0.45}, {"nvml_gpu_util", 0.5}});    // 0.9
+      p.push_back({{"busy_share", 0.7}, {"nvml_gpu_util", 0.7}});     // 1.0
+      p.push_back({{"busy_share", 0.9}, {"nvml_gpu_util", 1.0}});     // NVML saturated: says nothing
+      p.push_back({{"busy_share", 0.01}, {"nvml_gpu_util", 0.02}});   // below 5%: says nothing
+      p.push_back({{"busy_share", 0.5}, {"nvml_gpu_util", nullptr}});  // a failed read
+    }
+  const RawFile raw = parse_raw(j.dump(), "s.json");
+  EXPECT_EQ(raw.util_duty.size(), 5u);
+  ASSERT_EQ(raw.warnings.size(), 1u);
+  EXPECT_NE(raw.warnings[0].find("nvml_gpu_util"), std::string::npos);
+  EXPECT_NEAR(fitted(fit_calibration(raw, "H200"), "measured.busy_per_util"), 0.9, 1e-12);
+  auto& ex = j["experiments"];
+  ex.erase(std::remove_if(ex.begin(), ex.end(),
+                          [](const nlohmann::json& e) { return e["name"] == "telemetry.util_duty"; }),
+           ex.end());
+  for (const FittedValue& v : fit_calibration(parse_raw(j.dump(), "old.json"), "H200").values)
+    EXPECT_NE(v.name, "measured.busy_per_util");
 }
 
 TEST(Calibration, TheHandoffExperimentIsReadByNameAndLeavesTheProbeAlone) {

@@ -349,6 +349,17 @@ std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, d
   ex.push_back(experiment("timeslice.handoff", "timeslice", {{"blocks", ds.compute_units}},
                           {{"handoff_s", stats(noisy(truth.idle_grace + truth.idle_switch_cost), 20)},
                            {"grace_crossing_s", truth.idle_grace}}));
+  // NVML's utilization.gpu over runs whose kernels hold a known share (hwcal's three kernel lengths and duties).
+  ordered_json duty_points = ordered_json::array();
+  for (double kernel_s : {20e-6, 200e-6, 2e-3})
+    for (double duty : {0.25, 0.5, 0.8}) {
+      const double busy = noisy(duty);
+      const double util = std::min(1.0, busy / truth.busy_per_util);
+      duty_points.push_back({{"kernel_s", kernel_s}, {"duty_target", duty}, {"busy_share", busy},
+                             {"nvml_gpu_util", util}, {"busy_per_util", busy / util}});
+    }
+  ex.push_back(experiment("telemetry.util_duty", "telemetry", {{"blocks", ds.compute_units}},
+                          {{"points", duty_points}, {"busy_per_util", truth.busy_per_util}}));
   // Co-runs, re-simulated with the true parameters, then measured with noise.
   ParamOverrides p{{"roofline.compute_efficiency", truth.compute_efficiency},
                    {"roofline.memory_efficiency", truth.memory_efficiency},

@@ -32,6 +32,7 @@ struct SyntheticTruth {
   double compute_efficiency = 0.75, memory_efficiency = 0.88, bw_saturation_fraction = 0.4, l2_interference = 0.3;
   double slice = 2e-3, switch_cost = 30e-6;
   double idle_grace = 75e-6, idle_switch_cost = 10e-6;  // on the handoff sweep's grid: 75 us lies between 50 and 100
+  double busy_per_util = 0.85;  // the kernels' share of a run over NVML's utilization.gpu (telemetry.util_duty)
 };
 std::string synthetic_raw(const std::string& gpu, const SyntheticTruth& truth, double noise, uint64_t seed);
 // `vgpusim synth-raw`: writes synthetic_raw(gpu, SyntheticTruth{}, noise, seed) to `out_path`.

@@ -156,6 +156,29 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
   if (raw.switch_cost)
     out.push_back({"timeslice.switch_cost", units::Dim::Time, raw.switch_cost->median, median_se(*raw.switch_cost), 0,
                    raw.switch_cost->n, "timeslice.probe: median time neither process ran"});
+  // busy_per_util: how much of nvidia-smi's busy time a job's kernels hold, the median ratio over the points NVML
+  // saw 5-95% busy (at 0 or 100% the ratio says nothing), within the parameter's range.
+  std::vector<double> ratios;
+  for (const UtilDutyPoint& p : raw.util_duty)
+    if (p.nvml_gpu >= 0.05 && p.nvml_gpu <= 0.95 && p.busy_share > 0) ratios.push_back(p.busy_share / p.nvml_gpu);
+  if (!ratios.empty()) {
+    const auto median_of = [&](const std::vector<size_t>& pick) {
+      std::vector<double> v;
+      for (size_t i : pick) v.push_back(ratios[i]);
+      std::sort(v.begin(), v.end());
+      const size_t n = v.size();
+      return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    };
+    std::vector<size_t> all(ratios.size());
+    std::iota(all.begin(), all.end(), 0);
+    const double value = std::clamp(median_of(all), 0.1, 1.0);
+    double sq = 0;
+    for (double r : ratios) sq += (r - value) * (r - value);
+    out.push_back({"measured.busy_per_util", units::Dim::Ratio, value, bootstrap_sd(ratios.size(), median_of),
+                   std::sqrt(sq / static_cast<double>(ratios.size())), static_cast<int>(ratios.size()),
+                   "telemetry.util_duty: the kernels' share of a run over NVML's utilization.gpu meanwhile, median "
+                   "over the points seen 5-95% busy"});
+  }
   if (raw.handoff && raw.grace_crossing) {
     // The plain handoff is the grace the first keeps plus the switch away from a context without work.
     const double grace = *raw.grace_crossing;
