@@ -245,6 +245,73 @@ std::vector<FxNode> resnet18_cifar_nodes(double batch, const std::string& dtype)
   return g.take();
 }
 
+std::vector<FxNode> translation_transformer_nodes(double batch, double src_len, double tgt_len, double vocabulary,
+                                                 const std::string& dtype) {
+  Graph g(dtype);
+  const double h = 512, heads = 8, d = 64, inner = 2048, b = batch;
+  // Multi-head attention of queries of length tq over keys of length tk (q, k, v projections, heads split by
+  // permute + contiguous, scaled scores masked, softmax, dropout, the weighted sum, heads merged, the output
+  // projection, dropout, residual and norm), then the padding mask multiplied in.
+  const auto attention = [&](double tq, double tk) {
+    const TensorShape xq = shape({b, tq, h}), xk = shape({b, tk, h});
+    const TensorShape q = shape({heads, b, tq, d}), k = shape({heads, b, tk, d}), scores = shape({heads, b, tq, tk});
+    g.module("Linear", "w_qs", {xq}, xq);
+    g.module("Linear", "w_ks", {xk}, xk);
+    g.module("Linear", "w_vs", {xk}, xk);
+    g.method("contiguous", {q}, q, false);
+    g.method("contiguous", {k}, k, false);
+    g.method("contiguous", {k}, k, false);
+    g.method("repeat", {shape({b, tq, tk})}, scores, true);  // the mask, once per head
+    g.function("matmul", {q, shape({heads, b, d, tk})}, scores);
+    g.function("truediv", {scores}, scores);
+    g.function("masked_fill", {scores, scores}, scores);
+    g.function("softmax", {scores}, scores);
+    g.module("Dropout", "attention_dropout", {scores}, scores);
+    g.function("matmul", {scores, k}, q);
+    g.method("contiguous", {shape({b, tq, heads, d})}, shape({b, tq, heads, d}), false);
+    g.module("Linear", "fc", {xq}, xq);
+    g.module("Dropout", "dropout", {xq}, xq);
+    g.function("add", {xq, xq}, xq);
+    g.module("LayerNorm", "layer_norm", {xq}, xq);
+    g.function("mul", {xq, shape({b, tq, 1})}, xq);
+  };
+  // The position-wise feed-forward (two 1 x 1 convolutions: linear layers over the positions), then the mask.
+  const auto feed_forward = [&](double t) {
+    const TensorShape x = shape({b, t, h}), up = shape({b, t, inner});
+    g.module("Linear", "w_1", {x}, up);
+    g.module("ReLU", "relu", {up}, up);
+    g.module("Linear", "w_2", {up}, x);
+    g.module("Dropout", "dropout", {x}, x);
+    g.function("add", {x, x}, x);
+    g.module("LayerNorm", "layer_norm", {x}, x);
+    g.function("mul", {x, shape({b, t, 1})}, x);
+  };
+  const auto embed = [&](double t) {
+    const TensorShape x = shape({b, t, h});
+    g.module("Embedding", "word_emb", {shape({b, t})}, x, 0, vocabulary);
+    g.module("Embedding", "position_enc", {shape({b, t})}, x, 0, t + 1);
+    g.function("add", {x, x}, x);
+    g.function("ne", {shape({b, t})}, shape({b, t}));  // the padding masks
+    g.function("eq", {shape({b, t})}, shape({b, t}));
+  };
+  embed(src_len);
+  for (int l = 0; l < 6; ++l) {
+    attention(src_len, src_len);
+    feed_forward(src_len);
+  }
+  embed(tgt_len);
+  g.function("gt", {shape({b, tgt_len, tgt_len})}, shape({b, tgt_len, tgt_len}));  // the subsequent-position mask
+  for (int l = 0; l < 6; ++l) {
+    attention(tgt_len, tgt_len);
+    attention(tgt_len, src_len);
+    feed_forward(tgt_len);
+  }
+  const TensorShape logits = shape({b, tgt_len, vocabulary});
+  g.module("Linear", "tgt_word_prj", {shape({b, tgt_len, h})}, logits);
+  g.function("mul", {logits}, logits);
+  return g.take();
+}
+
 std::vector<std::pair<OpKernel, double>> graph_kernels(const std::vector<FxNode>& nodes, bool training,
                                                        const std::vector<double>& repeats) {
   std::vector<std::pair<OpKernel, double>> out;

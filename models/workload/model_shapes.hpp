@@ -35,6 +35,12 @@ std::vector<FxNode> resnet50_nodes(double batch, double image = 224, const std::
 // pytorch-cifar `ResNet18`, which Gavel's image_classification/cifar10 workload runs): a 3 x 3 stem without max
 // pooling, two basic blocks a stage, 1 x 1 convolution shortcuts where the shape changes.
 std::vector<FxNode> resnet18_cifar_nodes(double batch, const std::string& dtype = "float32");
+// The encoder-decoder Transformer of "Attention is all you need" as Gavel's translation workload trains it
+// (jadore801120's attention-is-all-you-need-pytorch: 6 + 6 layers, d_model 512, 8 heads of 64, inner 2048, the
+// padding mask multiplied in after every sublayer, a projection to the target vocabulary): one pass at a batch of
+// sentences padded to src_len and tgt_len tokens.
+std::vector<FxNode> translation_transformer_nodes(double batch, double src_len, double tgt_len, double vocabulary,
+                                                 const std::string& dtype = "float32");
 
 // Every node's kernels of one pass, each with how often it runs (node i `repeats[i]` times; none given: once), the
 // same kernel merged (forward; training: forward, backward and accumulation).

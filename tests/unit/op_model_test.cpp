@@ -541,6 +541,14 @@ TEST(ModelShapes, TransformerAndResNetFlopsFromTheirShapes) {
   const double mib = 1024.0 * 1024.0;
   EXPECT_NEAR(flops(resnet18_cifar_nodes(1), OpKernelClass::Linear) / 2,
               1024.0 * 64 * 27 + 4 * 1024.0 * 64 * 576 + 3 * (18 + 3 * 36 + 2) * mib + 5120, 1);
+  // The translation Transformer, source 20 and target 24 tokens, 1000 words: per position 4 h^2 + 2 h x inner
+  // multiply-adds in each encoder and decoder layer, the cross-attention's query and output over the target and its
+  // key and value over the source, the projection; attention products 2 x heads x lq x lk x 64 each.
+  const double hd = 512, in = 2048, src = 20, tgt = 24;
+  const std::vector<FxNode> tr = translation_transformer_nodes(1, src, tgt, 1000);
+  EXPECT_NEAR(flops(tr, OpKernelClass::Linear) / 2,
+              6 * (src + tgt) * (4 * hd * hd + 2 * hd * in) + 6 * 2 * hd * hd * (tgt + src) + tgt * hd * 1000, 1);
+  EXPECT_NEAR(flops(tr, OpKernelClass::Bmm) / 2, 6 * 2 * 8 * 64 * (src * src + tgt * tgt + tgt * src), 1);
   EXPECT_FALSE(transformer_shape("gpt-7", bert));
   // Training adds each product's two gradients: three times the forward's GEMM FLOPs.
   double train = 0;
