@@ -23,7 +23,7 @@ inline constexpr const char* kRawSchema = "vgpusim.hwcal.raw/1";
 struct Experiment {
   std::string name;  // unique in a file, "<suite>.<variant>..."
   std::string kind;  // bandwidth | bandwidth_sm_scaling | compute | compute_sm_scaling | gemm | latency | launch |
-                     // timeslice | corun
+                     // timeslice | telemetry | corun
   Json params = Json::object();
   Json repeats = Json::array();
   Json summary = Json::object();
