@@ -170,6 +170,10 @@ class NodeKernels {
   // A call_module node that is not a matrix product.
   bool module_op() {
   const std::string& mc = node.module;
+  if (contains(mc, "InstanceNorm")) {  // affine=False by default: statistics per sample and channel, no weights
+    const double h = last(o);
+    return simple("norm", K::Norm, {mem(K::NormBackward, 3 * ob + 8 * n / h), mem(K::Reduce, 2 * ob)});
+  }
   if (mc == "LayerNorm" || contains(mc, "RMSNorm") || mc == "T5LayerNorm" || contains(mc, "BatchNorm") ||
       mc == "GroupNorm") {
     const double h = last(o);

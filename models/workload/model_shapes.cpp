@@ -312,6 +312,77 @@ std::vector<FxNode> translation_transformer_nodes(double batch, double src_len, 
   return g.take();
 }
 
+std::vector<FxNode> cyclegan_step_nodes(double batch, double image, const std::string& dtype) {
+  Graph g(dtype);
+  const double b = batch;
+  const auto conv = [&](double cin, double cout, double in_side, double out_side, double area) {
+    g.module("Conv2d", "conv", {shape({b, cin, in_side, in_side})}, shape({b, cout, out_side, out_side}), area);
+  };
+  const auto norm_relu = [&](double c, double side, bool relu) {
+    const TensorShape y = shape({b, c, side, side});
+    g.module("InstanceNorm2d", "norm", {y}, y);
+    if (relu) g.module("ReLU", "relu", {y}, y);
+  };
+  const auto pad = [&](double c, double side, double by) {
+    g.module("ReflectionPad2d", "pad", {shape({b, c, side, side})}, shape({b, c, side + 2 * by, side + 2 * by}));
+  };
+  // GeneratorResNet: a 7 x 7 stem, two stride-2 downsamplings, 9 residual blocks at 256 channels, two nearest
+  // upsamplings with 3 x 3 convolutions, a 7 x 7 output convolution and tanh.
+  const auto generator = [&] {
+    double side = image;
+    pad(3, side, 3);
+    conv(3, 64, side + 6, side, 49);
+    norm_relu(64, side, true);
+    double c = 64;
+    for (int i = 0; i < 2; ++i) {
+      conv(c, 2 * c, side, side / 2, 9);
+      c *= 2;
+      side /= 2;
+      norm_relu(c, side, true);
+    }
+    for (int r = 0; r < 9; ++r) {
+      pad(c, side, 1);
+      conv(c, c, side + 2, side, 9);
+      norm_relu(c, side, true);
+      pad(c, side, 1);
+      conv(c, c, side + 2, side, 9);
+      norm_relu(c, side, false);
+      const TensorShape y = shape({b, c, side, side});
+      g.function("add", {y, y}, y);
+    }
+    for (int i = 0; i < 2; ++i) {
+      g.module("Upsample", "upsample", {shape({b, c, side, side})}, shape({b, c, 2 * side, 2 * side}));
+      side *= 2;
+      conv(c, c / 2, side, side, 9);
+      c /= 2;
+      norm_relu(c, side, true);
+    }
+    pad(c, side, 3);
+    conv(c, 3, side + 6, side, 49);
+    g.module("Tanh", "tanh", {shape({b, 3, side, side})}, shape({b, 3, side, side}));
+  };
+  // The PatchGAN discriminator: four stride-2 4 x 4 convolutions (64 to 512 channels, instance norm after all but
+  // the first, leaky ReLU), a zero pad and a 4 x 4 convolution to one channel.
+  const auto discriminator = [&] {
+    double side = image, c = 3;
+    for (const double out : {64.0, 128.0, 256.0, 512.0}) {
+      conv(c, out, side, side / 2, 16);
+      side /= 2;
+      c = out;
+      const TensorShape y = shape({b, c, side, side});
+      if (out > 64) g.module("InstanceNorm2d", "norm", {y}, y);
+      g.module("LeakyReLU", "leaky_relu", {y}, y);
+    }
+    g.module("ZeroPad2d", "pad", {shape({b, c, side, side})}, shape({b, c, side + 1, side + 1}));
+    conv(c, 1, side + 1, side, 16);
+  };
+  // One step: the generators' identity, translation and cycle passes (six), the discriminators on the fakes (two)
+  // for the generators' loss, then each discriminator on a real and a fake (four); every pass is differentiated.
+  for (int i = 0; i < 6; ++i) generator();
+  for (int i = 0; i < 6; ++i) discriminator();
+  return g.take();
+}
+
 std::vector<std::pair<OpKernel, double>> graph_kernels(const std::vector<FxNode>& nodes, bool training,
                                                        const std::vector<double>& repeats) {
   std::vector<std::pair<OpKernel, double>> out;

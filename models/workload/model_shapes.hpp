@@ -41,6 +41,11 @@ std::vector<FxNode> resnet18_cifar_nodes(double batch, const std::string& dtype 
 // sentences padded to src_len and tgt_len tokens.
 std::vector<FxNode> translation_transformer_nodes(double batch, double src_len, double tgt_len, double vocabulary,
                                                  const std::string& dtype = "float32");
+// One training step of CycleGAN as Gavel's cyclegan workload runs it (eriklindernoren's PyTorch-GAN: two ResNet
+// generators of 9 residual blocks, two PatchGAN discriminators, images of `image` pixels): the generators' six
+// passes (identity, translation, cycle) and the discriminators' six (two for the generators' loss, two each for
+// their own), every one of them differentiated in training.
+std::vector<FxNode> cyclegan_step_nodes(double batch, double image = 256, const std::string& dtype = "float32");
 
 // Every node's kernels of one pass, each with how often it runs (node i `repeats[i]` times; none given: once), the
 // same kernel merged (forward; training: forward, backward and accumulation).

@@ -549,6 +549,15 @@ TEST(ModelShapes, TransformerAndResNetFlopsFromTheirShapes) {
   EXPECT_NEAR(flops(tr, OpKernelClass::Linear) / 2,
               6 * (src + tgt) * (4 * hd * hd + 2 * hd * in) + 6 * 2 * hd * hd * (tgt + src) + tgt * hd * 1000, 1);
   EXPECT_NEAR(flops(tr, OpKernelClass::Bmm) / 2, 6 * 2 * 8 * 64 * (src * src + tgt * tgt + tgt * src), 1);
+  // CycleGAN at 256 x 256: a generator's convolutions (output pixels x channels x input channels x area) add up to
+  // the 56.8 G multiply-adds usually quoted, a PatchGAN discriminator's to 1.66 G; a step runs six of each.
+  const double p = 65536;  // 256^2
+  const double generator = p * 64 * 3 * 49 + p / 4 * 128 * 64 * 9 + p / 16 * 256 * 128 * 9 +
+                           18 * (p / 16 * 256 * 256 * 9) + p / 4 * 128 * 256 * 9 + p * 64 * 128 * 9 + p * 3 * 64 * 49;
+  const double discriminator = p / 4 * 64 * 3 * 16 + p / 16 * 128 * 64 * 16 + p / 64 * 256 * 128 * 16 +
+                               p / 256 * 512 * 256 * 16 + p / 256 * 512 * 16;
+  EXPECT_NEAR(generator / 56.8e9, 1.0, 0.001);
+  EXPECT_NEAR(flops(cyclegan_step_nodes(1), OpKernelClass::Linear) / 2, 6 * (generator + discriminator), 1);
   EXPECT_FALSE(transformer_shape("gpt-7", bert));
   // Training adds each product's two gradients: three times the forward's GEMM FLOPs.
   double train = 0;

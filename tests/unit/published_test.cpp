@@ -479,7 +479,11 @@ TEST(GavelValidation, StepsOfKnownModelsLaunchTheirOpGraphsKernels) {
     translation += count;
   EXPECT_DOUBLE_EQ(gavel_kernels_per_step("Transformer (batch size 64)"), translation);
   EXPECT_GT(translation, expected);  // 6 + 6 layers of some 20 kernels forward each, and their backward
+  double cyclegan = 0;
+  for (const auto& [kernel, count] : graph_kernels(cyclegan_step_nodes(1), true)) cyclegan += count;
+  EXPECT_DOUBLE_EQ(gavel_kernels_per_step("CycleGAN"), cyclegan);
   EXPECT_EQ(gavel_kernels_per_step("LM (batch size 20)"), 0);  // an LSTM: no layer graph in the model
+  EXPECT_EQ(gavel_kernels_per_step("A3C"), 0);
   EXPECT_EQ(gavel_kernels_per_step("ResNet-50 (batch size x)"), 0);
   EXPECT_EQ(gavel_kernels_per_step("ResNet-50 (batch size "), 0);
 }

@@ -368,6 +368,11 @@ void validate_file(const fs::path& file, ValidationRun& run) {
 }  // namespace
 
 double gavel_kernels_per_step(const std::string& job) {
+  double n = 0;
+  if (job == "CycleGAN") {  // batch 1 of 256-pixel images, the workload's defaults
+    for (const auto& [kernel, count] : graph_kernels(cyclegan_step_nodes(1), true)) n += count;
+    return n;
+  }
   const std::string prefixes[] = {"ResNet-50 (batch size ", "ResNet-18 (batch size ", "Transformer (batch size "};
   for (size_t i = 0; i < std::size(prefixes); ++i) {
     if (!job.starts_with(prefixes[i])) continue;
@@ -378,7 +383,6 @@ double gavel_kernels_per_step(const std::string& job) {
     const std::vector<FxNode> nodes = i == 0   ? resnet50_nodes(batch)
                                       : i == 1 ? resnet18_cifar_nodes(batch)
                                                : translation_transformer_nodes(batch, 25, 25, 10000);
-    double n = 0;
     for (const auto& [kernel, count] : graph_kernels(nodes, true)) n += count;
     return n;
   }
@@ -405,8 +409,9 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "kernels, except where the operator model knows the job's layers: a ResNet-50 step (ImageNet, 224 pixels) "
       "launches the kernels of its training graph at its batch (forward, backward and accumulation), a ResNet-18 "
       "step those of the CIFAR-10 ResNet-18 (32 pixels), a Transformer step those of the 6 + 6-layer translation "
-      "Transformer Gavel trains (1255 a step: its sentence lengths change their sizes, not their number); under "
-      "MPS the SMs go to the clients kernel by kernel. The "
+      "Transformer Gavel trains (1255 a step: its sentence lengths change their sizes, not their number), a "
+      "CycleGAN step those of its two generators' six passes and its two discriminators' six (1932); under MPS "
+      "the SMs go to the clients kernel by kernel. The "
       "pair shares the server's CPU with the other "
       "tasks of the profiler's round it ran in (docs/models/host-cpu.md): Gavel's profiler (scheduler/scripts/"
       "profiling/measure_throughput.py at 1606bc4) queued every job alone and then every pair (i, j >= i) in its job "

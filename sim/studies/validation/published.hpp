@@ -67,10 +67,11 @@ std::vector<ValidationRun> validate_published(const std::string& dataset, const 
 
 std::vector<ValidationRun> validate_gavel(const std::string& dir, const PublishedOptions& options);
 // Kernels one training step of a Gavel job type launches where the operator model knows its layers (ResNet-50 on
-// ImageNet's 224-pixel images, ResNet-18 on CIFAR-10's 32-pixel ones, the translation Transformer: the launches
-// of the op graph's forward, backward and accumulation at the job's batch); 0 for the others (LM's LSTM,
-// Recommendation's sampled autoencoder, A3C, CycleGAN), which take the telemetry mapping's kernel_time. Under MPS
-// the SMs go to the clients kernel by kernel, so a step's kernel count and their lengths shape its turns.
+// ImageNet's 224-pixel images, ResNet-18 on CIFAR-10's 32-pixel ones, the translation Transformer, CycleGAN's
+// step of twelve passes: the launches of the op graph's forward, backward and accumulation at the job's batch); 0
+// for the others (LM's LSTM, Recommendation's sampled autoencoder, A3C), which take the telemetry mapping's
+// kernel_time. Under MPS the SMs go to the clients kernel by kernel, so a step's kernel count and their lengths
+// shape its turns.
 double gavel_kernels_per_step(const std::string& job);
 std::vector<ValidationRun> validate_migperf(const std::string& dir, const PublishedOptions& options);
 // The step MIGPerf's op-model split fits per workload on its full-GPU rows. Eager PyTorch launches asynchronously:
