@@ -3,13 +3,11 @@
 // docs/models/telemetry-workload.md) and scales it by measured.busy_per_util; this measures that factor on the GPU.
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <thread>
 #include <vector>
 
 #include "hwcal/environment.hpp"
 #include "hwcal/nvml.hpp"
-#include "hwcal/stats.hpp"
 #include "hwcal/suites.hpp"
 #include "hwcal/telemetry_analysis.hpp"
 #include "hwcal/timeslice_probe.hpp"
@@ -25,6 +23,16 @@ constexpr double kKernels_s[] = {20e-6, 200e-6, 2e-3};
 constexpr double kDuties[] = {0.25, 0.5, 0.8};
 
 double now_s() { return static_cast<double>(monotonic_ns()) * 1e-9; }
+
+// Stops and joins the NVML reader when the point's run ends, an exception included.
+struct StopOnExit {
+  std::atomic<bool>& stop;
+  std::thread& reader;
+  ~StopOnExit() {
+    stop = true;
+    reader.join();
+  }
+};
 
 }  // namespace
 
@@ -85,7 +93,9 @@ void run_telemetry_suite(RunContext& context) {
           }
         });
         unsigned launches = 0;
-        try {
+        double wall_s = 0;
+        {
+          const StopOnExit stop_sampler{stop, sampler};
           while (now_s() - start_s < kPoint_s) {
             HWCAL_CUDA(launch_fma_chain(sink.get(), iterations, shape, nullptr));
             HWCAL_CUDA(cudaStreamSynchronize(nullptr));
@@ -94,14 +104,8 @@ void run_telemetry_suite(RunContext& context) {
             while (now_s() < until_s) {
             }
           }
-        } catch (...) {
-          stop = true;
-          sampler.join();
-          throw;
+          wall_s = now_s() - start_s;
         }
-        const double wall_s = now_s() - start_s;
-        stop = true;
-        sampler.join();
         const UtilDutyOutcome o = util_duty_outcome(launches, kernel_s, wall_s, samples, kSettle_s);
         outcomes.push_back(o);
         Json p = Json::object();

@@ -68,6 +68,29 @@ class Graph {
 
 // One encoder block of Hugging Face's eager attention: Q, K, V projections, scores, scale, mask, softmax, dropout,
 // values, the heads merged (a copy), the output projection, residual and norm, the MLP with its activation.
+// An image network's ops on batch x channels x side x side tensors (square images).
+class ImageOps {
+ public:
+  ImageOps(Graph& g, double batch) : g_(g), b_(batch) {}
+  TensorShape at(double c, double side) const { return shape({b_, c, side, side}); }
+  void conv(const char* name, double cin, double cout, double in_side, double out_side, double area) {
+    g_.module("Conv2d", name, {at(cin, in_side)}, at(cout, out_side), area);
+  }
+  // A module whose output has its input's shape (a norm, an activation).
+  void same(const char* module, const char* name, double c, double side) {
+    g_.module(module, name, {at(c, side)}, at(c, side));
+  }
+  // A module that changes the side only (pooling, padding, upsampling).
+  void resize(const char* module, const char* name, double c, double in_side, double out_side) {
+    g_.module(module, name, {at(c, in_side)}, at(c, out_side));
+  }
+  void add(double c, double side) { g_.function("add", {at(c, side), at(c, side)}, at(c, side)); }
+
+ private:
+  Graph& g_;
+  double b_;
+};
+
 void encoder_block(Graph& g, const TransformerShape& s, double b, double t) {
   const double h = s.hidden, heads = s.heads, d = h / heads;
   const TensorShape x = shape({b, t, h}), scores = shape({b, heads, t, t}), head = shape({b, heads, t, d});
@@ -171,19 +194,15 @@ std::vector<FxNode> transformer_nodes(const TransformerShape& s, double batch, d
 
 std::vector<FxNode> resnet50_nodes(double batch, double image, const std::string& dtype) {
   Graph g(dtype);
+  ImageOps net(g, batch);
   double side = std::floor(image / 2);
   const auto conv = [&](const char* name, double cin, double cout, double in_side, double out_side, double area) {
-    g.module("Conv2d", name, {shape({batch, cin, in_side, in_side})}, shape({batch, cout, out_side, out_side}), area);
-    const TensorShape y = shape({batch, cout, out_side, out_side});
-    g.module("BatchNorm2d", "bn", {y}, y);
-  };
-  const auto relu = [&](double c, double sd) {
-    const TensorShape y = shape({batch, c, sd, sd});
-    g.module("ReLU", "relu", {y}, y);
+    net.conv(name, cin, cout, in_side, out_side, area);
+    net.same("BatchNorm2d", "bn", cout, out_side);
   };
   conv("conv1", 3, 64, image, side, 49);
-  relu(64, side);
-  g.module("MaxPool2d", "maxpool", {shape({batch, 64, side, side})}, shape({batch, 64, side / 2, side / 2}));
+  net.same("ReLU", "relu", 64, side);
+  net.resize("MaxPool2d", "maxpool", 64, side, side / 2);
   side /= 2;
   double cin = 64;
   const int blocks[] = {3, 4, 6, 3};
@@ -193,54 +212,47 @@ std::vector<FxNode> resnet50_nodes(double batch, double image, const std::string
       const bool first = b == 0;
       const double out_side = first && stage > 0 ? side / 2 : side;  // torchvision: the stride on the 3 x 3 conv
       conv("conv_a", cin, width, side, side, 1);
-      relu(width, side);
+      net.same("ReLU", "relu", width, side);
       conv("conv_b", width, width, side, out_side, 9);
-      relu(width, out_side);
+      net.same("ReLU", "relu", width, out_side);
       conv("conv_c", width, cout, out_side, out_side, 1);
       if (first) conv("downsample", cin, cout, side, out_side, 1);
-      const TensorShape y = shape({batch, cout, out_side, out_side});
-      g.function("add", {y, y}, y);
-      relu(cout, out_side);
+      net.add(cout, out_side);
+      net.same("ReLU", "relu", cout, out_side);
       cin = cout;
       side = out_side;
     }
   }
-  g.module("AdaptiveAvgPool2d", "avgpool", {shape({batch, 2048, side, side})}, shape({batch, 2048, 1, 1}));
+  net.resize("AdaptiveAvgPool2d", "avgpool", 2048, side, 1);
   g.module("Linear", "fc", {shape({batch, 2048})}, shape({batch, 1000}));
   return g.take();
 }
 
 std::vector<FxNode> resnet18_cifar_nodes(double batch, const std::string& dtype) {
   Graph g(dtype);
-  const auto conv_bn = [&](double cin, double cout, double in_side, double out_side, double area) {
-    g.module("Conv2d", "conv", {shape({batch, cin, in_side, in_side})}, shape({batch, cout, out_side, out_side}),
-             area);
-    const TensorShape y = shape({batch, cout, out_side, out_side});
-    g.module("BatchNorm2d", "bn", {y}, y);
-  };
-  const auto relu = [&](double c, double sd) {
-    const TensorShape y = shape({batch, c, sd, sd});
-    g.module("ReLU", "relu", {y}, y);  // F.relu there: the same kernel
+  ImageOps net(g, batch);
+  const auto conv = [&](double cin, double cout, double in_side, double out_side, double area) {
+    net.conv("conv", cin, cout, in_side, out_side, area);
+    net.same("BatchNorm2d", "bn", cout, out_side);
   };
   double side = 32, cin = 64;
-  conv_bn(3, 64, side, side, 9);  // a 3 x 3 stem at stride 1, no max pooling: CIFAR's 32 x 32 images
-  relu(64, side);
+  conv(3, 64, side, side, 9);  // a 3 x 3 stem at stride 1, no max pooling: CIFAR's 32 x 32 images
+  net.same("ReLU", "relu", 64, side);  // F.relu there: the same kernel
   for (int stage = 0; stage < 4; ++stage) {
     const double planes = 64 * std::pow(2.0, stage);
     for (int b = 0; b < 2; ++b) {  // two basic blocks a stage, the first of stages 2-4 at stride 2
       const double out_side = b == 0 && stage > 0 ? side / 2 : side;
-      conv_bn(cin, planes, side, out_side, 9);
-      relu(planes, out_side);
-      conv_bn(planes, planes, out_side, out_side, 9);
-      if (out_side != side || cin != planes) conv_bn(cin, planes, side, out_side, 1);  // the 1 x 1 shortcut
-      const TensorShape y = shape({batch, planes, out_side, out_side});
-      g.function("add", {y, y}, y);
-      relu(planes, out_side);
+      conv(cin, planes, side, out_side, 9);
+      net.same("ReLU", "relu", planes, out_side);
+      conv(planes, planes, out_side, out_side, 9);
+      if (out_side != side || cin != planes) conv(cin, planes, side, out_side, 1);  // the 1 x 1 shortcut
+      net.add(planes, out_side);
+      net.same("ReLU", "relu", planes, out_side);
       cin = planes;
       side = out_side;
     }
   }
-  g.module("AvgPool2d", "avg_pool2d", {shape({batch, 512, side, side})}, shape({batch, 512, 1, 1}));
+  net.resize("AvgPool2d", "avg_pool2d", 512, side, 1);
   g.module("Linear", "linear", {shape({batch, 512})}, shape({batch, 10}));
   return g.take();
 }
@@ -314,67 +326,61 @@ std::vector<FxNode> translation_transformer_nodes(double batch, double src_len, 
 
 std::vector<FxNode> cyclegan_step_nodes(double batch, double image, const std::string& dtype) {
   Graph g(dtype);
-  const double b = batch;
-  const auto conv = [&](double cin, double cout, double in_side, double out_side, double area) {
-    g.module("Conv2d", "conv", {shape({b, cin, in_side, in_side})}, shape({b, cout, out_side, out_side}), area);
-  };
+  ImageOps net(g, batch);
   const auto norm_relu = [&](double c, double side, bool relu) {
-    const TensorShape y = shape({b, c, side, side});
-    g.module("InstanceNorm2d", "norm", {y}, y);
-    if (relu) g.module("ReLU", "relu", {y}, y);
+    net.same("InstanceNorm2d", "norm", c, side);
+    if (relu) net.same("ReLU", "relu", c, side);
   };
   const auto pad = [&](double c, double side, double by) {
-    g.module("ReflectionPad2d", "pad", {shape({b, c, side, side})}, shape({b, c, side + 2 * by, side + 2 * by}));
+    net.resize("ReflectionPad2d", "pad", c, side, side + 2 * by);
   };
   // GeneratorResNet: a 7 x 7 stem, two stride-2 downsamplings, 9 residual blocks at 256 channels, two nearest
   // upsamplings with 3 x 3 convolutions, a 7 x 7 output convolution and tanh.
   const auto generator = [&] {
     double side = image;
     pad(3, side, 3);
-    conv(3, 64, side + 6, side, 49);
+    net.conv("conv", 3, 64, side + 6, side, 49);
     norm_relu(64, side, true);
     double c = 64;
     for (int i = 0; i < 2; ++i) {
-      conv(c, 2 * c, side, side / 2, 9);
+      net.conv("conv", c, 2 * c, side, side / 2, 9);
       c *= 2;
       side /= 2;
       norm_relu(c, side, true);
     }
     for (int r = 0; r < 9; ++r) {
       pad(c, side, 1);
-      conv(c, c, side + 2, side, 9);
+      net.conv("conv", c, c, side + 2, side, 9);
       norm_relu(c, side, true);
       pad(c, side, 1);
-      conv(c, c, side + 2, side, 9);
+      net.conv("conv", c, c, side + 2, side, 9);
       norm_relu(c, side, false);
-      const TensorShape y = shape({b, c, side, side});
-      g.function("add", {y, y}, y);
+      net.add(c, side);
     }
     for (int i = 0; i < 2; ++i) {
-      g.module("Upsample", "upsample", {shape({b, c, side, side})}, shape({b, c, 2 * side, 2 * side}));
+      net.resize("Upsample", "upsample", c, side, 2 * side);
       side *= 2;
-      conv(c, c / 2, side, side, 9);
+      net.conv("conv", c, c / 2, side, side, 9);
       c /= 2;
       norm_relu(c, side, true);
     }
     pad(c, side, 3);
-    conv(c, 3, side + 6, side, 49);
-    g.module("Tanh", "tanh", {shape({b, 3, side, side})}, shape({b, 3, side, side}));
+    net.conv("conv", c, 3, side + 6, side, 49);
+    net.same("Tanh", "tanh", 3, side);
   };
   // The PatchGAN discriminator: four stride-2 4 x 4 convolutions (64 to 512 channels, instance norm after all but
   // the first, leaky ReLU), a zero pad and a 4 x 4 convolution to one channel.
   const auto discriminator = [&] {
     double side = image, c = 3;
     for (const double out : {64.0, 128.0, 256.0, 512.0}) {
-      conv(c, out, side, side / 2, 16);
+      net.conv("conv", c, out, side, side / 2, 16);
       side /= 2;
       c = out;
-      const TensorShape y = shape({b, c, side, side});
-      if (out > 64) g.module("InstanceNorm2d", "norm", {y}, y);
-      g.module("LeakyReLU", "leaky_relu", {y}, y);
+      if (out > 64) net.same("InstanceNorm2d", "norm", c, side);
+      net.same("LeakyReLU", "leaky_relu", c, side);
     }
-    g.module("ZeroPad2d", "pad", {shape({b, c, side, side})}, shape({b, c, side + 1, side + 1}));
-    conv(c, 1, side + 1, side, 16);
+    net.resize("ZeroPad2d", "pad", c, side, side + 1);
+    net.conv("conv", c, 1, side + 1, side, 16);
   };
   // One step: the generators' identity, translation and cycle passes (six), the discriminators on the fakes (two)
   // for the generators' loss, then each discriminator on a real and a fake (four); every pass is differentiated.

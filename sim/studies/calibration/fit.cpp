@@ -10,6 +10,7 @@
 
 #include "models/gpu/roofline.hpp"
 #include "sim/core/rng.hpp"
+#include "sim/run/metrics.hpp"
 
 namespace vgpusim {
 
@@ -166,8 +167,7 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
       std::vector<double> v;
       for (size_t i : pick) v.push_back(ratios[i]);
       std::sort(v.begin(), v.end());
-      const size_t n = v.size();
-      return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+      return percentile(v, 50);
     };
     std::vector<size_t> all(ratios.size());
     std::iota(all.begin(), all.end(), 0);

@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "models/gpu/op_model.hpp"
 #include "models/workload/model_shapes.hpp"
 #include "models/workload/telemetry.hpp"
 #include "sim/core/errors.hpp"
@@ -368,25 +369,23 @@ void validate_file(const fs::path& file, ValidationRun& run) {
 }  // namespace
 
 double gavel_kernels_per_step(const std::string& job) {
-  double n = 0;
-  if (job == "CycleGAN") {  // batch 1 of 256-pixel images, the workload's defaults
-    for (const auto& [kernel, count] : graph_kernels(cyclegan_step_nodes(1), true)) n += count;
-    return n;
-  }
-  const std::string prefixes[] = {"ResNet-50 (batch size ", "ResNet-18 (batch size ", "Transformer (batch size "};
-  for (size_t i = 0; i < std::size(prefixes); ++i) {
-    if (!job.starts_with(prefixes[i])) continue;
-    const double batch = std::strtod(job.c_str() + prefixes[i].size(), nullptr);
-    if (!(batch >= 1 && batch <= 1e6)) return 0;
+  std::vector<FxNode> step;
+  if (job == "CycleGAN") {
+    step = cyclegan_step_nodes(1);  // batch 1 of 256-pixel images, the workload's defaults
+  } else {
     // The translation model's sentence lengths and vocabulary (Multi30k's, not recorded) set its kernels' sizes,
     // not their number: 25 tokens and 10000 words stand in.
-    const std::vector<FxNode> nodes = i == 0   ? resnet50_nodes(batch)
-                                      : i == 1 ? resnet18_cifar_nodes(batch)
-                                               : translation_transformer_nodes(batch, 25, 25, 10000);
-    for (const auto& [kernel, count] : graph_kernels(nodes, true)) n += count;
-    return n;
+    const std::pair<std::string, std::vector<FxNode> (*)(double)> models[] = {
+        {"ResNet-50 (batch size ", [](double b) { return resnet50_nodes(b); }},
+        {"ResNet-18 (batch size ", [](double b) { return resnet18_cifar_nodes(b); }},
+        {"Transformer (batch size ", [](double b) { return translation_transformer_nodes(b, 25, 25, 10000); }}};
+    for (const auto& [prefix, nodes] : models) {
+      if (!job.starts_with(prefix)) continue;
+      const double batch = std::strtod(job.c_str() + prefix.size(), nullptr);
+      if (batch >= 1 && batch <= 1e6) step = nodes(batch);
+    }
   }
-  return 0;
+  return step.empty() ? 0.0 : OpGraph(graph_kernels(step, true)).launches();
 }
 
 std::vector<ValidationRun> validate_gavel(const std::string& dir, const PublishedOptions&) {
