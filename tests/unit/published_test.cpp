@@ -461,6 +461,37 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
   }
 }
 
+// Gavel replaced the Recommendation jobs' solo throughputs in the physical file after their pairs were measured: their
+// own co-located speeds there are skipped (as a partner they stay), in the simulation file they are used; another
+// job's co-located speed under a tenth of its solo is skipped in either file as in other units.
+TEST(GavelValidation, SkipsSpeedsWhoseSoloWasMeasuredAgain) {
+  const std::string rows =
+      "gpu,job_a,scale_a,job_b,scale_b,solo_tput_a,solo_tput_b,coloc_tput_a,coloc_tput_b\n"
+      "k80,Recommendation (batch size 512),1,J1,1,20,10,8,6\n"
+      "k80,J1,1,Recommendation (batch size 512),1,10,20,6,8\n"
+      "k80,J1,1,J2,1,10,4,5,0.3\n"
+      "k80,J2,1,J1,1,4,10,0.3,5\n"
+      "k80,J1,1,J1,1,10,10,5,5\n";
+  for (const std::string file : {"gavel_pairs_physical.csv", "gavel_pairs_simulation.csv"}) {
+    const fs::path d = temp_dir("gavel-skip");
+    write(d / file, rows);
+    const auto runs = validate_gavel(d.string(), {});
+    ASSERT_EQ(runs.size(), 1u);
+    size_t remeasured = 0, units = 0;
+    for (const auto& k : runs[0].skipped) {
+      remeasured += k.reason.find("solo measured again") != std::string::npos;
+      units += k.reason.find("other units") != std::string::npos;
+    }
+    const bool physical = file == std::string("gavel_pairs_physical.csv");
+    EXPECT_EQ(remeasured, physical ? 1u : 0u) << file;
+    EXPECT_EQ(units, 1u) << file;
+    size_t recommendation = 0;
+    for (const auto& c : runs[0].cases) recommendation += c.id.find(": Recommendation") != std::string::npos;
+    EXPECT_EQ(recommendation, physical ? 0u : 1u) << file;
+    EXPECT_EQ(runs[0].cases.size(), physical ? 4u : 5u) << file;  // J1 beside each, J1 twice beside itself
+  }
+}
+
 // Under MPS the SMs go to the clients kernel by kernel: a step of a job type whose layers the model knows (the two
 // ResNets, the translation Transformer) launches its op graph's kernels (forward, backward, accumulation), any
 // other job type the telemetry mapping's 52 us kernels.

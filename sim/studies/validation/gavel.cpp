@@ -47,6 +47,16 @@ struct PairCase {
 // co-located ones.)
 constexpr double kImplausible = 0.1;
 
+// A job whose solo throughput in the physical file was measured again after its pairs were: Gavel replaced the
+// Recommendation jobs' solo throughputs on every GPU (stanford-futuredata/gavel 9aef842, "Update with recommendation
+// throughputs", 2020-05-17; V100 7.47 -> 88.2 steps/s at batch 2048, P100 x3-4, K80 x1.8) and kept the co-located
+// ones measured with the earlier code (4605a9c, 2020-05-06). Its own co-located speeds are then not comparable with
+// its solo, and are skipped; as a partner it keeps the solo it is given. The simulation file keeps the earlier solos
+// (scheduler/simulation_throughputs.json: the v1 throughputs in the v2 format, 2815b5b).
+bool solo_remeasured(const std::string& source, const std::string& job) {
+  return source == "physical_cluster_throughputs" && job.starts_with("Recommendation");
+}
+
 // The server's CPU while the pairs were measured. Gavel's profiler (stanford-futuredata/gavel 1606bc4,
 // scheduler/scripts/profiling/measure_throughput.py, the version of 2020-04-30 the V100 pair data of 2020-05-05 were
 // measured with) queues every job type alone, then every pair (i, j >= i), in its job table's order
@@ -356,11 +366,18 @@ void validate_file(const fs::path& file, ValidationRun& run) {
       continue;
     }
     PairCase c{a, b, r.coloc_a, r.coloc_b};
-    c.use_a = r.coloc_a >= kImplausible * r.solo_a;
-    c.use_b = r.coloc_b >= kImplausible * r.solo_b;
-    for (bool use : {c.use_a, c.use_b})
-      if (!use)
+    const std::string* jobs[2] = {&r.job_a, &r.job_b};
+    const double coloc[2] = {r.coloc_a, r.coloc_b}, solo[2] = {r.solo_a, r.solo_b};
+    bool* use[2] = {&c.use_a, &c.use_b};
+    for (int i = 0; i < 2; ++i) {
+      if (solo_remeasured(source, *jobs[i])) {
+        *use[i] = false;
+        run.skipped.push_back({upper, "solo measured again after the pairs (Gavel 9aef842): not comparable", split});
+      } else if (coloc[i] < kImplausible * solo[i]) {
+        *use[i] = false;
         run.skipped.push_back({upper, "co-located below 10% of solo: solo and co-located in other units", split});
+      }
+    }
     g.pairs.push_back(c);
   }
   for (const std::string& gpu : gpus) cross_validate(gpu, by_gpu[gpu], split, run);
@@ -420,8 +437,13 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "servers of 64 threads; neither is recorded), and the server's effective cores (none, 16, 24 or 32) are "
       "fitted on the training folds with the jobs' points: the jobs' points with no CPU limit, one sweep of them "
       "with each core count, the count with the smallest training error, and three more sweeps with it. Counting "
-      "the Recommendation jobs' 64 loaders as runnable gave 30.5% / 33.5%; without the CPU, 33.5% / 37.6%. "
-      "Baselines: no interference (solo throughput), "
+      "the Recommendation jobs' 64 loaders as runnable gave 30.5% / 33.5%; without the CPU, 33.5% / 37.6% (V100, "
+      "both before the skip below). Skipped: a job's co-located throughput under a tenth of its solo one (the two "
+      "in other units), and in the physical file the Recommendation jobs' own co-located speeds, on every GPU: Gavel "
+      "replaced their solo throughputs there after the pairs were measured (9aef842, 2020-05-17: V100 x11.8 at "
+      "batch 2048, P100 x3.2, K80 x1.8) and kept the co-located ones, so the two do not compare (as a partner the "
+      "job keeps its solo; the simulation file has the earlier solos). Before that skip the physical file gave "
+      "V100 18.1%, P100 13.3%, K80 11.4%. Baselines: no interference (solo throughput), "
       "each gets half, and train_mean (the training folds' mean co-located share of solo throughput, times the "
       "job's solo throughput).";
   std::vector<fs::path> files;
