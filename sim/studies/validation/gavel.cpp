@@ -51,8 +51,8 @@ constexpr double kImplausible = 0.1;
 // Recommendation jobs' solo throughputs on every GPU (stanford-futuredata/gavel 9aef842, "Update with recommendation
 // throughputs", 2020-05-17; V100 7.47 -> 88.2 steps/s at batch 2048, P100 x3-4, K80 x1.8) and kept the co-located
 // ones measured with the earlier code (4605a9c, 2020-05-06). Its own co-located speeds are then not comparable with
-// its solo, and are skipped; as a partner it keeps the solo it is given. The simulation file keeps the earlier solos
-// (scheduler/simulation_throughputs.json: the v1 throughputs in the v2 format, 2815b5b).
+// its solo, and are skipped; as a partner it keeps the solo it is given. When Gavel made the simulation file from
+// the same file it put the earlier solos back (156116e: those 15 values and one other), and that file is used whole.
 bool solo_remeasured(const std::string& source, const std::string& job) {
   return source == "physical_cluster_throughputs" && job.starts_with("Recommendation");
 }
@@ -442,7 +442,7 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "in other units), and in the physical file the Recommendation jobs' own co-located speeds, on every GPU: Gavel "
       "replaced their solo throughputs there after the pairs were measured (9aef842, 2020-05-17: V100 x11.8 at "
       "batch 2048, P100 x3.2, K80 x1.8) and kept the co-located ones, so the two do not compare (as a partner the "
-      "job keeps its solo; the simulation file has the earlier solos). Before that skip the physical file gave "
+      "job keeps its solo; in the simulation file Gavel put the earlier solos back, 156116e). Before that skip the physical file gave "
       "V100 18.1%, P100 13.3%, K80 11.4%. Baselines: no interference (solo throughput), "
       "each gets half, and train_mean (the training folds' mean co-located share of solo throughput, times the "
       "job's solo throughput).";
