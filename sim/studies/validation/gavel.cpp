@@ -442,8 +442,8 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "in other units), and in the physical file the Recommendation jobs' own co-located speeds, on every GPU: Gavel "
       "replaced their solo throughputs there after the pairs were measured (9aef842, 2020-05-17: V100 x11.8 at "
       "batch 2048, P100 x3.2, K80 x1.8) and kept the co-located ones, so the two do not compare (as a partner the "
-      "job keeps its solo; in the simulation file Gavel put the earlier solos back, 156116e). Before that skip the physical file gave "
-      "V100 18.1%, P100 13.3%, K80 11.4%. Baselines: no interference (solo throughput), "
+      "job keeps its solo; in the simulation file Gavel put the earlier solos back, 156116e). Before that skip the "
+      "physical file gave V100 18.1%, P100 13.3%, K80 11.4%. Baselines: no interference (solo throughput), "
       "each gets half, and train_mean (the training folds' mean co-located share of solo throughput, times the "
       "job's solo throughput).";
   std::vector<fs::path> files;
