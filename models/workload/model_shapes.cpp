@@ -66,8 +66,6 @@ class Graph {
   std::vector<FxNode> nodes_;
 };
 
-// One encoder block of Hugging Face's eager attention: Q, K, V projections, scores, scale, mask, softmax, dropout,
-// values, the heads merged (a copy), the output projection, residual and norm, the MLP with its activation.
 // An image network's ops on batch x channels x side x side tensors (square images).
 class ImageOps {
  public:
@@ -91,6 +89,8 @@ class ImageOps {
   double b_;
 };
 
+// One encoder block of Hugging Face's eager attention: Q, K, V projections, scores, scale, mask, softmax, dropout,
+// values, the heads merged (a copy), the output projection, residual and norm, the MLP with its activation.
 void encoder_block(Graph& g, const TransformerShape& s, double b, double t) {
   const double h = s.hidden, heads = s.heads, d = h / heads;
   const TensorShape x = shape({b, t, h}), scores = shape({b, heads, t, t}), head = shape({b, heads, t, d});
@@ -261,9 +261,18 @@ std::vector<FxNode> translation_transformer_nodes(double batch, double src_len, 
                                                  const std::string& dtype) {
   Graph g(dtype);
   const double h = 512, heads = 8, d = 64, inner = 2048, b = batch;
+  // A sublayer's end on its output x of length t: dropout, the residual add, layer norm, then the padding mask
+  // multiplied in.
+  const auto close = [&](double t) {
+    const TensorShape x = shape({b, t, h});
+    g.module("Dropout", "dropout", {x}, x);
+    g.function("add", {x, x}, x);
+    g.module("LayerNorm", "layer_norm", {x}, x);
+    g.function("mul", {x, shape({b, t, 1})}, x);
+  };
   // Multi-head attention of queries of length tq over keys of length tk (q, k, v projections, heads split by
   // permute + contiguous, scaled scores masked, softmax, dropout, the weighted sum, heads merged, the output
-  // projection, dropout, residual and norm), then the padding mask multiplied in.
+  // projection), then the sublayer's end.
   const auto attention = [&](double tq, double tk) {
     const TensorShape xq = shape({b, tq, h}), xk = shape({b, tk, h});
     const TensorShape q = shape({heads, b, tq, d}), k = shape({heads, b, tk, d}), scores = shape({heads, b, tq, tk});
@@ -282,21 +291,16 @@ std::vector<FxNode> translation_transformer_nodes(double batch, double src_len, 
     g.function("matmul", {scores, k}, q);
     g.method("contiguous", {shape({b, tq, heads, d})}, shape({b, tq, heads, d}), false);
     g.module("Linear", "fc", {xq}, xq);
-    g.module("Dropout", "dropout", {xq}, xq);
-    g.function("add", {xq, xq}, xq);
-    g.module("LayerNorm", "layer_norm", {xq}, xq);
-    g.function("mul", {xq, shape({b, tq, 1})}, xq);
+    close(tq);
   };
-  // The position-wise feed-forward (two 1 x 1 convolutions: linear layers over the positions), then the mask.
+  // The position-wise feed-forward (two 1 x 1 convolutions: linear layers over the positions), then the sublayer's
+  // end.
   const auto feed_forward = [&](double t) {
     const TensorShape x = shape({b, t, h}), up = shape({b, t, inner});
     g.module("Linear", "w_1", {x}, up);
     g.module("ReLU", "relu", {up}, up);
     g.module("Linear", "w_2", {up}, x);
-    g.module("Dropout", "dropout", {x}, x);
-    g.function("add", {x, x}, x);
-    g.module("LayerNorm", "layer_norm", {x}, x);
-    g.function("mul", {x, shape({b, t, 1})}, x);
+    close(t);
   };
   const auto embed = [&](double t) {
     const TensorShape x = shape({b, t, h});
