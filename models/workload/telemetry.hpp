@@ -89,4 +89,17 @@ std::shared_ptr<MeasuredWorkload> measured_workload(const SoloTelemetry& t, cons
                                                     const RooflineParams& roofline, long long units,
                                                     const TelemetryMapping& mapping = TelemetryMapping::table().defaults());
 
+// One solo profile of a job at one batch size (same model, data and precision at each).
+struct BatchProfile {
+  double batch = 0;       // samples per unit
+  double throughput = 0;  // units per second, alone
+  double gpu_util = 0;    // nvidia-smi utilization.gpu as a fraction
+};
+// The share of the job's host time per unit at `batch` that grows in proportion to the batch: its input pipeline
+// (loading, decoding, per-sample transforms and collation), which PyTorch's DataLoader runs ahead of the training
+// loop, beside the GPU. The host time per unit h = (1 - gpu_util) / throughput of each profile is fitted with a
+// line a + b x batch (least squares); the share is b x batch / (a + b x batch), clamped to 0..1. 0 with fewer than
+// two distinct batch sizes or no host time at `batch`. Usable as TelemetryMapping::host_overlap.
+double input_pipeline_share(const std::vector<BatchProfile>& profiles, double batch);
+
 }  // namespace vgpusim

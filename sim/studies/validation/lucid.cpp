@@ -52,9 +52,9 @@ std::string band_of(double summed_util) {
 }
 
 // Each job's co-located speed over its solo speed when the two run time-sliced on the GPU, their telemetry read
-// with `mapping`.
+// with `mapping` and each job's host phase beside the GPU by its input pipeline's share (`overlap`).
 std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a, const LucidSolo& b,
-                                        const TelemetryMapping& mapping) {
+                                        const TelemetryMapping& shared, const std::map<const LucidSolo*, double>& overlap) {
   Scenario sc = base;
   const LucidSolo* jobs[2] = {&a, &b};
   double longest = 0;
@@ -67,6 +67,8 @@ std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a
     t.mem_util = std::min(t.gpu_util, jobs[i]->mem_util);
     t.memory = jobs[i]->memory;
     solo[i] = t.throughput;
+    TelemetryMapping mapping = shared;
+    mapping.host_overlap = overlap.at(jobs[i]);
     sc.tenants[i].workload = measured_workload(t, sc.gpus[0].spec, sc.gpus[0].performance, -1, mapping);
     longest = std::max(longest, 1.0 / t.throughput);
   }
@@ -106,12 +108,15 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
       "processes on one RTX 3090 under the driver's default time-slicing, and each job alone: its speed and "
       "nvidia-smi utilization.gpu / utilization.memory. Each job becomes a `measured` workload from its solo "
       "profile only (throughput = speed / batch size, gpu_util, mem_util, memory; its kernels, launch gaps and "
-      "host phase from the `measured` model's parameters); the pair runs under mode timeslice with its defaults, "
+      "host phase from the `measured` model's parameters, the share of it that grows in proportion to the batch size "
+      "across the job's solo profiles (same model, data set and precision) taken as its input pipeline, run beside "
+      "the GPU: host_overlap, docs/models/telemetry-workload.md); the pair runs under mode timeslice with its defaults, "
       "exact fidelity, for 30 steps of the slower job, three times, the second job starting 0, 1/3 and 2/3 of its step "
       "after the first (two processes started together do not run their steps in lockstep), and each job's steady "
       "speed (its units after the first) over its solo throughput, averaged over the three, is compared with Lucid's "
-      "normalized speed. Two splits: the shipped defaults (nothing "
-      "fitted), and measured.busy_per_util chosen for each pair from 70% to 100% (6 values) to minimize the mean "
+      "normalized speed. Three splits: the shipped defaults (nothing "
+      "fitted), the same as a scenario with one profile per job gets them (no input pipeline share: host phase "
+      "serial), and measured.busy_per_util chosen for each pair from 70% to 100% (6 values) to minimize the mean "
       "absolute percentage error of its training pairs. Folds are job families (the model's name), dealt into 5 "
       "folds in name order; a pair is a held-out case of the folds of both its jobs, and its training pairs (for "
       "the fit and the constant-mean baseline) are those of no family of those folds. Baselines on the same cases: no_interference (1), "
@@ -146,6 +151,16 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
     }
     usable.push_back({&p, a->second, b->second, {}});
   }
+  // Each job's input pipeline, from its profiles at every batch size (same model, data set and precision).
+  std::map<const LucidSolo*, double> overlap;
+  for (const LucidSolo& x : solos) {
+    std::vector<BatchProfile> same_job;
+    for (const LucidSolo& y : solos)
+      if (y.job.model == x.job.model && y.job.dataset == x.job.dataset && y.job.amp == x.job.amp &&
+          y.job.batch > 0 && y.speed > 0)
+        same_job.push_back({static_cast<double>(y.job.batch), y.speed / y.job.batch, y.gpu_util});
+    overlap[&x] = input_pipeline_share(same_job, x.job.batch);
+  }
   // Families (a model's name) and their folds: dealt into 5 in name order.
   std::set<std::string> families;
   for (const Usable& u : usable) families.insert({u.pair->a.model, u.pair->b.model});
@@ -162,17 +177,22 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
       "  - {{name: b, on: g0, workload: {{measured: {{gpu: {}, throughput: 1/s, gpu_util: 50%, mem_util: 0%}}}}}}\n",
       kGpu, kGpu, kGpu);
   const Scenario base = load_scenario_text(text, "(lucid pair)", builtin_catalog());
-  // Every pair with the shipped mapping (column kGridSize) and with each busy_per_util of the grid.
+  // Every pair with the shipped mapping (column kGridSize), with each busy_per_util of the grid, and as a scenario
+  // with one profile per job gets it (column kGridSize + 1: the shipped mapping, its host phase serial).
   const TelemetryMapping shipped = TelemetryMapping::table().defaults();
-  std::vector<std::array<std::pair<double, double>, kGridSize + 1>> predicted(usable.size());
-  run_parallel(usable.size() * (kGridSize + 1), std::max(1u, std::thread::hardware_concurrency()), [&](size_t job) {
-    const size_t p = job / (kGridSize + 1), g = job % (kGridSize + 1);
+  std::map<const LucidSolo*, double> serial;
+  for (const auto& [solo, share] : overlap) serial[solo] = shipped.host_overlap;
+  constexpr size_t kColumns = kGridSize + 2;
+  std::vector<std::array<std::pair<double, double>, kColumns>> predicted(usable.size());
+  run_parallel(usable.size() * kColumns, std::max(1u, std::thread::hardware_concurrency()), [&](size_t job) {
+    const size_t p = job / kColumns, g = job % kColumns;
     TelemetryMapping m = shipped;
     if (g < kGridSize) m.busy_per_util = kBusyGrid[g];
-    predicted[p][g] = simulate_pair(base, *usable[p].a, *usable[p].b, m);
+    predicted[p][g] = simulate_pair(base, *usable[p].a, *usable[p].b, m, g == kGridSize + 1 ? serial : overlap);
   });
   const auto ape = [](double measured, double p) { return std::abs(p - measured) / measured; };
   const std::string fitted_split = "busy_per_util fitted on the other families";
+  const std::string one_profile_split = "shipped defaults, one profile per job (host phase serial)";
   for (size_t p = 0; p < usable.size(); ++p) {
     const Usable& u = usable[p];
     // The training pairs of this pair's folds: those of no family of them; their constant mean and the grid value
@@ -198,11 +218,12 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
     const LucidSolo* who[2] = {u.a, u.b};
     const double measured[2] = {u.pair->speed_a, u.pair->speed_b};
     for (int i = 0; i < 2; ++i) {
-      for (const bool fitted : {false, true}) {
-        const auto& guess = predicted[p][fitted ? best : kGridSize];
+      for (const int column : {0, 1, 2}) {
+        const bool fitted = column == 1;
+        const auto& guess = predicted[p][column == 0 ? kGridSize : column == 1 ? best : kGridSize + 1];
         ValidationCase c;
         c.gpu = kGpu;
-        c.split = fitted ? fitted_split : split;
+        c.split = column == 0 ? split : column == 1 ? fitted_split : one_profile_split;
         c.band = band_of(summed);
         c.id = fmt::format("{} beside {}: {}{}", u.pair->a.key(), u.pair->b.key(), who[i]->job.key(),
                            fitted ? fmt::format(" (busy_per_util {:.2f})", kBusyGrid[best]) : "");

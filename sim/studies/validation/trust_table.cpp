@@ -18,7 +18,8 @@ namespace {
 // defaults (not the variants fitted on the dataset itself, nor predictions from a measured profile).
 std::string class_of(const std::string& dataset, const ValidationCase& c) {
   const std::string& s = c.split;
-  if (dataset == "lucid" && s == "shipped defaults, no fit") return "timeslice-pair";
+  // A scenario's `measured` job has one profile, so the band is the split without the input pipeline share.
+  if (dataset == "lucid" && s == "shipped defaults, one profile per job (host phase serial)") return "timeslice-pair";
   // Gavel's V100 pairs ran under MPS. Its time-sliced P100 and K80 pairs join no band: the time-sliced one is Lucid's
   // alone, regenerated from ../shared with the other rows carried, so a second dataset in it could not be kept current.
   if (dataset == "gavel" && s.starts_with("5-fold held-out")) return c.gpu == "V100" ? "mps-pair" : "";
