@@ -417,6 +417,36 @@ TEST(TelemetryWorkload, AHostPhaseBesideTheGpuKeepsTheSoloThroughputAndTakesUpAN
   EXPECT_LT(serial, beside - 0.05);
 }
 
+// Profiles at other batch sizes set host_overlap: a job whose host time per step grows in proportion to its batch
+// (batch 32: 4.5 ms, 64: 9 ms, with 6 ms of kernels at both: 40% busy at 64) is an input pipeline, beside the GPU; one
+// whose host time stays at 9 ms is serial. Beside the same busy job the first loses less; a given host_overlap wins.
+TEST(TelemetryWorkload, BatchProfilesSetTheInputPipelineShare) {
+  const auto pair = [](const std::string& own) {
+    std::string text = measured_scenario("{gpu: A100-80GB, throughput: 66.667/s, gpu_util: 40%, mem_util: 10%, "
+                                         "batch: 64, " + own + "}");
+    text.replace(text.find("duration: 20s"), 13, "duration: 4s");
+    text += "  - name: busy\n    on: g0\n    workload:\n      measured: {gpu: A100-80GB, throughput: 40/s, "
+            "gpu_util: 90%, mem_util: 10%}\n";
+    return run_text(text).tenants[0].relative_performance;
+  };
+  const std::string pipeline = "profiles: [{batch: 32, throughput: 95.238/s, gpu_util: 57.143%}]";
+  const std::string serial = "profiles: [{batch: 32, throughput: 66.667/s, gpu_util: 40%}]";
+  EXPECT_NEAR(input_pipeline_share({{64, 66.667, 0.4}, {32, 95.238, 0.57143}}, 64), 1.0, 1e-3);
+  EXPECT_EQ(input_pipeline_share({{64, 66.667, 0.4}, {32, 66.667, 0.4}}, 64), 0.0);
+  const double beside = pair(pipeline), alone_phase = pair(serial);
+  EXPECT_GT(beside, alone_phase + 0.05);
+  EXPECT_NEAR(pair(pipeline + ", host_overlap: 0%"), alone_phase, 1e-9);
+  EXPECT_NE(error_of(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 40%, mem_util: 0%, " + pipeline + "}"),
+                     "t.yaml")
+                .find("tenants[0].workload.measured.profiles: needs `batch`"),
+            std::string::npos);
+  EXPECT_NE(error_of(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 40%, mem_util: 0%, batch: 8, "
+                                       "profiles: [{batch: 4, throughput: 12/s, gpu_util: 0%}]}"),
+                     "t.yaml")
+                .find("profiles[0].gpu_util: expected a share above 0% and at most 100%"),
+            std::string::npos);
+}
+
 TEST(TelemetryWorkload, ContradictionsAreFileLineColErrors) {
   EXPECT_EQ(error_of(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 0%, mem_util: 0%}"), "t.yaml"),
             "t.yaml:13:57: tenants[0].workload.measured.gpu_util: 0% with a positive throughput: the job would do no "

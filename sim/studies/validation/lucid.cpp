@@ -54,7 +54,8 @@ std::string band_of(double summed_util) {
 // Each job's co-located speed over its solo speed when the two run time-sliced on the GPU, their telemetry read
 // with `mapping` and each job's host phase beside the GPU by its input pipeline's share (`overlap`).
 std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a, const LucidSolo& b,
-                                        const TelemetryMapping& shared, const std::map<const LucidSolo*, double>& overlap) {
+                                        const TelemetryMapping& shared,
+                                        const std::map<const LucidSolo*, double>& overlap) {
   Scenario sc = base;
   const LucidSolo* jobs[2] = {&a, &b};
   double longest = 0;
@@ -110,7 +111,8 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
       "profile only (throughput = speed / batch size, gpu_util, mem_util, memory; its kernels, launch gaps and "
       "host phase from the `measured` model's parameters, the share of it that grows in proportion to the batch size "
       "across the job's solo profiles (same model, data set and precision) taken as its input pipeline, run beside "
-      "the GPU: host_overlap, docs/models/telemetry-workload.md); the pair runs under mode timeslice with its defaults, "
+      "the GPU: host_overlap, docs/models/telemetry-workload.md); the pair runs under mode timeslice with its "
+      "defaults, "
       "exact fidelity, for 30 steps of the slower job, three times, the second job starting 0, 1/3 and 2/3 of its step "
       "after the first (two processes started together do not run their steps in lockstep), and each job's steady "
       "speed (its units after the first) over its solo throughput, averaged over the three, is compared with Lucid's "
