@@ -27,13 +27,14 @@ struct SoloTelemetry {
 };
 
 // How telemetry becomes a host program (the `measured` model's parameters). A unit's GPU time g = busy_per_util x
-// gpu_util x T is `kernels` kernels of g / kernels each (g / kernel_time of them unless the job says), launched
-// launch_cost apart by a host that runs ahead of the GPU and waits for them syncs_per_unit times; the rest of its
-// time is one host phase (data loading, the optimizer), so that alone the unit takes T again.
+// gpu_util ^ busy_exponent x T is `kernels` kernels of g / kernels each (g / kernel_time of them unless the job says),
+// launched launch_cost apart by a host that runs ahead of the GPU and waits for them syncs_per_unit times; the rest of
+// its time is one host phase (data loading, the optimizer), so that alone the unit takes T again.
 struct TelemetryMapping {
   double kernel_time;       // s, a kernel's mean time where the job does not give its kernels per unit
   double launch_cost;       // s of host time per launch (the framework's dispatch)
   double busy_per_util;     // exclusive kernel time per unit of nvidia-smi busy time
+  double busy_exponent;     // the exclusive share is busy_per_util x gpu_util ^ busy_exponent
   int syncs_per_unit;       // the host's synchronisations per unit (the last at its end)
   double gap_cv;            // coefficient of variation of a launch's host time beyond the kernel's
   double host_overlap;      // share of the host phase that runs after the launches, beside the GPU's work

@@ -258,6 +258,26 @@ TEST(TelemetryWorkload, ReplaysItsOwnThroughputOnTheMeasuredGpu) {
   EXPECT_NEAR(solo_time(w.unit, twice, roof), (0.6 / 40 - ovh) / 2 + ovh, 1e-12);
 }
 
+// The exclusive GPU time per unit: busy_per_util x gpu_util ^ busy_exponent x T; a job busy all the time keeps it
+// whatever the exponent, the rest host time.
+TEST(TelemetryWorkload, BusyExponentShrinksTheGpuTimeOfJobsThatIdle) {
+  const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
+  const RooflineParams roof = RooflineParams::table().defaults();
+  SoloTelemetry t;
+  t.throughput = 10;
+  t.gpu_util = 0.5;
+  TelemetryMapping m = TelemetryMapping::table().defaults();
+  EXPECT_NEAR(telemetry_work(t, v100, roof, m).gpu_time, 0.05, 1e-12);
+  m.busy_exponent = 2;
+  EXPECT_NEAR(telemetry_work(t, v100, roof, m).gpu_time, 0.025, 1e-12);
+  EXPECT_NEAR(telemetry_work(t, v100, roof, m).host_time, 0.075, 1e-12);
+  m.busy_per_util = 0.8;
+  EXPECT_NEAR(telemetry_work(t, v100, roof, m).gpu_time, 0.02, 1e-12);
+  m.busy_per_util = 1;
+  t.gpu_util = 1;
+  EXPECT_NEAR(telemetry_work(t, v100, roof, m).gpu_time, 0.1, 1e-12);
+}
+
 TEST(TelemetryWorkload, ProblemsNameTheField) {
   SoloTelemetry t;
   t.throughput = 10;

@@ -11,7 +11,7 @@ if(NOT rc EQUAL 0)
 endif()
 file(READ "${WORK}/summary.json" summary)
 foreach(needle "\"dataset\": \"lucid\"" "\"no_interference\"" "\"half\"" "\"util_rule\"" "\"train_mean\""
-               "shipped defaults, no fit, summed solo gpu_util" "busy_per_util fitted on the other families")
+               "shipped defaults, no fit, summed solo gpu_util" "busy_exponent fitted on the other families")
   string(FIND "${summary}" "${needle}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "no '${needle}' in ${WORK}/summary.json")

@@ -94,8 +94,8 @@ std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a
   return {out[0], out[1]};
 }
 
-// The values of measured.busy_per_util fitted on the training folds.
-constexpr double kBusyGrid[] = {0.70, 0.76, 0.82, 0.88, 0.94, 1.00};
+// The values of measured.busy_exponent fitted on the training folds.
+constexpr double kBusyGrid[] = {1.0, 1.25, 1.5, 1.75, 2.0, 2.5};
 constexpr size_t kGridSize = std::size(kBusyGrid);
 
 }  // namespace
@@ -117,7 +117,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
       "speed (its units after the first) over its solo throughput, averaged over the three, is compared with Lucid's "
       "normalized speed. Three splits: the shipped defaults (nothing "
       "fitted), the same as a scenario with one profile per job gets them (no input pipeline share: host phase "
-      "serial), and measured.busy_per_util chosen for each pair from 70% to 100% (6 values) to minimize the mean "
+      "serial), and measured.busy_exponent chosen for each pair from 1 to 2.5 (6 values) to minimize the mean "
       "absolute percentage error of its training pairs. Folds are job families (the model's name), dealt into 5 "
       "folds in name order; a pair is a held-out case of the folds of both its jobs, and its training pairs (for "
       "the fit and the constant-mean baseline) are those of no family of those folds. Baselines on the same cases: no_interference (1), "
@@ -178,7 +178,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
       "  - {{name: b, on: g0, workload: {{measured: {{gpu: {}, throughput: 1/s, gpu_util: 50%, mem_util: 0%}}}}}}\n",
       kGpu, kGpu, kGpu);
   const Scenario base = load_scenario_text(text, "(lucid pair)", builtin_catalog());
-  // Every pair with the shipped mapping (column kGridSize), with each busy_per_util of the grid, and as a scenario
+  // Every pair with the shipped mapping (column kGridSize), with each busy_exponent of the grid, and as a scenario
   // with one profile per job gets it (column kGridSize + 1: the shipped mapping, its host phase serial).
   const TelemetryMapping shipped = TelemetryMapping::table().defaults();
   std::map<const LucidSolo*, double> serial;
@@ -188,11 +188,11 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   run_parallel(usable.size() * kColumns, std::max(1u, std::thread::hardware_concurrency()), [&](size_t job) {
     const size_t p = job / kColumns, g = job % kColumns;
     TelemetryMapping m = shipped;
-    if (g < kGridSize) m.busy_per_util = kBusyGrid[g];
+    if (g < kGridSize) m.busy_exponent = kBusyGrid[g];
     predicted[p][g] = simulate_pair(base, *usable[p].a, *usable[p].b, m, g == kGridSize + 1 ? serial : overlap);
   });
   const auto ape = [](double measured, double p) { return std::abs(p - measured) / measured; };
-  const std::string fitted_split = "busy_per_util fitted on the other families";
+  const std::string fitted_split = "busy_exponent fitted on the other families";
   const std::string one_profile_split = "shipped defaults, one profile per job (host phase serial)";
   for (size_t p = 0; p < usable.size(); ++p) {
     const Usable& u = usable[p];
@@ -227,7 +227,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
         c.split = column == 0 ? split : column == 1 ? fitted_split : one_profile_split;
         c.band = band_of(summed);
         c.id = fmt::format("{} beside {}: {}{}", u.pair->a.key(), u.pair->b.key(), who[i]->job.key(),
-                           fitted ? fmt::format(" (busy_per_util {:.2f})", kBusyGrid[best]) : "");
+                           fitted ? fmt::format(" (busy_exponent {:.2f})", kBusyGrid[best]) : "");
         c.measured = measured[i];
         c.predicted = i == 0 ? guess.first : guess.second;
         c.baseline["no_interference"] = 1.0;
