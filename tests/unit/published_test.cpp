@@ -296,6 +296,7 @@ TEST(TelemetryWorkload, ProblemsNameTheField) {
   EXPECT_NE(p[0].second.find("over 100%"), std::string::npos);
 }
 
+namespace {
 // A job's profiles at several batch sizes with GPU time g(b) and host time h(b) per unit (ms).
 std::vector<BatchProfile> profiles_of(const std::vector<double>& batches, double (*gpu)(double),
                                       double (*host)(double)) {
@@ -306,6 +307,7 @@ std::vector<BatchProfile> profiles_of(const std::vector<double>& batches, double
   }
   return out;
 }
+}  // namespace
 
 TEST(TelemetryWorkload, InputPipelineShareIsTheHostTimeThatGrowsWithTheBatch) {
   const auto gpu = [](double b) { return 2 + 0.1 * b; };

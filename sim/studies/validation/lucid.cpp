@@ -52,10 +52,11 @@ std::string band_of(double summed_util) {
 }
 
 // Each job's co-located speed over its solo speed when the two run time-sliced on the GPU, their telemetry read
-// with `mapping` and each job's host phase beside the GPU by its input pipeline's share (`overlap`).
+// with `mapping` and each job's host phase beside the GPU by its input pipeline's share (`overlap`; null: the
+// mapping's own host_overlap for both).
 std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a, const LucidSolo& b,
                                         const TelemetryMapping& shared,
-                                        const std::map<const LucidSolo*, double>& overlap) {
+                                        const std::map<const LucidSolo*, double>* overlap) {
   Scenario sc = base;
   const LucidSolo* jobs[2] = {&a, &b};
   double longest = 0;
@@ -69,7 +70,7 @@ std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a
     t.memory = jobs[i]->memory;
     solo[i] = t.throughput;
     TelemetryMapping mapping = shared;
-    mapping.host_overlap = overlap.at(jobs[i]);
+    if (overlap) mapping.host_overlap = overlap->at(jobs[i]);
     sc.tenants[i].workload = measured_workload(t, sc.gpus[0].spec, sc.gpus[0].performance, -1, mapping);
     longest = std::max(longest, 1.0 / t.throughput);
   }
@@ -95,8 +96,8 @@ std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a
 }
 
 // The values of measured.busy_exponent fitted on the training folds.
-constexpr double kBusyGrid[] = {1.0, 1.25, 1.5, 1.75, 2.0, 2.5};
-constexpr size_t kGridSize = std::size(kBusyGrid);
+constexpr double kExponentGrid[] = {1.0, 1.25, 1.5, 1.75, 2.0, 2.5};
+constexpr size_t kGridSize = std::size(kExponentGrid);
 
 }  // namespace
 
@@ -157,8 +158,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   for (const LucidSolo& x : solos) {
     std::vector<BatchProfile> same_job;
     for (const LucidSolo& y : solos)
-      if (y.job.model == x.job.model && y.job.dataset == x.job.dataset && y.job.amp == x.job.amp &&
-          y.job.batch > 0 && y.speed > 0)
+      if (y.job.model == x.job.model && y.job.dataset == x.job.dataset && y.job.amp == x.job.amp)
         same_job.push_back({static_cast<double>(y.job.batch), y.speed / y.job.batch, y.gpu_util});
     overlap[&x] = input_pipeline_share(same_job, x.job.batch);
   }
@@ -181,19 +181,16 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   // Every pair with the shipped mapping (column kGridSize), with each busy_exponent of the grid, and as a scenario
   // with one profile per job gets it (column kGridSize + 1: the shipped mapping, its host phase serial).
   const TelemetryMapping shipped = TelemetryMapping::table().defaults();
-  std::map<const LucidSolo*, double> serial;
-  for (const auto& [solo, share] : overlap) serial[solo] = shipped.host_overlap;
   constexpr size_t kColumns = kGridSize + 2;
   std::vector<std::array<std::pair<double, double>, kColumns>> predicted(usable.size());
   run_parallel(usable.size() * kColumns, std::max(1u, std::thread::hardware_concurrency()), [&](size_t job) {
     const size_t p = job / kColumns, g = job % kColumns;
     TelemetryMapping m = shipped;
-    if (g < kGridSize) m.busy_exponent = kBusyGrid[g];
-    predicted[p][g] = simulate_pair(base, *usable[p].a, *usable[p].b, m, g == kGridSize + 1 ? serial : overlap);
+    if (g < kGridSize) m.busy_exponent = kExponentGrid[g];
+    predicted[p][g] = simulate_pair(base, *usable[p].a, *usable[p].b, m, g == kGridSize + 1 ? nullptr : &overlap);
   });
   const auto ape = [](double measured, double p) { return std::abs(p - measured) / measured; };
   const std::string fitted_split = "busy_exponent fitted on the other families";
-  const std::string one_profile_split = "shipped defaults, one profile per job (host phase serial)";
   for (size_t p = 0; p < usable.size(); ++p) {
     const Usable& u = usable[p];
     // The training pairs of this pair's folds: those of no family of them; their constant mean and the grid value
@@ -224,10 +221,10 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
         const auto& guess = predicted[p][column == 0 ? kGridSize : column == 1 ? best : kGridSize + 1];
         ValidationCase c;
         c.gpu = kGpu;
-        c.split = column == 0 ? split : column == 1 ? fitted_split : one_profile_split;
+        c.split = column == 0 ? split : column == 1 ? fitted_split : kLucidOneProfileSplit;
         c.band = band_of(summed);
         c.id = fmt::format("{} beside {}: {}{}", u.pair->a.key(), u.pair->b.key(), who[i]->job.key(),
-                           fitted ? fmt::format(" (busy_exponent {:.2f})", kBusyGrid[best]) : "");
+                           fitted ? fmt::format(" (busy_exponent {:.2f})", kExponentGrid[best]) : "");
         c.measured = measured[i];
         c.predicted = i == 0 ? guess.first : guess.second;
         c.baseline["no_interference"] = 1.0;

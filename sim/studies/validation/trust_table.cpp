@@ -19,7 +19,7 @@ namespace {
 std::string class_of(const std::string& dataset, const ValidationCase& c) {
   const std::string& s = c.split;
   // A scenario's `measured` job has one profile, so the band is the split without the input pipeline share.
-  if (dataset == "lucid" && s == "shipped defaults, one profile per job (host phase serial)") return "timeslice-pair";
+  if (dataset == "lucid" && s == kLucidOneProfileSplit) return "timeslice-pair";
   // Gavel's V100 pairs ran under MPS. Its time-sliced P100 and K80 pairs join no band: the time-sliced one is Lucid's
   // alone, regenerated from ../shared with the other rows carried, so a second dataset in it could not be kept current.
   if (dataset == "gavel" && s.starts_with("5-fold held-out")) return c.gpu == "V100" ? "mps-pair" : "";
