@@ -73,6 +73,10 @@ OpDevice op_device(const GpuSpec& gpu) {
   d.fp16_tensor = gpu.fp16_tensor;
   d.bandwidth = gpu.memory_bandwidth;
   d.tdp = gpu.tdp;
+  if (gpu.vendor == "NVIDIA" && gpu.architecture.find("Lovelace") != std::string::npos)
+    d.power_group = OpPowerGroup::Ada;
+  else if (gpu.vendor == "NVIDIA" && (gpu.architecture == "Hopper" || gpu.architecture == "Blackwell"))
+    d.power_group = OpPowerGroup::Hopper;
   d.pre_volta = gpu.vendor == "NVIDIA" && (gpu.architecture == "Pascal" || gpu.architecture == "Maxwell" ||
                                            gpu.architecture == "Kepler");
   // The dense TF32 tensor rate is half the dense FP16 one (FP32 accumulate) on every NVIDIA part since Ampere: A100
@@ -91,10 +95,27 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
     ParamTable<OpModelParams> t;
     t.add(&OpModelParams::power_efficiency,
           number_param("ops", "power_efficiency", Dim::Count, 61.8e9, 5e9, 1e12,
-                       "FLOP per joule of the board's TDP that FP32 GEMMs sustain: the FP32 rate is min(datasheet "
-                       "peak, power_efficiency x TDP) (binds on low-power boards: a 70 W T4 sustains 4.3 of its 8.1 "
-                       "TFLOP/s); on a GPU whose calibration sets roofline.fp32_efficiency, that measured rate instead",
-                       fit_source("")))
+                       "FLOP per joule of the board's TDP that FP32 GEMMs sustain on Pascal, Volta, Turing and Ampere "
+                       "boards: the FP32 rate is min(datasheet peak, power_efficiency x TDP) (binds on low-power "
+                       "boards: a 70 W T4 sustains 4.3 of its 8.1 TFLOP/s); newer architectures have their own "
+                       "below; on a GPU whose calibration sets roofline.fp32_efficiency, that measured rate instead",
+                       fit_source("on Pascal, Volta, Turing and Ampere boards, the architectures of its GPUs")))
+        .add(&OpModelParams::power_efficiency_ada,
+             number_param("ops", "power_efficiency_ada", Dim::Count, 131e9, 5e9, 1e12,
+                          "power_efficiency on Ada Lovelace boards (L4, L40, L40S, RTX 4090): their FP32 rate is "
+                          "min(datasheet peak, power_efficiency_ada x TDP)",
+                          "gpu-benches gpu-roofline (te42kyfo/gpu-benches 1c36d50, genoa_l40.txt): the median "
+                          "FLOP/s per watt of the 66 rows of at least 64 FLOP/B on two L40 boards, both at their "
+                          "power limit (clocks 1515-1740 MHz at ~305 W, ~121 GFLOP/J; 2115-2220 MHz at ~355 W, ~140; "
+                          "boost 2490 MHz); not fitted on NeuSight, whose GPUs are all older"))
+        .add(&OpModelParams::power_efficiency_hopper,
+             number_param("ops", "power_efficiency_hopper", Dim::Count, 102e9, 5e9, 1e12,
+                          "power_efficiency on Hopper and Blackwell boards: their FP32 rate is min(datasheet peak, "
+                          "power_efficiency_hopper x TDP)",
+                          "gpu-benches gpu-roofline (te42kyfo/gpu-benches 1c36d50, h200.txt): the median FLOP/s per "
+                          "watt of the 20 rows of at least 64 FLOP/B on an H200, 396-428 W at its full 1980 MHz: its "
+                          "700 W limit did not bind, so a lower bound (a board whose cap binds is predicted too "
+                          "slow, not too fast); not fitted on NeuSight, whose GPUs are all older"))
         .add(&OpModelParams::pre_volta_efficiency,
              number_param("ops", "pre_volta_efficiency", Dim::Count, 0.715, 0.3, 1.5,
                           "GEMM efficiency factor on Pascal and older GPUs (in the profiles it is fitted on their FP32 "
@@ -156,7 +177,10 @@ std::string op_model_description() {
 
 double sustained_fp32(const OpDevice& d, const OpModelParams& p) {
   if (d.fp32_measured > 0) return d.fp32_measured;
-  return d.tdp > 0 ? std::min(d.fp32, p.power_efficiency * d.tdp) : d.fp32;
+  const double per_joule = d.power_group == OpPowerGroup::Ada      ? p.power_efficiency_ada
+                           : d.power_group == OpPowerGroup::Hopper ? p.power_efficiency_hopper
+                                                                   : p.power_efficiency;
+  return d.tdp > 0 ? std::min(d.fp32, per_joule * d.tdp) : d.fp32;
 }
 
 OpKernelTimes op_kernel_times(const OpKernel& k, const OpDevice& d, const OpModelParams& p) {

@@ -67,6 +67,10 @@ struct OpKernel {
   std::partial_ordering operator<=>(const OpKernel&) const = default;
 };
 
+// Which FLOP-per-joule figure caps a board's FP32 rate: the one fitted on NeuSight's GPUs (Pascal to Ampere), or the
+// one measured on a board of a newer architecture (Ada Lovelace; Hopper, for Hopper and Blackwell).
+enum class OpPowerGroup : uint8_t { Fitted, Ada, Hopper };
+
 // The GPU (or partition) figures the model reads.
 struct OpDevice {
   double sms = 0;
@@ -76,6 +80,7 @@ struct OpDevice {
   double bandwidth = 0;    // B/s, DRAM
   double tdp = 0;          // W; 0 = unknown: no power cap
   bool pre_volta = false;  // Pascal and older (architecture named in the catalog)
+  OpPowerGroup power_group = OpPowerGroup::Fitted;  // from the architecture named in the catalog
   double fp32_measured = 0;  // FLOP/s FP32 work sustains as a calibration measured it; 0 = the power cap's estimate
   bool operator==(const OpDevice&) const = default;
 };
@@ -83,7 +88,9 @@ OpDevice op_device(const GpuSpec& gpu);
 
 // The model's parameters (registered as model "ops"), shared by every GPU.
 struct OpModelParams {
-  double power_efficiency;        // FLOP per joule of TDP the FP32 pipes sustain
+  double power_efficiency;        // FLOP per joule of TDP the FP32 pipes sustain (Pascal to Ampere: fitted)
+  double power_efficiency_ada;    // the same on Ada Lovelace boards (measured, not fitted)
+  double power_efficiency_hopper;  // the same on Hopper and Blackwell boards (measured, not fitted)
   double pre_volta_efficiency;    // GEMM efficiency factor on Pascal and older
   double gemm_efficiency;         // of the tile's FLOPs at the sustained rate
   double bmm_factor;              // batched GEMMs' efficiency relative to linears'
@@ -135,7 +142,7 @@ class OpGraph {
   mutable std::vector<std::pair<OpDevice, Times>> memo_;
 };
 // The FP32 rate the SIMT pipes sustain on `d`: a calibration's measured rate where one is given, else min(peak,
-// power_efficiency x TDP).
+// FLOP per joule of its power group x TDP).
 double sustained_fp32(const OpDevice& d, const OpModelParams& p);
 
 }  // namespace vgpusim

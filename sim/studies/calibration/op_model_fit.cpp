@@ -20,6 +20,23 @@ double measurement_overhead(const MeasurementOverheads& d, OpPhase phase, bool l
 
 namespace {
 
+// Where a fitted parameter lives in `p`; nullptr for one the fit leaves at its default (the newer architectures'
+// measured power efficiencies).
+double* fitted_member(OpModelParams& p, const std::string& name) {
+  if (name == "power_efficiency") return &p.power_efficiency;
+  if (name == "pre_volta_efficiency") return &p.pre_volta_efficiency;
+  if (name == "gemm_efficiency") return &p.gemm_efficiency;
+  if (name == "bmm_factor") return &p.bmm_factor;
+  if (name == "tile_k_overhead") return &p.tile_k_overhead;
+  if (name == "gemm_memory_efficiency") return &p.gemm_memory_efficiency;
+  if (name == "gemm_floor") return &p.gemm_floor;
+  if (name == "memory_floor") return &p.memory_floor;
+  for (size_t c = 0; c < kOpKernelClasses; ++c)
+    if (name == std::string(op_kernel_class_name(static_cast<OpKernelClass>(c))) + "_bandwidth")
+      return &p.bandwidth_efficiency[c];
+  return nullptr;
+}
+
 // A free parameter: where its value lives, its bounds, and which kernels (or which observations' overhead) it
 // changes.
 struct Free {
@@ -111,23 +128,8 @@ class Problem {
   std::vector<Free> parameters() {
     std::vector<Free> out;
     const auto& specs = OpModelParams::table().specs();
-    const auto member = [&](const std::string& name) -> double* {
-      OpModelParams& p = *p_;
-      if (name == "power_efficiency") return &p.power_efficiency;
-      if (name == "pre_volta_efficiency") return &p.pre_volta_efficiency;
-      if (name == "gemm_efficiency") return &p.gemm_efficiency;
-      if (name == "bmm_factor") return &p.bmm_factor;
-      if (name == "tile_k_overhead") return &p.tile_k_overhead;
-      if (name == "gemm_memory_efficiency") return &p.gemm_memory_efficiency;
-      if (name == "gemm_floor") return &p.gemm_floor;
-      if (name == "memory_floor") return &p.memory_floor;
-      for (size_t c = 0; c < kOpKernelClasses; ++c)
-        if (name == std::string(op_kernel_class_name(static_cast<OpKernelClass>(c))) + "_bandwidth")
-          return &p.bandwidth_efficiency[c];
-      return nullptr;
-    };
     for (const ParamSpec& s : specs) {
-      Free q{member(s.name), s.min, s.max, {}};
+      Free q{fitted_member(*p_, s.name), s.min, s.max, {}};
       if (q.value == nullptr) continue;
       for (size_t i = 0; i < kernels_.size(); ++i) {
         const OpKernel& k = kernels_[i].second;
@@ -135,6 +137,9 @@ class Problem {
         bool dep = false;
         if (s.name == "memory_floor") dep = !gemm;
         else if (s.name == "pre_volta_efficiency") dep = gemm && devices_[kernels_[i].first].pre_volta;
+        else if (s.name == "power_efficiency")  // the cap of the architectures it stands for, where a TDP is known
+          dep = gemm && devices_[kernels_[i].first].power_group == OpPowerGroup::Fitted &&
+                devices_[kernels_[i].first].tdp > 0;
         else if (s.name == "bmm_factor") dep = k.cls == OpKernelClass::Bmm;
         else if (s.name.ends_with("_bandwidth")) dep = !gemm && q.value == &p_->bandwidth_efficiency[static_cast<size_t>(k.cls)];
         else dep = gemm;
@@ -183,6 +188,11 @@ class Problem {
 };
 
 }  // namespace
+
+bool op_model_param_fitted(const std::string& name) {
+  OpModelParams p = OpModelParams::table().defaults();
+  return fitted_member(p, name) != nullptr;
+}
 
 OpModelFit fit_op_model(const std::vector<OpDevice>& devices, const std::vector<OpObservation>& observations) {
   Problem p(devices, observations);

@@ -46,5 +46,7 @@ struct OpModelFit {
 // GPUs are measured (from one, it would learn that board's quirks as the architecture's). Starts from a fixed neutral point (not the shipped defaults, so
 // that a fold never starts from values fitted with the GPU it leaves out).
 OpModelFit fit_op_model(const std::vector<OpDevice>& devices, const std::vector<OpObservation>& observations);
+// Whether the fit fits the parameter `name` (of OpModelParams::table()); the others keep their shipped defaults.
+bool op_model_param_fitted(const std::string& name);
 
 }  // namespace vgpusim

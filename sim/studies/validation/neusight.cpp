@@ -292,8 +292,11 @@ std::string fitted_values(const OpModelFit& f) {
   const ParamValues v = OpModelParams::table().values(f.params);
   std::vector<std::string> parts;
   for (const ParamSpec& s : OpModelParams::table().specs())
-    parts.push_back(fmt::format("{} {:.4g}", s.name, s.dim == units::Dim::Time ? v.get(s.name) * 1e6 : v.get(s.name)) +
-                    (s.dim == units::Dim::Time ? " us" : ""));
+    if (op_model_param_fitted(s.name)) {
+      const bool time = s.dim == units::Dim::Time;
+      const double value = time ? v.get(s.name) * 1e6 : v.get(s.name);
+      parts.push_back(fmt::format("{} {:.4g}{}", s.name, value, time ? " us" : ""));
+    }
   return fmt::format("{}; measurement overheads (fit only) forward {:.3g}, forward linear {:.3g}, backward {:.3g}, "
                      "accumulation {:.3g} us",
                      fmt::join(parts, ", "), f.overheads[0] * 1e6, f.overheads[1] * 1e6, f.overheads[2] * 1e6,
