@@ -73,10 +73,14 @@ OpDevice op_device(const GpuSpec& gpu) {
   d.fp16_tensor = gpu.fp16_tensor;
   d.bandwidth = gpu.memory_bandwidth;
   d.tdp = gpu.tdp;
-  if (gpu.vendor == "NVIDIA" && gpu.architecture.find("Lovelace") != std::string::npos)
-    d.power_group = OpPowerGroup::Ada;
-  else if (gpu.vendor == "NVIDIA" && (gpu.architecture == "Hopper" || gpu.architecture == "Blackwell"))
-    d.power_group = OpPowerGroup::Hopper;
+  const bool nvidia = gpu.vendor == "NVIDIA";
+  const bool ada = gpu.architecture.find("Lovelace") != std::string::npos;
+  const bool hopper = gpu.architecture == "Hopper" || gpu.architecture == "Blackwell";
+  d.wide_sm = nvidia && (gpu.architecture == "Ampere" || ada || hopper) && gpu.compute_units > 0 &&
+              gpu.boost_clock > 0 && gpu.fp32 / (2 * gpu.compute_units * gpu.boost_clock) > 96;
+  if (nvidia && ada) d.power_group = OpPowerGroup::Ada;
+  else if (nvidia && hopper) d.power_group = OpPowerGroup::Hopper;
+  else if (d.wide_sm) d.power_group = OpPowerGroup::Ga10x;  // Ampere with wide SMs
   d.pre_volta = gpu.vendor == "NVIDIA" && (gpu.architecture == "Pascal" || gpu.architecture == "Maxwell" ||
                                            gpu.architecture == "Kepler");
   // The dense TF32 tensor rate is half the dense FP16 one (FP32 accumulate) on every NVIDIA part since Ampere: A100
@@ -96,10 +100,17 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
     t.add(&OpModelParams::power_efficiency,
           number_param("ops", "power_efficiency", Dim::Count, 61.8e9, 5e9, 1e12,
                        "FLOP per joule of the board's TDP that FP32 GEMMs sustain on Pascal, Volta, Turing and Ampere "
-                       "boards: the FP32 rate is min(datasheet peak, power_efficiency x TDP) (binds on low-power "
-                       "boards: a 70 W T4 sustains 4.3 of its 8.1 TFLOP/s); newer architectures have their own "
-                       "below; on a GPU whose calibration sets roofline.fp32_efficiency, that measured rate instead",
-                       fit_source("on Pascal, Volta, Turing and Ampere boards, the architectures of its GPUs")))
+                       "GA100 boards: the FP32 rate is min(datasheet peak, power_efficiency x TDP) (binds on low-power "
+                       "boards: a 70 W T4 sustains 4.3 of its 8.1 TFLOP/s); GA10x, Ada, Hopper and Blackwell have "
+                       "their own below; on a GPU whose calibration sets roofline.fp32_efficiency, that measured rate instead",
+                       fit_source("on Pascal, Volta, Turing and Ampere GA100 boards, the architectures of its GPUs")))
+        .add(&OpModelParams::power_efficiency_ga10x,
+             number_param("ops", "power_efficiency_ga10x", Dim::Count, 76.4e9, 5e9, 1e12,
+                          "power_efficiency on Ampere GA10x boards (wide SMs: A10, A10G, A40, RTX 3090): their FP32 "
+                          "rate is min(wide-SM rate, power_efficiency_ga10x x TDP)",
+                          "gpu-benches gpu-roofline (te42kyfo/gpu-benches 1c36d50, alex_a40.txt): the median FLOP/s "
+                          "per watt of the 264 rows of at least 64 FLOP/B on an A40 at its 300 W limit (clocks "
+                          "1665-1725 MHz, boost 1740 MHz); not fitted on NeuSight, whose Ampere boards are GA100"))
         .add(&OpModelParams::power_efficiency_ada,
              number_param("ops", "power_efficiency_ada", Dim::Count, 131e9, 5e9, 1e12,
                           "power_efficiency on Ada Lovelace boards (L4, L40, L40S, RTX 4090): their FP32 rate is "
@@ -121,6 +132,19 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
                           "GEMM efficiency factor on Pascal and older GPUs (in the profiles it is fitted on their FP32 "
                           "GEMMs reach less of the peak than Volta's and later GPUs')",
                           fit_source("learned from the two Pascal GPUs only: expect +-30% on a new architecture")))
+        .add(&OpModelParams::wide_sm_efficiency,
+             number_param("ops", "wide_sm_efficiency", Dim::Ratio, 0.80, 0.3, 1.0,
+                          "FP32 GEMM efficiency factor on SMs of 128 FP32 lanes that issue one warp instruction per "
+                          "clock per quarter (Ampere GA10x, Ada, Hopper, Blackwell): the GEMM's shared-memory loads "
+                          "take issue slots its FMAs need, where 64-lane SMs (GA100, Volta, Turing) have them spare; "
+                          "applies to a calibration's measured FMA rate too",
+                          "FP32 matmuls measured where neither the power limit nor memory binds: an H100 SXM "
+                          "(PyTorch 2.7 torch.matmul FP32, 4096^2 and 8192^2: 51.9 and 51.8 of 67 TFLOP/s, 0.775; "
+                          "github.com/zzc0721/torch-performance-test-data issue 79) and an RTX 4070 Ti (cuBLAS SGEMM "
+                          "5120 x 4096 x 4096: 29.17 of 35.48, 0.822; github.com/Yinghan-Li/YHs_Sample issue 4, where "
+                          "an A100 80GB PCIe, 64 lanes per SM, ran 18.88 of 19.49, 0.969): their mean; not fitted on "
+                          "NeuSight, none of whose GPUs has such SMs (the Pascal P4's 128-lane SMs dispatch two "
+                          "instructions per clock per quarter)"))
         .add(&OpModelParams::gemm_efficiency,
              number_param("ops", "gemm_efficiency", Dim::Ratio, 1.0, 0.05, 1.0,
                           "fraction of the sustained rate a GEMM tile's FLOPs reach once its K overhead is counted",
@@ -176,11 +200,13 @@ std::string op_model_description() {
 }
 
 double sustained_fp32(const OpDevice& d, const OpModelParams& p) {
-  if (d.fp32_measured > 0) return d.fp32_measured;
-  const double per_joule = d.power_group == OpPowerGroup::Ada      ? p.power_efficiency_ada
+  const double issue = d.wide_sm ? p.wide_sm_efficiency : 1.0;
+  if (d.fp32_measured > 0) return issue * d.fp32_measured;
+  const double per_joule = d.power_group == OpPowerGroup::Ga10x    ? p.power_efficiency_ga10x
+                           : d.power_group == OpPowerGroup::Ada    ? p.power_efficiency_ada
                            : d.power_group == OpPowerGroup::Hopper ? p.power_efficiency_hopper
                                                                    : p.power_efficiency;
-  return d.tdp > 0 ? std::min(d.fp32, per_joule * d.tdp) : d.fp32;
+  return d.tdp > 0 ? std::min(issue * d.fp32, per_joule * d.tdp) : issue * d.fp32;
 }
 
 OpKernelTimes op_kernel_times(const OpKernel& k, const OpDevice& d, const OpModelParams& p) {

@@ -67,9 +67,10 @@ struct OpKernel {
   std::partial_ordering operator<=>(const OpKernel&) const = default;
 };
 
-// Which FLOP-per-joule figure caps a board's FP32 rate: the one fitted on NeuSight's GPUs (Pascal to Ampere), or the
-// one measured on a board of a newer architecture (Ada Lovelace; Hopper, for Hopper and Blackwell).
-enum class OpPowerGroup : uint8_t { Fitted, Ada, Hopper };
+// Which FLOP-per-joule figure caps a board's FP32 rate: the one fitted on NeuSight's GPUs (Pascal, Volta, Turing,
+// Ampere GA100), or the one measured on a board of another architecture (Ampere GA10x: wide SMs; Ada Lovelace;
+// Hopper, for Hopper and Blackwell).
+enum class OpPowerGroup : uint8_t { Fitted, Ga10x, Ada, Hopper };
 
 // The GPU (or partition) figures the model reads.
 struct OpDevice {
@@ -81,6 +82,9 @@ struct OpDevice {
   double tdp = 0;          // W; 0 = unknown: no power cap
   bool pre_volta = false;  // Pascal and older (architecture named in the catalog)
   OpPowerGroup power_group = OpPowerGroup::Fitted;  // from the architecture named in the catalog
+  // SMs of 128 FP32 lanes that issue one warp instruction per clock per quarter (Ampere GA10x, Ada, Hopper,
+  // Blackwell: FP32 peak / (2 x SMs x boost clock) = 128): a GEMM's loads take issue slots its FMAs need.
+  bool wide_sm = false;
   double fp32_measured = 0;  // FLOP/s FP32 work sustains as a calibration measured it; 0 = the power cap's estimate
   bool operator==(const OpDevice&) const = default;
 };
@@ -88,10 +92,12 @@ OpDevice op_device(const GpuSpec& gpu);
 
 // The model's parameters (registered as model "ops"), shared by every GPU.
 struct OpModelParams {
-  double power_efficiency;        // FLOP per joule of TDP the FP32 pipes sustain (Pascal to Ampere: fitted)
+  double power_efficiency;        // FLOP per joule of TDP the FP32 pipes sustain (Pascal to GA100: fitted)
+  double power_efficiency_ga10x;  // the same on Ampere GA10x boards (measured, not fitted)
   double power_efficiency_ada;    // the same on Ada Lovelace boards (measured, not fitted)
   double power_efficiency_hopper;  // the same on Hopper and Blackwell boards (measured, not fitted)
   double pre_volta_efficiency;    // GEMM efficiency factor on Pascal and older
+  double wide_sm_efficiency;      // FP32 GEMM efficiency factor on wide SMs (OpDevice::wide_sm; measured, not fitted)
   double gemm_efficiency;         // of the tile's FLOPs at the sustained rate
   double bmm_factor;              // batched GEMMs' efficiency relative to linears'
   double tile_k_overhead;         // fixed cost per tile, in K elements (prologue and epilogue)
@@ -141,8 +147,9 @@ class OpGraph {
   mutable std::mutex mutex_;
   mutable std::vector<std::pair<OpDevice, Times>> memo_;
 };
-// The FP32 rate the SIMT pipes sustain on `d`: a calibration's measured rate where one is given, else min(peak,
-// FLOP per joule of its power group x TDP).
+// The FP32 rate GEMMs on the SIMT pipes sustain on `d`: the peak, or a calibration's measured FMA rate where one is
+// given, times wide_sm_efficiency on wide SMs; without a calibration at most the FLOP per joule of its power group x
+// TDP.
 double sustained_fp32(const OpDevice& d, const OpModelParams& p);
 
 }  // namespace vgpusim

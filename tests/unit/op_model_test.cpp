@@ -154,19 +154,31 @@ TEST(OpModel, EachArchitectureGroupHasItsOwnPowerEfficiency) {
   p.power_efficiency = 60e9;
   p.power_efficiency_ada = 130e9;
   p.power_efficiency_hopper = 100e9;
+  p.wide_sm_efficiency = 0.75;
   const OpDevice t4 = op_device(c.find("T4")->spec), l4 = op_device(c.find("L4")->spec),
                  h100_pcie = op_device(c.find("H100-PCIe")->spec), h100_sxm = op_device(c.find("H100-SXM")->spec),
                  b200 = op_device(c.find("B200")->spec);
   EXPECT_EQ(op_device(c.find("A100-80GB")->spec).power_group, OpPowerGroup::Fitted);
+  EXPECT_EQ(op_device(c.find("A40")->spec).power_group, OpPowerGroup::Ga10x);
+  EXPECT_EQ(op_device(c.find("RTX-3090")->spec).power_group, OpPowerGroup::Ga10x);
   EXPECT_EQ(op_device(c.find("RTX-4090")->spec).power_group, OpPowerGroup::Ada);
   EXPECT_EQ(b200.power_group, OpPowerGroup::Hopper);
   EXPECT_EQ(op_device(c.find("MI300X")->spec).power_group, OpPowerGroup::Fitted);  // not NVIDIA
+  // Wide SMs (128 FP32 lanes, one instruction per clock per quarter): GA10x, Ada, Hopper, Blackwell; not GA100, not
+  // Turing, not the Pascal P4 (128 lanes, two dispatch units per quarter).
+  for (const char* wide : {"A10", "A40", "RTX-3090", "L4", "L40S", "H100-SXM", "H100-PCIe", "B200"})
+    EXPECT_TRUE(op_device(c.find(wide)->spec).wide_sm) << wide;
+  for (const char* narrow : {"A100-80GB", "A30", "V100", "T4", "P4", "P100-PCIe-16GB", "MI300X"})
+    EXPECT_FALSE(op_device(c.find(narrow)->spec).wide_sm) << narrow;
   // Capped by its own group's figure: a 70 W Turing board by the fitted one, a 72 W Ada one by Ada's, a 350 W
-  // Hopper one by Hopper's; a 700 W Hopper board sustains its peak.
+  // Hopper one by Hopper's; a 700 W Hopper board sustains its issue-limited peak.
   EXPECT_DOUBLE_EQ(sustained_fp32(t4, p), 60e9 * 70);
   EXPECT_DOUBLE_EQ(sustained_fp32(l4, p), 130e9 * l4.tdp);
   EXPECT_DOUBLE_EQ(sustained_fp32(h100_pcie, p), 100e9 * h100_pcie.tdp);
-  EXPECT_DOUBLE_EQ(sustained_fp32(h100_sxm, p), h100_sxm.fp32);
+  EXPECT_DOUBLE_EQ(sustained_fp32(h100_sxm, p), 0.75 * h100_sxm.fp32);
+  OpDevice calibrated = h100_sxm;
+  calibrated.fp32_measured = 60e12;  // a measured FMA rate: GEMMs on wide SMs reach the factor of it
+  EXPECT_DOUBLE_EQ(sustained_fp32(calibrated, p), 0.75 * 60e12);
   // The shipped defaults: the 72 W L4 sustains about a third of its 30.3 TFLOP/s (the fitted figure would give a
   // seventh), and the newer groups' figures are not the fit's.
   const OpModelParams shipped = OpModelParams::table().defaults();
@@ -174,8 +186,10 @@ TEST(OpModel, EachArchitectureGroupHasItsOwnPowerEfficiency) {
   EXPECT_LT(sustained_fp32(l4, shipped), 0.45 * l4.fp32);
   EXPECT_GT(shipped.power_efficiency_ada, shipped.power_efficiency);
   EXPECT_TRUE(op_model_param_fitted("power_efficiency"));
+  EXPECT_FALSE(op_model_param_fitted("power_efficiency_ga10x"));
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_ada"));
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_hopper"));
+  EXPECT_FALSE(op_model_param_fitted("wide_sm_efficiency"));
 }
 
 TEST(FxGraph, LinearForwardBackwardAndAccumulation) {
@@ -510,8 +524,10 @@ TEST(GraphWorkload, ACalibratedGpuRunsFp32GemmsAtItsMeasuredRate) {
   const GpuSpec h200 = builtin_catalog().find("H200")->spec;
   const OpDevice calibrated = op_device(h200, perf), catalog = op_device(h200);
   const OpModelParams p = OpModelParams::table().defaults();
-  EXPECT_DOUBLE_EQ(sustained_fp32(calibrated, p), perf.fp32_efficiency * h200.fp32);
-  EXPECT_DOUBLE_EQ(sustained_fp32(catalog, p), h200.fp32);  // 700 W x power_efficiency_hopper: above the peak
+  // Hopper's wide SMs: GEMMs at wide_sm_efficiency of the FMA rate, measured or the peak (700 W x
+  // power_efficiency_hopper is above it).
+  EXPECT_DOUBLE_EQ(sustained_fp32(calibrated, p), p.wide_sm_efficiency * perf.fp32_efficiency * h200.fp32);
+  EXPECT_DOUBLE_EQ(sustained_fp32(catalog, p), p.wide_sm_efficiency * h200.fp32);
   const Results r = run_text(graph_scenario("{mode: passthrough, overhead: 0}", "g0", "", "H200"));
   ASSERT_EQ(r.tenants.size(), 1u);
   EXPECT_NEAR(r.tenants[0].shared.unit_time_mean / bert_pass_time(calibrated), 1.0, 1e-6);
