@@ -43,6 +43,9 @@ struct TelemetryMapping {
 };
 std::vector<ParamSpec> telemetry_params();
 std::string telemetry_description();
+// The shipped mapping for a gpu_util that is a busy share itself rather than nvidia-smi's sampled utilization.gpu
+// (a share fitted to measurements, or DCGM's GR_ENGINE_ACTIVE cycle ratio): busy_exponent 1, nothing overstated.
+TelemetryMapping busy_share_mapping();
 
 // What is missing or contradictory, as (field, message) pairs; empty when the telemetry describes a job.
 std::vector<std::pair<std::string, std::string>> telemetry_problems(const SoloTelemetry& t);

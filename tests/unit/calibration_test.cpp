@@ -78,12 +78,16 @@ TEST(Calibration, UtilDutyPointsFitBusyPerUtil) {
   ASSERT_EQ(raw.warnings.size(), 1u);
   EXPECT_NE(raw.warnings[0].find("nvml_gpu_util"), std::string::npos);
   EXPECT_NEAR(fitted(fit_calibration(raw, "H200"), "measured.busy_per_util"), 0.9, 1e-12);
+  // The measured ratio stands alone: the shipped exponent's curve (fitted on another GPU's jobs) is set to 1.
+  EXPECT_EQ(fitted(fit_calibration(raw, "H200"), "measured.busy_exponent"), 1.0);
   auto& ex = j["experiments"];
   ex.erase(std::remove_if(ex.begin(), ex.end(),
                           [](const nlohmann::json& e) { return e["name"] == "telemetry.util_duty"; }),
            ex.end());
-  for (const FittedValue& v : fit_calibration(parse_raw(j.dump(), "old.json"), "H200").values)
+  for (const FittedValue& v : fit_calibration(parse_raw(j.dump(), "old.json"), "H200").values) {
     EXPECT_NE(v.name, "measured.busy_per_util");
+    EXPECT_NE(v.name, "measured.busy_exponent");
+  }
 }
 
 TEST(Calibration, TheHandoffExperimentIsReadByNameAndLeavesTheProbeAlone) {

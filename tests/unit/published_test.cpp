@@ -226,7 +226,7 @@ TEST(TelemetryWorkload, KeepsItsKernelTimeWhenComputeAndMemoryOverlapOnlyInPart)
   // Memory busy for 30% and for 90% of the kernel time: the compute side is the longer, then the shorter one.
   for (double mem : {0.18, 0.54}) {
     t.mem_util = mem;
-    const TelemetryWork w = telemetry_work(t, v100, roof);
+    const TelemetryWork w = telemetry_work(t, v100, roof, busy_share_mapping());  // gpu_util at its word
     EXPECT_NEAR(solo_time(w.unit, v100, roof), 0.6 / 40, 1e-12) << mem;
     const KernelTimes k = kernel_times(w.unit, v100, roof);
     EXPECT_NEAR(k.memory / (0.6 / 40 - k.overhead), mem / 0.6, 1e-9) << mem;
@@ -241,7 +241,7 @@ TEST(TelemetryWorkload, ReplaysItsOwnThroughputOnTheMeasuredGpu) {
   t.gpu_util = 0.6;
   t.mem_util = 0.3;
   t.sm_active = 0.3;
-  const TelemetryWork w = telemetry_work(t, v100, roof);
+  const TelemetryWork w = telemetry_work(t, v100, roof, busy_share_mapping());  // gpu_util at its word
   EXPECT_NEAR(w.host_time, 0.4 / 40, 1e-12);
   EXPECT_NEAR(solo_time(w.unit, v100, roof), 0.6 / 40, 1e-12);
   EXPECT_NEAR(w.sm_fill, 0.5, 1e-12);
@@ -266,7 +266,12 @@ TEST(TelemetryWorkload, BusyExponentShrinksTheGpuTimeOfJobsThatIdle) {
   SoloTelemetry t;
   t.throughput = 10;
   t.gpu_util = 0.5;
+  // The shipped exponent (fitted on the Lucid pairs) and 1, taking nvidia-smi at its word.
   TelemetryMapping m = TelemetryMapping::table().defaults();
+  EXPECT_EQ(m.busy_exponent, 1.75);
+  EXPECT_NEAR(telemetry_work(t, v100, roof, m).gpu_time, std::pow(0.5, 1.75) * 0.1, 1e-12);
+  m = busy_share_mapping();
+  EXPECT_EQ(m.busy_exponent, 1.0);
   EXPECT_NEAR(telemetry_work(t, v100, roof, m).gpu_time, 0.05, 1e-12);
   m.busy_exponent = 2;
   EXPECT_NEAR(telemetry_work(t, v100, roof, m).gpu_time, 0.025, 1e-12);
@@ -350,21 +355,20 @@ TEST(TelemetryWorkload, ScenarioAloneGivesTheMeasuredThroughputAndAllocatesItsMe
 }
 
 TEST(TelemetryWorkload, OnAnotherGpuTheKernelTimeScalesAndHostTimeStays) {
-  // Compute-bound (mem_util 0) at 50% GPU time on a V100, replayed on an A100: kernel time x fp32 ratio, the host
-  // time unchanged. In one kernel the step is the host phase, a launch and the faster kernel; in the default 962
-  // kernels of 52 us the host's 30 us launches stay ahead of them, so the step speeds up the same (less the launch
-  // overheads, which do not scale).
+  // Compute-bound (mem_util 0) at 50% GPU time (busy_exponent 1: nvidia-smi at its word) on a V100, replayed on an
+  // A100: kernel time x fp32 ratio, the host time unchanged. In one kernel the step is the host phase, a launch and
+  // the faster kernel; in the default 962 kernels of 52 us the host's 30 us launches stay ahead of them, so the step
+  // speeds up the same (less the launch overheads, which do not scale).
   const GpuSpec& v100 = builtin_catalog().find("V100")->spec;
   const GpuSpec& a100 = builtin_catalog().find("A100-80GB")->spec;
-  const Results one = run_text(
-      measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 50%, mem_util: 0%, kernels_per_unit: 1}"));
+  const std::string job = "gpu: V100, throughput: 10/s, gpu_util: 50%, mem_util: 0%, busy_exponent: 1";
+  const Results one = run_text(measured_scenario("{" + job + ", kernels_per_unit: 1}"));
   const double expected = 1.0 / (0.05 + 0.05 * v100.fp32 / a100.fp32);
   EXPECT_NEAR(one.tenants[0].shared.throughput, expected, expected * 5e-3);  // whole units in 20 s
-  const Results many = run_text(measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 50%, mem_util: 0%}"));
+  const Results many = run_text(measured_scenario("{" + job + "}"));
   EXPECT_NEAR(many.tenants[0].shared.throughput, expected, expected * 0.02);
   // Launches slower than the kernels on the A100 (100 us apart) hold the job to its launches: no faster there.
-  const Results paced = run_text(
-      measured_scenario("{gpu: V100, throughput: 10/s, gpu_util: 50%, mem_util: 0%, launch_cost: 100us}"));
+  const Results paced = run_text(measured_scenario("{" + job + ", launch_cost: 100us}"));
   EXPECT_LT(paced.tenants[0].shared.throughput, 10.0 + 0.3 * (expected - 10.0));
 }
 
@@ -388,7 +392,7 @@ TEST(TelemetryWorkload, KernelsPaceAtTheLaunchRateAndKeepTheSoloThroughput) {
   EXPECT_NEAR(r.tenants[0].shared.throughput, 25, 25 * 5e-3);
   const RooflineParams roof = RooflineParams::table().with(builtin_overrides("A100-80GB"));
   const SoloTelemetry t = job_at_25_per_s();
-  const TelemetryWork w = telemetry_work(t, builtin_catalog().find("A100-80GB")->spec, roof);
+  const TelemetryWork w = telemetry_work(t, builtin_catalog().find("A100-80GB")->spec, roof, busy_share_mapping());
   EXPECT_EQ(w.kernels, 500);
   EXPECT_DOUBLE_EQ(w.launch_cost, 30e-6);
   EXPECT_NEAR(w.host_phase, 0.04 - 30e-6 - 0.026, 1e-12);
@@ -405,7 +409,7 @@ TEST(TelemetryWorkload, AHostPhaseBesideTheGpuKeepsTheSoloThroughputAndTakesUpAN
   // launched 30 us apart end 11.03 ms after the last launch, inside the phase, so the phase is T - n cost.
   const RooflineParams roof = RooflineParams::table().with(builtin_overrides("A100-80GB"));
   const SoloTelemetry t = job_at_25_per_s();
-  TelemetryMapping m = TelemetryMapping::table().defaults();
+  TelemetryMapping m = busy_share_mapping();  // 65% taken at its word
   m.host_overlap = 1;
   const TelemetryWork w = telemetry_work(t, builtin_catalog().find("A100-80GB")->spec, roof, m);
   EXPECT_EQ(w.kernels, 500);
@@ -426,7 +430,8 @@ TEST(TelemetryWorkload, AHostPhaseBesideTheGpuKeepsTheSoloThroughputAndTakesUpAN
   // host spends on the next batch, and neither slows down much; with the phase serial (0) their GPU stretches
   // meet and both lose more.
   const auto pair = [](const char* overlap) {
-    std::string job = std::string("{gpu: A100-80GB, throughput: 25/s, gpu_util: 40%, mem_util: 10%, host_overlap: ") +
+    std::string job = std::string("{gpu: A100-80GB, throughput: 25/s, gpu_util: 40%, mem_util: 10%, "
+                                  "busy_exponent: 1, host_overlap: ") +
                       overlap + "}";
     std::string text = measured_scenario(job);
     text.replace(text.find("duration: 20s"), 13, "duration: 4s");
@@ -503,9 +508,10 @@ TEST(GavelValidation, HeldOutFoldsRecoverKnownUtilizations) {
       for (size_t b = a; b < jobs.size(); ++b) {
         std::string text = head;
         const size_t pair[2] = {a, b};
+        // busy_exponent 1: the validation takes a job's gpu_util as its busy share (busy_share_mapping).
         for (int i = 0; i < 2; ++i)
           text += fmt::format("  - {{name: t{}, on: g0, workload: {{measured: {{gpu: {}, throughput: {}/s, "
-                              "gpu_util: {}%, mem_util: 0%}}}}}}\n",
+                              "gpu_util: {}%, mem_util: 0%, busy_exponent: 1}}}}}}\n",
                               i, model, jobs[pair[i]].second.first,
                               jobs[pair[i]].second.second * 100);
         Scenario sc = load_scenario_text(text, "p.yaml", builtin_catalog());
@@ -783,7 +789,9 @@ TEST(PublishedLucid, FixtureCasesCarryEveryBaselineAndTheBands) {
     EXPECT_GT(loader.predicted, twin.predicted + 0.05) << loader.id;
   }
   // As a scenario with one profile per job: the two alike (their phase serial), and the split named for the trust band.
-  EXPECT_EQ(run.cases[62].split, "shipped defaults, one profile per job (host phase serial)");
+  EXPECT_EQ(run.cases[62].split, kLucidOneProfileSplit);
+  EXPECT_EQ(std::string(kLucidOneProfileSplit),
+            "busy_exponent fitted on the other families, one profile per job (host phase serial)");
   EXPECT_NEAR(run.cases[62].predicted, run.cases[68].predicted, 1e-9);
   bool banded = false;
   for (const ValidationSummary& s : summarize(run))

@@ -178,6 +178,10 @@ std::vector<FittedValue> fit_direct(const RawFile& raw, const GpuSpec& ds) {
                    std::sqrt(sq / static_cast<double>(ratios.size())), static_cast<int>(ratios.size()),
                    "telemetry.util_duty: the kernels' share of a run over NVML's utilization.gpu meanwhile, median "
                    "over the points seen 5-95% busy"});
+    // The measured ratio replaces the shipped curve (busy_exponent fitted on another GPU's jobs), not on top of it.
+    out.push_back({"measured.busy_exponent", units::Dim::Count, 1.0, 0, 0, static_cast<int>(ratios.size()),
+                   "telemetry.util_duty: measured.busy_per_util measured on this GPU replaces the shipped exponent's "
+                   "curve: 1"});
   }
   if (raw.handoff && raw.grace_crossing) {
     // The plain handoff is the grace the first keeps plus the switch away from a context without work.

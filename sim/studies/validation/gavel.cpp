@@ -160,7 +160,7 @@ class PairSimulator {
       t.throughput = solo_[jobs[i]];
       t.gpu_util = grid_util(util[i] % kGrid);
       if (grid_fill(util[i]) < 1) t.sm_active = grid_fill(util[i]) * t.gpu_util;
-      sc.tenants[i].workload = measured_workload(t, sc.gpus[0].spec, sc.gpus[0].performance, -1);
+      sc.tenants[i].workload = measured_workload(t, sc.gpus[0].spec, sc.gpus[0].performance, -1, mapping_);
       longest = std::max(longest, 1.0 / t.throughput);
     }
     sc.duration = 40 * longest;
@@ -185,6 +185,8 @@ class PairSimulator {
 
  private:
   std::vector<double> solo_;
+  // Each job's gpu_util is the fitted share of a step its kernels run, not an nvidia-smi reading: taken at its word.
+  const TelemetryMapping mapping_ = busy_share_mapping();
   std::vector<double> kernels_;                   // per job: kernels per step, 0 = of the mapping's kernel_time
   std::vector<double> threads_;                   // per job
   std::vector<std::vector<double>> background_;  // per pair of jobs

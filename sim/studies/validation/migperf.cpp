@@ -245,7 +245,8 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     const RooflineParams roof = RooflineParams::table().with(builtin_overrides(r.gpu));
     const GpuSpec whole_spec = mig_partition_spec(entry->spec, *table, *whole);
     const GpuSpec slice_spec = mig_partition_spec(entry->spec, *table, *slice);
-    const TelemetryWork w = telemetry_work(t, whole_spec, roof);
+    // GRACT is DCGM's graphics-engine-active cycle ratio, not nvidia-smi's sampled utilization.gpu: taken at its word.
+    const TelemetryWork w = telemetry_work(t, whole_spec, roof, busy_share_mapping());
     ValidationCase c;
     c.gpu = r.gpu;
     c.split = "no fit";

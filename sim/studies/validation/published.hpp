@@ -96,9 +96,11 @@ StepFit fit_step(const std::vector<std::pair<double, double>>& rows);
 std::vector<ValidationRun> validate_gpu_benches(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_vidur(const std::string& dir, const PublishedOptions& options);
 std::vector<ValidationRun> validate_lucid(const std::string& dir, const PublishedOptions& options);
-// Its split as a scenario's `measured` job with one profile gets it (the shipped defaults, each host phase serial):
-// the `timeslice-pair` trust band's.
-inline constexpr const char* kLucidOneProfileSplit = "shipped defaults, one profile per job (host phase serial)";
+// Its split as a scenario's `measured` job with one profile gets it (no input pipeline share: each host phase serial;
+// busy_exponent fitted on the other families, held out as the shipped value is not): the `timeslice-pair` trust
+// band's.
+inline constexpr const char* kLucidOneProfileSplit =
+    "busy_exponent fitted on the other families, one profile per job (host phase serial)";
 std::vector<ValidationRun> validate_neusight(const std::string& dir, const PublishedOptions& options);
 // The operator model fitted on every GPU of a NeuSight folder (the source of the model's shipped defaults).
 struct OpModelFit;
