@@ -102,7 +102,8 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
                        "FLOP per joule of the board's TDP that FP32 GEMMs sustain on Pascal, Volta, Turing and Ampere "
                        "GA100 boards: the FP32 rate is min(datasheet peak, power_efficiency x TDP) (binds on low-power "
                        "boards: a 70 W T4 sustains 4.3 of its 8.1 TFLOP/s); GA10x, Ada, Hopper and Blackwell have "
-                       "their own below; on a GPU whose calibration sets roofline.fp32_efficiency, that measured rate instead",
+                       "their own below; on a GPU whose calibration sets roofline.fp32_efficiency, that measured "
+                       "rate instead",
                        fit_source("on Pascal, Volta, Turing and Ampere GA100 boards, the architectures of its GPUs")))
         .add(&OpModelParams::power_efficiency_ga10x,
              number_param("ops", "power_efficiency_ga10x", Dim::Count, 76.4e9, 5e9, 1e12,

@@ -20,8 +20,8 @@ double measurement_overhead(const MeasurementOverheads& d, OpPhase phase, bool l
 
 namespace {
 
-// Where a fitted parameter lives in `p`; nullptr for one the fit leaves at its default (the newer architectures'
-// measured power efficiencies).
+// Where a fitted parameter lives in `p`; nullptr for one the fit leaves at its default (the figures measured on
+// architectures outside NeuSight's: their power efficiencies and wide_sm_efficiency).
 double* fitted_member(OpModelParams& p, const std::string& name) {
   if (name == "power_efficiency") return &p.power_efficiency;
   if (name == "pre_volta_efficiency") return &p.pre_volta_efficiency;
