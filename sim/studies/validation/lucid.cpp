@@ -182,12 +182,17 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   const Scenario base = load_scenario_text(text, "(lucid pair)", builtin_catalog());
   // Every pair with each busy_exponent of the grid (columns 0 to kGridSize - 1), the same as a scenario with one
   // profile per job gets them (columns kGridSize to 2 kGridSize - 1: no input pipeline share, the host phase
-  // serial), and with the shipped mapping (column 2 kGridSize).
+  // serial), and with the shipped mapping: its grid column when its exponent is on the grid, else column
+  // 2 kGridSize, simulated only then.
   const TelemetryMapping shipped = TelemetryMapping::table().defaults();
   constexpr size_t kShipped = 2 * kGridSize, kColumns = kShipped + 1;
+  const size_t on_grid = static_cast<size_t>(
+      std::find(std::begin(kExponentGrid), std::end(kExponentGrid), shipped.busy_exponent) - std::begin(kExponentGrid));
+  const size_t shipped_at = on_grid < kGridSize ? on_grid : kShipped;
+  const size_t simulated = shipped_at == kShipped ? kColumns : kShipped;
   std::vector<std::array<std::pair<double, double>, kColumns>> predicted(usable.size());
-  run_parallel(usable.size() * kColumns, std::max(1u, std::thread::hardware_concurrency()), [&](size_t job) {
-    const size_t p = job / kColumns, g = job % kColumns;
+  run_parallel(usable.size() * simulated, std::max(1u, std::thread::hardware_concurrency()), [&](size_t job) {
+    const size_t p = job / simulated, g = job % simulated;
     TelemetryMapping m = shipped;
     if (g < kShipped) m.busy_exponent = kExponentGrid[g % kGridSize];
     const bool serial = g >= kGridSize && g < kShipped;
@@ -218,7 +223,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
     const auto best_of = [&](size_t from) {
       return n ? from + static_cast<size_t>(std::min_element(error.begin() + from, error.begin() + from + kGridSize) -
                                             (error.begin() + from))
-               : kShipped;
+               : shipped_at;
     };
     const size_t best = best_of(0), best_serial = best_of(kGridSize);
     const double summed = u.a->gpu_util + u.b->gpu_util;
@@ -227,14 +232,16 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
     const double measured[2] = {u.pair->speed_a, u.pair->speed_b};
     for (int i = 0; i < 2; ++i) {
       for (const int column : {0, 1, 2}) {
-        const size_t at = column == 0 ? kShipped : column == 1 ? best : best_serial;
+        const size_t at = column == 0 ? shipped_at : column == 1 ? best : best_serial;
         const auto& guess = predicted[p][at];
         ValidationCase c;
         c.gpu = kGpu;
         c.split = column == 0 ? split : column == 1 ? fitted_split : kLucidOneProfileSplit;
         c.band = band_of(summed);
         c.id = fmt::format("{} beside {}: {}{}", u.pair->a.key(), u.pair->b.key(), who[i]->job.key(),
-                           at < kShipped ? fmt::format(" (busy_exponent {:.2f})", kExponentGrid[at % kGridSize]) : "");
+                           column != 0 && at < kShipped
+                               ? fmt::format(" (busy_exponent {:.2f})", kExponentGrid[at % kGridSize])
+                               : "");
         c.measured = measured[i];
         c.predicted = i == 0 ? guess.first : guess.second;
         c.baseline["no_interference"] = 1.0;
