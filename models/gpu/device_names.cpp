@@ -44,10 +44,13 @@ std::string catalog_name_for_device(const std::string& device_name, double total
   else if (has("3090"))
     name = has("TI") ? "" : "RTX-3090";  // the 3090 Ti (84 SMs, 1008 GB/s) is not in the catalog
   else {
+    // ROCm names an MI250's and an MI250X's GCD alike, "AMD Instinct MI250X / MI250": the MI250X entry (110 CUs per
+    // GCD against 104). The MI250X comes before the MI250, and every token must match whole.
     const std::pair<const char*, const char*> same[] = {
         {"H200", "H200"},     {"B200", "B200"}, {"L40S", "L40S"}, {"L40", "L40"},       {"L4", "L4"},
         {"T4", "T4"},         {"A10G", "A10G"}, {"A10", "A10"},   {"A30", "A30"},       {"A40", "A40"},
-        {"4090", "RTX-4090"}, {"M60", "M60"},   {"K80", "K80"},   {"MI300X", "MI300X"}, {"MI25", "MI25"}};
+        {"4090", "RTX-4090"}, {"M60", "M60"},   {"K80", "K80"},   {"MI300X", "MI300X"}, {"MI25", "MI25"},
+        {"MI100", "MI100"},   {"MI210", "MI210"}, {"MI250X", "MI250X"}, {"MI250", "MI250"}};
     for (const auto& [token, catalog_name] : same)
       if (has(token)) {
         name = catalog_name;

@@ -70,6 +70,12 @@ OpDevice op_device(const GpuSpec& gpu) {
   OpDevice d;
   d.sms = gpu.compute_units;
   d.fp32 = gpu.fp32;
+  // AMD CDNA and CDNA2 run FP32 GEMMs on their matrix cores at twice the FP32 vector rate the catalog gives (the
+  // datasheets' FP32 matrix / vector TFLOPS: MI100 46.1 / 23.1, MI210 45.3 / 22.6, MI250 90.5 / 45.3); rocBLAS's
+  // SGEMM kernels use them (an MI210 ran 37.9 TFLOP/s, above the vector peak: the source of power_efficiency_cdna).
+  // On CDNA3 the vector rate is already the matrix one (MI300X 163.4 / 163.4).
+  const bool cdna = gpu.vendor == "AMD" && gpu.architecture.starts_with("CDNA");
+  if (cdna && (gpu.architecture == "CDNA" || gpu.architecture == "CDNA2")) d.fp32 = 2 * gpu.fp32;
   d.fp16_tensor = gpu.fp16_tensor;
   d.bandwidth = gpu.memory_bandwidth;
   d.tdp = gpu.tdp;
@@ -81,6 +87,7 @@ OpDevice op_device(const GpuSpec& gpu) {
   if (nvidia && ada) d.power_group = OpPowerGroup::Ada;
   else if (nvidia && hopper) d.power_group = OpPowerGroup::Hopper;
   else if (d.wide_sm) d.power_group = OpPowerGroup::Ga10x;  // Ampere with wide SMs
+  else if (cdna) d.power_group = OpPowerGroup::Cdna;
   d.pre_volta = gpu.vendor == "NVIDIA" && (gpu.architecture == "Pascal" || gpu.architecture == "Maxwell" ||
                                            gpu.architecture == "Kepler");
   // The dense TF32 tensor rate is half the dense FP16 one (FP32 accumulate) on every NVIDIA part since Ampere: A100
@@ -101,9 +108,9 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
           number_param("ops", "power_efficiency", Dim::Count, 61.8e9, 5e9, 1e12,
                        "FLOP per joule of the board's TDP that FP32 GEMMs sustain on Pascal, Volta, Turing and Ampere "
                        "GA100 boards: the FP32 rate is min(datasheet peak, power_efficiency x TDP) (binds on low-power "
-                       "boards: a 70 W T4 sustains 4.3 of its 8.1 TFLOP/s); GA10x, Ada, Hopper and Blackwell have "
-                       "their own below; on a GPU whose calibration sets roofline.fp32_efficiency, that measured "
-                       "rate instead",
+                       "boards: a 70 W T4 sustains 4.3 of its 8.1 TFLOP/s); GA10x, Ada, Hopper and Blackwell, and AMD "
+                       "CDNA have their own below; on a GPU whose calibration sets roofline.fp32_efficiency, that "
+                       "measured rate instead",
                        fit_source("on Pascal, Volta, Turing and Ampere GA100 boards, the architectures of its GPUs")))
         .add(&OpModelParams::power_efficiency_ga10x,
              number_param("ops", "power_efficiency_ga10x", Dim::Count, 76.4e9, 5e9, 1e12,
@@ -128,6 +135,17 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
                           "watt of the 20 rows of at least 64 FLOP/B on an H200, 396-428 W at its full 1980 MHz: its "
                           "700 W limit did not bind, so a lower bound (a board whose cap binds is predicted too "
                           "slow, not too fast); not fitted on NeuSight, whose GPUs are all older"))
+        .add(&OpModelParams::power_efficiency_cdna,
+             number_param("ops", "power_efficiency_cdna", Dim::Count, 118e9, 5e9, 1e12,
+                          "power_efficiency on AMD CDNA boards (MI100, MI210, MI250, MI250X, MI300X), whose FP32 "
+                          "GEMMs run on the matrix cores: their FP32 rate is min(matrix peak, power_efficiency_cdna x "
+                          "TDP)",
+                          "two FP32 GEMMs of 8192^3 on an MI210 at its 300 W limit: rocBLAS 37.9 TFLOP/s at 299 W and "
+                          "1635-1700 MHz of 1700 (rocblas-bench; github.com/ROCm/rocm-libraries issue 9453) and "
+                          "PyTorch torch.matmul 33.0 TFLOP/s (ROCm 7.2; github.com/zzc0721/torch-performance-test-data "
+                          "issue 195): their mean over 300 W. On CDNA3 a lower bound: an MI325X's torch.matmul FP32 "
+                          "ran 130.6 TFLOP/s under its 1000 W limit (github.com/ROCm/gpu-operator issue 419), where "
+                          "this figure allows 118; not fitted on NeuSight, none of whose GPUs is AMD"))
         .add(&OpModelParams::pre_volta_efficiency,
              number_param("ops", "pre_volta_efficiency", Dim::Count, 0.715, 0.3, 1.5,
                           "GEMM efficiency factor on Pascal and older GPUs (in the profiles it is fitted on their FP32 "
@@ -206,6 +224,7 @@ double sustained_fp32(const OpDevice& d, const OpModelParams& p) {
   const double per_joule = d.power_group == OpPowerGroup::Ga10x    ? p.power_efficiency_ga10x
                            : d.power_group == OpPowerGroup::Ada    ? p.power_efficiency_ada
                            : d.power_group == OpPowerGroup::Hopper ? p.power_efficiency_hopper
+                           : d.power_group == OpPowerGroup::Cdna   ? p.power_efficiency_cdna
                                                                    : p.power_efficiency;
   return d.tdp > 0 ? std::min(issue * d.fp32, per_joule * d.tdp) : issue * d.fp32;
 }

@@ -69,13 +69,13 @@ struct OpKernel {
 
 // Which FLOP-per-joule figure caps a board's FP32 rate: the one fitted on NeuSight's GPUs (Pascal, Volta, Turing,
 // Ampere GA100), or the one measured on a board of another architecture (Ampere GA10x: wide SMs; Ada Lovelace;
-// Hopper, for Hopper and Blackwell).
-enum class OpPowerGroup : uint8_t { Fitted, Ga10x, Ada, Hopper };
+// Hopper, for Hopper and Blackwell; AMD CDNA, its matrix cores).
+enum class OpPowerGroup : uint8_t { Fitted, Ga10x, Ada, Hopper, Cdna };
 
 // The GPU (or partition) figures the model reads.
 struct OpDevice {
   double sms = 0;
-  double fp32 = 0;         // FLOP/s, datasheet
+  double fp32 = 0;         // FLOP/s, datasheet: FP32 GEMMs' peak (AMD CDNA and CDNA2: the matrix cores' rate)
   double fp16_tensor = 0;  // FLOP/s, dense
   double tf32_tensor = 0;  // FLOP/s, dense; 0 = none (before Ampere, and non-NVIDIA)
   double bandwidth = 0;    // B/s, DRAM
@@ -96,6 +96,7 @@ struct OpModelParams {
   double power_efficiency_ga10x;  // the same on Ampere GA10x boards (measured, not fitted)
   double power_efficiency_ada;    // the same on Ada Lovelace boards (measured, not fitted)
   double power_efficiency_hopper;  // the same on Hopper and Blackwell boards (measured, not fitted)
+  double power_efficiency_cdna;    // the same on AMD CDNA boards (measured, not fitted)
   double pre_volta_efficiency;    // GEMM efficiency factor on Pascal and older
   double wide_sm_efficiency;      // FP32 GEMM efficiency factor on wide SMs (OpDevice::wide_sm; measured, not fitted)
   double gemm_efficiency;         // of the tile's FLOPs at the sustained rate

@@ -336,7 +336,9 @@ std::optional<NeusightDevice> read_neusight_device(const std::string& dir, const
     d.bandwidth = j.value("Mem_Bw", 0.0) * 1e9;
     d.sms = j.value("Num_Sm", 0.0);
     d.clock = j.value("Freq", 0.0) * 1e6;
-    d.fp32 = j.value("SingleFLOPs", 0.0) * 1e9;
+    // NVIDIA configs give one FP32 rate; AMD's give the vector and the matrix rates, and FP32 GEMMs run on the
+    // matrix cores (rocBLAS).
+    d.fp32 = j.value("SingleFLOPs", j.value("SingleFLOPsMM", 0.0)) * 1e9;
     d.l2 = j.value("L2Cache", 0.0) * 1048576.0;
     return d;
   } catch (const nlohmann::json::exception& e) {

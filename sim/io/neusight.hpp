@@ -39,7 +39,7 @@ struct NeusightDevice {
   double bandwidth = 0;  // B/s
   double sms = 0;
   double clock = 0;  // Hz
-  double fp32 = 0;   // FLOP/s
+  double fp32 = 0;   // FLOP/s of FP32 GEMMs: SingleFLOPs, or SingleFLOPsMM (AMD's matrix cores) where it has none
   double l2 = 0;     // bytes
 };
 

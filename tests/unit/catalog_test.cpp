@@ -11,8 +11,8 @@ TEST(Catalog, HasEveryRequiredDeviceWithSources) {
   const Catalog& c = builtin_catalog();
   for (const char* name : {"A100-40GB", "A100-80GB", "H100-SXM", "H100-PCIe", "H100-NVL", "H200", "B200", "A30", "L4",
                            "T4", "A10", "A10G", "A40", "V100", "L40", "L40S", "RTX-3090", "RTX-4090", "RTX-PRO-6000",
-                           "M60", "K80", "MI25", "MI300X", "llvmpipe", "P4", "P100-PCIe-16GB", "V100-PCIe-32GB",
-                           "A100-PCIe-40GB", "A100-80GB-PCIe"}) {
+                           "M60", "K80", "MI25", "MI100", "MI210", "MI250", "MI250X", "MI300X", "llvmpipe", "P4",
+                           "P100-PCIe-16GB", "V100-PCIe-32GB", "A100-PCIe-40GB", "A100-80GB-PCIe"}) {
     const CatalogEntry* e = c.find(name);
     ASSERT_NE(e, nullptr) << name;
     // Every numeric field plus `mig`, and resident threads (and blocks) per SM on NVIDIA GPUs, by compute capability
@@ -90,6 +90,15 @@ TEST(Catalog, DeviceNamesMapToTheNewEntries) {
   EXPECT_EQ(map("Tesla P4", 0), "P4");
   EXPECT_EQ(map("Tesla T4", 0), "T4");
   EXPECT_EQ(map("Tesla K80", 11.17), "K80");  // one GK210 of the board, as CUDA shows it
+  // AMD Instinct boards as ROCm names them (NeuSight's folders AMD_Instinct_MI100, ...); an MI250's or MI250X's
+  // GCD is the device a process sees, as the catalog's entries are.
+  EXPECT_EQ(map("AMD Instinct MI100", 32), "MI100");
+  EXPECT_EQ(map("AMD Instinct MI210", 64), "MI210");
+  EXPECT_EQ(map("AMD Instinct MI250", 64), "MI250");
+  EXPECT_EQ(map("AMD Instinct MI250X", 64), "MI250X");
+  EXPECT_EQ(map("AMD Instinct MI250X / MI250", 64), "MI250X");  // ROCm's name for either module's GCD
+  EXPECT_EQ(map("AMD Instinct MI300X", 192), "MI300X");
+  EXPECT_EQ(map("Radeon Instinct MI25", 16), "MI25");
   // A catalog without the PCIe entries maps them to the SXM ones.
   EXPECT_EQ(catalog_name_for_device("NVIDIA A100-PCIE-40GB", 0, {"A100-40GB", "A100-80GB"}), "A100-40GB");
 }

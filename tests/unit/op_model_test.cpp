@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
 
 #include "models/gpu/op_model.hpp"
 #include "models/gpu/roofline.hpp"
@@ -163,7 +165,7 @@ TEST(OpModel, EachArchitectureGroupHasItsOwnPowerEfficiency) {
   EXPECT_EQ(op_device(c.find("RTX-3090")->spec).power_group, OpPowerGroup::Ga10x);
   EXPECT_EQ(op_device(c.find("RTX-4090")->spec).power_group, OpPowerGroup::Ada);
   EXPECT_EQ(b200.power_group, OpPowerGroup::Hopper);
-  EXPECT_EQ(op_device(c.find("MI300X")->spec).power_group, OpPowerGroup::Fitted);  // not NVIDIA
+  EXPECT_EQ(op_device(c.find("MI300X")->spec).power_group, OpPowerGroup::Cdna);
   // Wide SMs (128 FP32 lanes, one instruction per clock per quarter): GA10x, Ada, Hopper, Blackwell; not GA100, not
   // Turing, not the Pascal P4 (128 lanes, two dispatch units per quarter).
   for (const char* wide : {"A10", "A40", "RTX-3090", "L4", "L40S", "H100-SXM", "H100-PCIe", "B200"})
@@ -189,6 +191,7 @@ TEST(OpModel, EachArchitectureGroupHasItsOwnPowerEfficiency) {
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_ga10x"));
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_ada"));
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_hopper"));
+  EXPECT_FALSE(op_model_param_fitted("power_efficiency_cdna"));
   EXPECT_FALSE(op_model_param_fitted("wide_sm_efficiency"));
 }
 
@@ -644,4 +647,61 @@ TEST(NeusightValidation, AFolderOfNewGpusIsPredictedWithTheShippedDefaults) {
   EXPECT_NE(runs[0].cases[0].split.find("shipped defaults"), std::string::npos) << runs[0].cases[0].split;
   EXPECT_GT(runs[0].cases[0].predicted, 0);
   fs::remove_all(d);
+}
+
+TEST(NeusightValidation, AmdFoldersArePredictedFromTheCatalogOrTheirDeviceConfig) {
+  // NeuSight's AMD folders: one the catalog knows (an MI210), one it does not, described by a device config in
+  // AMD's form (FP32 vector and matrix rates, no single FP32 figure): both are predicted, none skipped.
+  const fs::path d = fs::temp_directory_path() / "vgpusim-neusight-amd";
+  fs::remove_all(d);
+  const fs::path src = fs::path(VGPUSIM_SOURCE_DIR) / "scenarios/measurements/neusight/label/Tesla_T4";
+  for (const char* gpu : {"AMD_Instinct_MI210", "AMD_Instinct_MI999"}) {
+    fs::create_directories(d / "label" / gpu);
+    for (const char* ext : {".csv", ".json"})
+      fs::copy_file(src / (std::string("bert_large-inf-512-8") + ext),
+                    d / "label" / gpu / (std::string("bert_large-inf-512-8") + ext));
+  }
+  fs::create_directories(d / "device_configs");
+  std::ofstream(d / "device_configs" / "AMD_Instinct_MI999.json")
+      << R"({"Device": "AMD Instinct MI999", "Dev_Mem": 64, "Mem_Bw": 1640, "Num_Sm": 104, "Core_Per_SM": 4,
+             "Freq": 1700, "SingleFLOPsMM": 45300, "SingleFLOPsVEC": 22600, "L2Cache": 8})";
+  const std::optional<NeusightDevice> config = read_neusight_device(d.string(), "AMD_Instinct_MI999");
+  ASSERT_TRUE(config);
+  EXPECT_DOUBLE_EQ(config->fp32, 45.3e12);  // the matrix rate: FP32 GEMMs run on the matrix cores
+  const std::vector<ValidationRun> runs = validate_neusight(d.string(), {});
+  std::set<std::string> gpus;
+  for (const ValidationCase& c : runs[0].cases) {
+    gpus.insert(c.gpu);
+    EXPECT_GT(c.predicted, 0) << c.gpu;
+  }
+  EXPECT_EQ(gpus, (std::set<std::string>{"MI210", "AMD_Instinct_MI999"}));
+  EXPECT_TRUE(runs[0].skipped.empty());
+  fs::remove_all(d);
+}
+
+TEST(OpModel, AmdCdnaGemmsRunOnTheMatrixCoresUnderTheirOwnPowerFigure) {
+  const Catalog& c = builtin_catalog();
+  OpModelParams p = plain();
+  p.power_efficiency = 60e9;
+  p.power_efficiency_cdna = 120e9;
+  // CDNA and CDNA2: FP32 GEMMs at the matrix rate, twice the catalog's vector FP32; CDNA3's vector rate is already it.
+  const OpDevice mi100 = op_device(c.find("MI100")->spec), mi210 = op_device(c.find("MI210")->spec),
+                 mi250 = op_device(c.find("MI250")->spec), mi300x = op_device(c.find("MI300X")->spec);
+  EXPECT_DOUBLE_EQ(mi100.fp32, 2 * c.find("MI100")->spec.fp32);
+  EXPECT_DOUBLE_EQ(mi210.fp32, 45.2e12);
+  EXPECT_DOUBLE_EQ(mi300x.fp32, c.find("MI300X")->spec.fp32);
+  for (const OpDevice& d : {mi100, mi210, mi250, mi300x}) {
+    EXPECT_EQ(d.power_group, OpPowerGroup::Cdna);
+    EXPECT_FALSE(d.wide_sm);
+    EXPECT_FALSE(d.pre_volta);
+    EXPECT_EQ(d.tf32_tensor, 0);
+  }
+  // Capped by the CDNA figure, not the fitted one: a 300 W MI210 at 36 of its 45.2 TFLOP/s (the fitted figure would
+  // allow 18, below its vector peak); a 750 W MI300X at 90 of 163.4.
+  EXPECT_DOUBLE_EQ(sustained_fp32(mi210, p), 120e9 * 300);
+  EXPECT_DOUBLE_EQ(sustained_fp32(mi300x, p), 120e9 * 750);
+  EXPECT_FALSE(op_model_param_fitted("power_efficiency_cdna"));
+  // The radeon MI25 (GCN5) is not CDNA: no matrix cores, the fitted figure.
+  EXPECT_EQ(op_device(c.find("MI25")->spec).power_group, OpPowerGroup::Fitted);
+  EXPECT_DOUBLE_EQ(op_device(c.find("MI25")->spec).fp32, c.find("MI25")->spec.fp32);
 }
