@@ -32,8 +32,7 @@ constexpr const char* kDevelopmentGpus[] = {"P4",  "P100-PCIe-16GB", "T4", "V100
 struct Gpu {
   std::string folder;   // NeuSight's name, e.g. "Tesla_T4"
   std::string catalog;  // catalog name, or the folder's when the figures come from device_configs
-  OpDevice device;
-  double fp32 = 0;
+  OpDevice device;  // its fp32 is the FP32 GEMM peak (AMD CDNA: the matrix cores'), which the peak ratio scales by
   std::vector<NeusightCase> cases;
 };
 
@@ -58,7 +57,6 @@ std::optional<Gpu> map_gpu(const std::string& dir, const std::string& folder) {
     const GpuSpec& spec = catalog.find(name)->spec;
     g.catalog = name;
     g.device = op_device(spec);
-    g.fp32 = spec.fp32;
     return g;
   }
   if (!config || config->sms <= 0 || config->fp32 <= 0 || config->bandwidth <= 0) return std::nullopt;
@@ -66,7 +64,6 @@ std::optional<Gpu> map_gpu(const std::string& dir, const std::string& folder) {
   g.device.sms = config->sms;
   g.device.fp32 = config->fp32;
   g.device.bandwidth = config->bandwidth;
-  g.fp32 = config->fp32;
   return g;
 }
 
@@ -425,7 +422,7 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
           if (s->second.neusight > 0) baseline["NeuSight"] = s->second.neusight;
           if (s->second.roofline > 0) baseline["roofline"] = s->second.roofline;
         }
-        if (from) baseline["FP32 peak ratio"] = from->c->measured() * gpus[*src].fp32 / gpus[g].fp32;
+        if (from) baseline["FP32 peak ratio"] = from->c->measured() * gpus[*src].device.fp32 / gpus[g].device.fp32;
         ValidationCase v;
         v.gpu = gpus[g].catalog;
         v.mode = mode;
@@ -482,7 +479,8 @@ std::vector<ValidationRun> validate_neusight(const std::string& dir, const Publi
       "defaults were fitted on is also predicted with those defaults (split \"shipped defaults\"), the only "
       "prediction for a folder of new GPUs alone. Baselines, on the same cases: "
       "NeuSight's and its roofline's predictions (summary/summary.csv), and the source GPU's measured latency scaled "
-      "by the FP32 peak ratio (on the cases the source GPU also ran). Fused-op graphs and multi-GPU runs are skipped. "
+      "by the FP32 peak ratio (the FP32 GEMM peaks: on AMD CDNA boards the matrix cores'; on the cases the source "
+      "GPU also ran). Fused-op graphs and multi-GPU runs are skipped. "
       "The fit on all {} GPUs, the shipped defaults' source: {}.",
       kInferenceSource, kTrainingSource, carry_text(carry_seen), gpus.size(), fitted_values(all));
   return {run};
