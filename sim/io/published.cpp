@@ -270,10 +270,13 @@ std::vector<VidurRow> read_vidur_ops(const std::string& path) {
 }
 
 std::string published_gpu_name(const std::string& stem) {
+  // Vidur's h100 profiles come from its H100 device configuration (1000 TFLOPS FP16, 80 GB) on DGX or pairwise
+  // NVLink nodes: the SXM board. gpu-benches names the H100 PCIe board h100_pcie.
   static const std::map<std::string, std::string> names = {
       {"a100_40", "A100-40GB"}, {"alex_a100_40", "A100-40GB"}, {"a100_80", "A100-80GB"}, {"a100", "A100-80GB"},
       {"h100_pcie", "H100-PCIe"}, {"h200", "H200"},          {"v100", "V100"},          {"a40", "A40"},
-      {"alex_a40", "A40"},        {"l40", "L40"},            {"genoa_l40", "L40"}};
+      {"alex_a40", "A40"},        {"l40", "L40"},            {"genoa_l40", "L40"},      {"mi100", "MI100"},
+      {"mi210", "MI210"},         {"h100", "H100-SXM"}};
   const auto it = names.find(stem);
   return it == names.end() ? "" : it->second;
 }

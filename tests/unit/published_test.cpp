@@ -169,6 +169,30 @@ TEST(PublishedImport, VidurOpsAndGavelHeader) {
             std::string::npos);
 }
 
+TEST(PublishedImport, FileStemsNameCatalogGpus) {
+  // The stems the published files carry (gpu-benches' result files, Vidur's profiling folders), including GPUs no
+  // shipped file has yet: Vidur's h100 (its device configuration: 1000 TFLOPS FP16, 80 GB, DGX nodes: the SXM board).
+  const std::pair<const char*, const char*> stems[] = {{"a100", "A100-80GB"}, {"a40", "A40"},
+                                                       {"h100", "H100-SXM"},   {"h100_pcie", "H100-PCIe"},
+                                                       {"mi100", "MI100"},     {"mi210", "MI210"}};
+  for (const auto& [stem, gpu] : stems) {
+    EXPECT_EQ(published_gpu_name(stem), gpu) << stem;
+    EXPECT_NE(builtin_catalog().find(gpu), nullptr) << gpu;
+  }
+  EXPECT_EQ(published_gpu_name("rx6900xt"), "");  // a Radeon the catalog does not hold
+  // A Vidur file of a GPU no shipped file profiled is read, not skipped.
+  const fs::path d = temp_dir("vidur-h100");
+  write(d / "h100_x_mlp_median_ms.csv",
+        "n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,num_tensor_parallel_workers,"
+        "emb_ms,add_ms\n"
+        "32,8,4096,14336,128256,True,16,1,0.5,0.25\n");
+  std::vector<VidurSkip> skipped;
+  const std::vector<VidurCase> cases = read_vidur_cases(d.string(), "", skipped);
+  ASSERT_FALSE(cases.empty());
+  EXPECT_EQ(cases[0].gpu, "H100-SXM");
+  EXPECT_TRUE(skipped.empty());
+}
+
 TEST(PublishedImport, MigPerfExperimentFilesNameTheirProfileByInstanceSize) {
   const fs::path d = temp_dir("migperf");
   const std::string bsz = write(d / "m_bsz.csv",
