@@ -84,6 +84,8 @@ std::vector<LucidPair> read_lucid_pairs(const std::string& path) {
                j.batch = field_integer(path, n, "batchsize" + k, c["batchsize" + k]);
                j.amp = field_integer(path, n, "amp" + k, c["amp" + k]) != 0;
                (side == 1 ? p.speed_a : p.speed_b) = field_number(path, n, "speed" + k, c["speed" + k]);
+               if (const auto g = c.find("gpu_num" + k); g != c.end() && !g->second.empty())
+                 (side == 1 ? p.gpus_a : p.gpus_b) = field_integer(path, n, "gpu_num" + k, g->second);
              }
              p.line = n;
              out.push_back(std::move(p));

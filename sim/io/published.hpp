@@ -31,6 +31,7 @@ struct LucidJob {
 struct LucidPair {
   LucidJob a, b;
   double speed_a = 0, speed_b = 0;  // normalized: throughput in the pair / throughput alone
+  int gpus_a = 1, gpus_b = 1;       // GPUs each job spans (gpu_num1 / gpu_num2; 1 where the file has no such column)
   size_t line = 0;
 };
 struct LucidSolo {

@@ -783,8 +783,11 @@ TEST(PublishedLucid, FixtureCasesCarryEveryBaselineAndTheBands) {
   ASSERT_EQ(runs.size(), 1u);
   const ValidationRun& run = runs[0];
   ASSERT_EQ(run.cases.size(), 72u);  // each job-speed in the three splits
-  ASSERT_EQ(run.skipped.size(), 1u);
+  ASSERT_EQ(run.skipped.size(), 2u);
   EXPECT_EQ(run.skipped[0].reason, "a job of the pair has no solo profile");
+  // Two data-parallel jobs of two GPUs each: the solo profiles are one GPU's, so the pair is not predicted.
+  EXPECT_EQ(run.skipped[1].reason,
+            "a job of the pair spans several GPUs (gpu_num > 1; the solo profiles are one GPU's)");
   for (const ValidationCase& c : run.cases) {
     for (const char* b : {"no_interference", "half", "util_rule", "train_mean"}) EXPECT_TRUE(c.baseline.count(b)) << b;
     EXPECT_GT(c.predicted, 0);

@@ -144,6 +144,11 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   const std::string split = "shipped defaults, no fit";
   for (const LucidPair& p : pairs) {
     const auto a = solo_of.find(p.a.key()), b = solo_of.find(p.b.key());
+    if (p.gpus_a != 1 || p.gpus_b != 1) {
+      run.skipped.push_back({kGpu, "a job of the pair spans several GPUs (gpu_num > 1; the solo profiles are one GPU's)",
+                             split});
+      continue;
+    }
     if (a == solo_of.end() || b == solo_of.end()) {
       run.skipped.push_back({kGpu, "a job of the pair has no solo profile", split});
       continue;
