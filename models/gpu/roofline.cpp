@@ -189,7 +189,8 @@ KernelTimes graph_times(const KernelSpec& k, const GpuSpec& gpu, const RooflineP
 
 OpDevice op_device(const GpuSpec& gpu, const RooflineParams& p) {
   OpDevice d = op_device(gpu);
-  if (p.fp32_efficiency > 0) d.fp32_measured = p.fp32_efficiency * gpu.fp32;
+  // The measured share of the FP32 peak, of the peak FP32 GEMMs run at (AMD CDNA and CDNA2: the matrix cores').
+  if (p.fp32_efficiency > 0) d.fp32_measured = p.fp32_efficiency * d.fp32;
   return d;
 }
 

@@ -701,7 +701,11 @@ TEST(OpModel, AmdCdnaGemmsRunOnTheMatrixCoresUnderTheirOwnPowerFigure) {
   EXPECT_DOUBLE_EQ(sustained_fp32(mi210, p), 120e9 * 300);
   EXPECT_DOUBLE_EQ(sustained_fp32(mi300x, p), 120e9 * 750);
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_cdna"));
-  // The radeon MI25 (GCN5) is not CDNA: no matrix cores, the fitted figure.
+  // A calibration's measured share of the FP32 peak is a share of the peak FP32 GEMMs run at.
+  RooflineParams roof = RooflineParams::table().defaults();
+  roof.fp32_efficiency = 0.8;
+  EXPECT_DOUBLE_EQ(op_device(c.find("MI210")->spec, roof).fp32_measured, 0.8 * 45.2e12);
+  // The Radeon MI25 (GCN5) is not CDNA: no matrix cores, the fitted figure.
   EXPECT_EQ(op_device(c.find("MI25")->spec).power_group, OpPowerGroup::Fitted);
   EXPECT_DOUBLE_EQ(op_device(c.find("MI25")->spec).fp32, c.find("MI25")->spec.fp32);
 }
