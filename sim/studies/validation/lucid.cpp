@@ -99,6 +99,62 @@ std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a
 constexpr double kExponentGrid[] = {1.0, 1.25, 1.5, 1.75, 2.0, 2.5};
 constexpr size_t kGridSize = std::size(kExponentGrid);
 
+constexpr const char* kShippedSplit = "shipped defaults, no fit";
+
+// A pair that can be predicted: its two jobs' solo profiles and the folds of their families.
+struct Usable {
+  const LucidPair* pair;
+  const LucidSolo *a, *b;
+  std::set<int> folds;
+};
+
+// The pairs that can be predicted, each with the folds of its two families (a model's name; the families dealt into
+// kLucidFolds in name order); the others go to `run`'s skipped cases with their reason.
+std::vector<Usable> usable_pairs(const std::vector<LucidPair>& pairs, const std::vector<LucidSolo>& solos,
+                                 ValidationRun& run) {
+  std::map<std::string, const LucidSolo*> solo_of;
+  for (const LucidSolo& s : solos) solo_of[s.job.key()] = &s;
+  std::vector<Usable> usable;
+  for (const LucidPair& p : pairs) {
+    if (p.gpus_a != 1 || p.gpus_b != 1) {
+      run.skipped.push_back(
+          {kGpu, "a job of the pair spans several GPUs (gpu_num > 1; the solo profiles are one GPU's)", kShippedSplit});
+      continue;
+    }
+    const auto a = solo_of.find(p.a.key()), b = solo_of.find(p.b.key());
+    if (a == solo_of.end() || b == solo_of.end()) {
+      run.skipped.push_back({kGpu, "a job of the pair has no solo profile", kShippedSplit});
+      continue;
+    }
+    if (!(a->second->speed > 0) || !(b->second->speed > 0) || !(a->second->gpu_util > 0) ||
+        !(b->second->gpu_util > 0) || !(p.speed_a > 0) || !(p.speed_b > 0)) {
+      run.skipped.push_back({kGpu, "a speed or solo gpu_util of 0", kShippedSplit});
+      continue;
+    }
+    usable.push_back({&p, a->second, b->second, {}});
+  }
+  std::set<std::string> families;
+  for (const Usable& u : usable) families.insert({u.pair->a.model, u.pair->b.model});
+  std::map<std::string, int> fold_of;
+  int next = 0;
+  for (const std::string& f : families) fold_of[f] = next++ % kLucidFolds;
+  for (Usable& u : usable) u.folds = {fold_of[u.pair->a.model], fold_of[u.pair->b.model]};
+  return usable;
+}
+
+// Each job's input pipeline share, from its profiles at every batch size (same model, data set and precision).
+std::map<const LucidSolo*, double> input_pipeline_shares(const std::vector<LucidSolo>& solos) {
+  std::map<const LucidSolo*, double> overlap;
+  for (const LucidSolo& x : solos) {
+    std::vector<BatchProfile> same_job;
+    for (const LucidSolo& y : solos)
+      if (y.job.model == x.job.model && y.job.dataset == x.job.dataset && y.job.amp == x.job.amp)
+        same_job.push_back({static_cast<double>(y.job.batch), y.speed / y.job.batch, y.gpu_util});
+    overlap[&x] = input_pipeline_share(same_job, x.job.batch);
+  }
+  return overlap;
+}
+
 }  // namespace
 
 std::vector<ValidationRun> validate_lucid(const std::string& dir, const PublishedOptions&) {
@@ -132,50 +188,8 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   const fs::path solo_file = find_file(dir, "single_data");
   const std::vector<LucidPair> pairs = read_lucid_pairs(pairs_file.string());
   const std::vector<LucidSolo> solos = read_lucid_solo(solo_file.string());
-  std::map<std::string, const LucidSolo*> solo_of;
-  for (const LucidSolo& s : solos) solo_of[s.job.key()] = &s;
-
-  struct Usable {
-    const LucidPair* pair;
-    const LucidSolo *a, *b;
-    std::set<int> folds;
-  };
-  std::vector<Usable> usable;
-  const std::string split = "shipped defaults, no fit";
-  for (const LucidPair& p : pairs) {
-    const auto a = solo_of.find(p.a.key()), b = solo_of.find(p.b.key());
-    if (p.gpus_a != 1 || p.gpus_b != 1) {
-      run.skipped.push_back({kGpu, "a job of the pair spans several GPUs (gpu_num > 1; the solo profiles are one GPU's)",
-                             split});
-      continue;
-    }
-    if (a == solo_of.end() || b == solo_of.end()) {
-      run.skipped.push_back({kGpu, "a job of the pair has no solo profile", split});
-      continue;
-    }
-    if (!(a->second->speed > 0) || !(b->second->speed > 0) || !(a->second->gpu_util > 0) ||
-        !(b->second->gpu_util > 0) || !(p.speed_a > 0) || !(p.speed_b > 0)) {
-      run.skipped.push_back({kGpu, "a speed or solo gpu_util of 0", split});
-      continue;
-    }
-    usable.push_back({&p, a->second, b->second, {}});
-  }
-  // Each job's input pipeline, from its profiles at every batch size (same model, data set and precision).
-  std::map<const LucidSolo*, double> overlap;
-  for (const LucidSolo& x : solos) {
-    std::vector<BatchProfile> same_job;
-    for (const LucidSolo& y : solos)
-      if (y.job.model == x.job.model && y.job.dataset == x.job.dataset && y.job.amp == x.job.amp)
-        same_job.push_back({static_cast<double>(y.job.batch), y.speed / y.job.batch, y.gpu_util});
-    overlap[&x] = input_pipeline_share(same_job, x.job.batch);
-  }
-  // Families (a model's name) and their folds: dealt into 5 in name order.
-  std::set<std::string> families;
-  for (const Usable& u : usable) families.insert({u.pair->a.model, u.pair->b.model});
-  std::map<std::string, int> fold_of;
-  int next = 0;
-  for (const std::string& f : families) fold_of[f] = next++ % kLucidFolds;
-  for (Usable& u : usable) u.folds = {fold_of[u.pair->a.model], fold_of[u.pair->b.model]};
+  const std::vector<Usable> usable = usable_pairs(pairs, solos, run);
+  const std::map<const LucidSolo*, double> overlap = input_pipeline_shares(solos);
   if (usable.empty()) throw InputError(fmt::format("{}: no pair with both solo profiles", dir));
 
   const std::string text = fmt::format(
@@ -241,7 +255,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
         const auto& guess = predicted[p][at];
         ValidationCase c;
         c.gpu = kGpu;
-        c.split = column == 0 ? split : column == 1 ? fitted_split : kLucidOneProfileSplit;
+        c.split = column == 0 ? kShippedSplit : column == 1 ? fitted_split : kLucidOneProfileSplit;
         c.band = band_of(summed);
         c.id = fmt::format("{} beside {}: {}{}", u.pair->a.key(), u.pair->b.key(), who[i]->job.key(),
                            column != 0 && at < kShipped
