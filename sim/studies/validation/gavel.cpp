@@ -89,14 +89,27 @@ constexpr double kLoadersPerGpu = kServerThreads / kTasksPerRound;
 constexpr double kHostCores[] = {0, 16, 24, 32};
 constexpr int kHostPoints = static_cast<int>(std::size(kHostCores));
 
+// The job families and their data loaders as their code starts them (above); the validation fits each family's
+// runnable count on the training folds from these.
+constexpr const char* kFamilies[] = {"ResNet-18", "ResNet-50", "Transformer", "A3C", "LM", "CycleGAN",
+                                     "Recommendation"};
+constexpr double kFamilyLoaders[] = {2, 8, 2, 4, 0, 4, kServerThreads};
+int family_of(const std::string& name) {
+  for (int f = 0; f < static_cast<int>(std::size(kFamilies)); ++f)
+    if (name.starts_with(kFamilies[f])) return f;
+  return -1;
+}
+using Loaders = std::vector<double>;
+Loaders default_loaders() { return Loaders(std::begin(kFamilyLoaders), std::end(kFamilyLoaders)); }
+
+double family_loaders(const Loaders& loaders, const std::string& name) {
+  const int f = family_of(name);
+  return f < 0 ? 0 : loaders[static_cast<size_t>(f)];
+}
+
 // A job type's runnable threads: its main thread and its data loaders.
-double job_threads(const std::string& name) {
-  const std::pair<const char*, double> loaders[] = {{"ResNet-18", 2}, {"ResNet-50", 8},     {"Transformer", 2},
-                                                    {"A3C", 4},       {"LM", 0},            {"CycleGAN", 4},
-                                                    {"Recommendation", kServerThreads}};
-  for (const auto& [prefix, n] : loaders)
-    if (name.starts_with(prefix)) return 1 + std::min(n, kLoadersPerGpu);
-  return 1;
+double job_threads(const std::string& name, const Loaders& loaders = default_loaders()) {
+  return 1 + std::min(family_loaders(loaders, name), kLoadersPerGpu);
 }
 
 // The profiler's tasks in queue order: every job alone (second empty), then the pairs.
@@ -110,13 +123,16 @@ ProfilerQueue profiler_queue() {
 }
 
 // The threads of the other tasks of the profiler's round that measured the pair (a, b) of these job types.
-double round_background(const ProfilerQueue& queue, const std::string& a, const std::string& b) {
+double round_background(const ProfilerQueue& queue, const std::string& a, const std::string& b,
+                        const Loaders& loaders = default_loaders()) {
   for (size_t k = std::size(kProfilerOrder); k < queue.size(); ++k) {
     if (!((queue[k].first == a && queue[k].second == b) || (queue[k].first == b && queue[k].second == a))) continue;
     const size_t first = k / kTasksPerRound * kTasksPerRound;
     double threads = 0;
     for (size_t q = first; q < std::min(queue.size(), first + kTasksPerRound); ++q)
-      if (q != k) threads += job_threads(queue[q].first) + (queue[q].second.empty() ? 0 : job_threads(queue[q].second));
+      if (q != k)
+        threads += job_threads(queue[q].first, loaders) +
+                   (queue[q].second.empty() ? 0 : job_threads(queue[q].second, loaders));
     return threads;
   }
   return 0;  // not in the profiler's table: no background known
@@ -127,7 +143,7 @@ class PairSimulator {
  public:
   PairSimulator(const std::string& gpu, const std::string& mode, std::vector<double> solo,
                 const std::vector<std::string>& names)
-      : solo_(std::move(solo)) {
+      : solo_(std::move(solo)), names_(names) {
     for (const std::string& a : names) kernels_.push_back(gavel_kernels_per_step(a));
     // Each job's threads and each pair's round background, once.
     const ProfilerQueue queue = profiler_queue();
@@ -145,9 +161,19 @@ class PairSimulator {
     scenario_ = load_scenario_text(text, "(gavel pair)", builtin_catalog());
   }
 
+  // Each job family's runnable loaders: the jobs' threads and every pair's round background again.
+  void set_loaders(const Loaders& loaders) {
+    const ProfilerQueue queue = profiler_queue();
+    for (size_t i = 0; i < names_.size(); ++i) {
+      threads_[i] = job_threads(names_[i], loaders);
+      for (size_t j = 0; j < names_.size(); ++j)
+        background_[i][j] = round_background(queue, names_[i], names_[j], loaders);
+    }
+  }
+
   // Throughputs (units/s) of jobs a and b at grid points ia, ib, the server's cores kHostCores[host].
   std::pair<double, double> run(size_t a, size_t b, int ia, int ib, int host) {
-    const auto key = std::make_tuple(a, b, ia, ib, host);
+    const auto key = std::make_tuple(a, b, ia, ib, host, threads_[a], threads_[b], background_[a][b]);
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     Scenario sc = scenario_;
@@ -191,7 +217,8 @@ class PairSimulator {
   std::vector<double> threads_;                   // per job
   std::vector<std::vector<double>> background_;  // per pair of jobs
   Scenario scenario_;
-  std::map<std::tuple<size_t, size_t, int, int, int>, std::pair<double, double>> cache_;
+  std::vector<std::string> names_;
+  std::map<std::tuple<size_t, size_t, int, int, int, double, double, double>, std::pair<double, double>> cache_;
 };
 
 // The sharing its pairs ran under. Gavel's worker ran co-located jobs under MPS on its V100 servers when these
@@ -280,6 +307,7 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
     for (size_t i = 0; i < order.size(); ++i)
       (static_cast<int>(i % kGavelFolds) == fold ? test : train).push_back(order[i]);
     const int points = mode_of(gpu) == "mps" ? kGrid * kFills : kGrid;
+    sim.set_loaders(default_loaders());
     // The jobs' grid points with no CPU limit; from there one sweep of them with each of the server's core counts;
     // the count with the smallest training error, and the sweeps finished with it.
     const std::vector<int> unlimited =
@@ -297,6 +325,36 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
       if (err < best - 1e-12) best = err, host = h, util = std::move(u);
     }
     if (host) util = fit_utils(sim, g.pairs, train, util, points, host, 3);
+    // Each job family's runnable loaders, fitted on the training folds as well (the rounds' CPU demand is not their
+    // jobs' loader counts: an ImageNet loader decodes JPEGs, a CIFAR-10 or text loader mostly waits on a full
+    // queue), by coordinate descent over the families from the counts of their code, each sweep followed by the
+    // jobs' points again.
+    Loaders loaders = default_loaders();
+    if (host) {
+      const double grid[] = {0, 1, 2, 4, 8};
+      const auto train_error = [&] {
+        double err = 0;
+        for (size_t p : train) {
+          const PairCase& c = g.pairs[p];
+          err += pair_error(c, sim.run(c.a, c.b, util[c.a], util[c.b], host));
+        }
+        return err;
+      };
+      for (int sweep = 0; sweep < 2; ++sweep) {
+        for (size_t f = 0; f < loaders.size(); ++f) {
+          double best_v = loaders[f], best_e = 1e300;
+          for (double v : grid) {
+            loaders[f] = v;
+            sim.set_loaders(loaders);
+            const double e = train_error();
+            if (e < best_e - 1e-12) best_e = e, best_v = v;
+          }
+          loaders[f] = best_v;
+        }
+        sim.set_loaders(loaders);
+        util = fit_utils(sim, g.pairs, train, util, points, host, 2);
+      }
+    }
     // The constant-mean baseline: the training pairs' mean co-located share of solo throughput.
     double share_sum = 0;
     size_t shares = 0;
@@ -321,7 +379,9 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
         v.id = fmt::format("{} beside {}: {} (gpu_util {:.0f}%{})", g.names[c.a], g.names[c.b], g.names[who[i]],
                            grid_util(util[who[i]] % kGrid) * 100,
                            points > kGrid ? fmt::format(", SM fill {:.0f}%", grid_fill(util[who[i]]) * 100) : "") +
-               (host ? fmt::format(" (server {:g} cores)", kHostCores[host]) : "");
+               (host ? fmt::format(" (server {:g} cores; its loaders {:g})", kHostCores[host],
+                                   std::min(family_loaders(loaders, g.names[who[i]]), kLoadersPerGpu))
+                     : "");
         v.measured = measured[i];
         v.predicted = predicted[i];
         v.baseline["no_interference"] = g.solo[who[i]];
@@ -438,9 +498,15 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "Recommendation one per host thread, counted up to the GPU's share of 64 / 8), rounds of 8 tasks (8-GPU "
       "servers of 64 threads; neither is recorded), and the server's effective cores (none, 16, 24 or 32) are "
       "fitted on the training folds with the jobs' points: the jobs' points with no CPU limit, one sweep of them "
-      "with each core count, the count with the smallest training error, and three more sweeps with it. Counting "
-      "the Recommendation jobs' 64 loaders as runnable gave 30.5% / 33.5%; without the CPU, 33.5% / 37.6% (V100, "
-      "both before the skip below). Skipped: a job's co-located throughput under a tenth of its solo one (the two "
+      "with each core count, the count with the smallest training error, and three more sweeps with it. Then "
+      "each job family's runnable loaders (0, 1, 2, 4 or 8; a loader mostly waiting on a full queue is not "
+      "runnable) are fitted on the training folds too: two sweeps over the families, from their code's counts, "
+      "each followed by two sweeps of the jobs' points (the V100's folds chose 8 for ResNet-50's ImageNet "
+      "decoders and 0 for ResNet-18's CIFAR-10 and the Transformer's text loaders in every fold; a case names its "
+      "job's count). Without that fit: V100 17.4% / 22.4% (physical / simulation file), P100 9.6% / 16.0%, K80 "
+      "9.2% / 10.9%. Counting the Recommendation jobs' 64 loaders as runnable gave 30.5% / 33.5%; without the "
+      "CPU, 33.5% / 37.6% (V100, both before the skip below). Skipped: a job's co-located throughput under a "
+      "tenth of its solo one (the two "
       "in other units), and in the physical file the Recommendation jobs' own co-located speeds, on every GPU: Gavel "
       "replaced their solo throughputs there after the pairs were measured (9aef842, 2020-05-17: V100 x11.8 at "
       "batch 2048, P100 x3.2, K80 x1.8) and kept the co-located ones, so the two do not compare (as a partner the "
