@@ -89,22 +89,36 @@ constexpr double kLoadersPerGpu = kServerThreads / kTasksPerRound;
 constexpr double kHostCores[] = {0, 16, 24, 32};
 constexpr int kHostPoints = static_cast<int>(std::size(kHostCores));
 
-// The job families and their data loaders as their code starts them (above); the validation fits each family's
-// runnable count on the training folds from these.
-constexpr const char* kFamilies[] = {"ResNet-18", "ResNet-50", "Transformer", "A3C", "LM", "CycleGAN",
-                                     "Recommendation"};
-constexpr double kFamilyLoaders[] = {2, 8, 2, 4, 0, 4, kServerThreads};
-int family_of(const std::string& name) {
-  for (int f = 0; f < static_cast<int>(std::size(kFamilies)); ++f)
-    if (name.starts_with(kFamilies[f])) return f;
-  return -1;
+// The job families (a job type's name without its batch size) and their data loaders as their code starts them
+// (above), in the order the fit visits them; a family outside Gavel's table starts from none, visited after these.
+// The validation fits each family's runnable count on the training folds from these.
+constexpr std::pair<const char*, double> kFamilyLoaders[] = {
+    {"ResNet-18", 2}, {"ResNet-50", 8}, {"Transformer", 2},           {"A3C", 4},
+    {"LM", 0},        {"CycleGAN", 4},  {"Recommendation", kServerThreads}};
+std::string family_of(const std::string& name) { return name.substr(0, name.find(" (batch size")); }
+using Loaders = std::map<std::string, double>;
+Loaders default_loaders() {
+  Loaders loaders;
+  for (const auto& [family, n] : kFamilyLoaders) loaders[family] = n;
+  return loaders;
 }
-using Loaders = std::vector<double>;
-Loaders default_loaders() { return Loaders(std::begin(kFamilyLoaders), std::end(kFamilyLoaders)); }
 
 double family_loaders(const Loaders& loaders, const std::string& name) {
-  const int f = family_of(name);
-  return f < 0 ? 0 : loaders[static_cast<size_t>(f)];
+  const auto it = loaders.find(family_of(name));
+  return it == loaders.end() ? 0 : it->second;
+}
+
+// The families of these job types in the order the fit visits them.
+std::vector<std::string> fit_families(const std::vector<std::string>& names) {
+  std::vector<std::string> families;
+  for (const auto& entry : kFamilyLoaders) {
+    const std::string family = entry.first;
+    if (std::any_of(names.begin(), names.end(), [&](const std::string& j) { return family_of(j) == family; }))
+      families.push_back(family);
+  }
+  for (const std::string& j : names)
+    if (std::find(families.begin(), families.end(), family_of(j)) == families.end()) families.push_back(family_of(j));
+  return families;
 }
 
 // A job type's runnable threads: its main thread and its data loaders.
@@ -341,7 +355,7 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
         return err;
       };
       for (int sweep = 0; sweep < 2; ++sweep) {
-        for (size_t f = 0; f < loaders.size(); ++f) {
+        for (const std::string& f : fit_families(g.names)) {
           double best_v = loaders[f], best_e = 1e300;
           for (double v : grid) {
             loaders[f] = v;
@@ -503,8 +517,9 @@ std::vector<ValidationRun> validate_gavel(const std::string& dir, const Publishe
       "runnable) are fitted on the training folds too: two sweeps over the families, from their code's counts, "
       "each followed by two sweeps of the jobs' points (the V100's folds chose 8 for ResNet-50's ImageNet "
       "decoders and 0 for ResNet-18's CIFAR-10 and the Transformer's text loaders in every fold; a case names its "
-      "job's count). Without that fit: V100 17.4% / 22.4% (physical / simulation file), P100 9.6% / 16.0%, K80 "
-      "9.2% / 10.9%. Counting the Recommendation jobs' 64 loaders as runnable gave 30.5% / 33.5%; without the "
+      "job's count; a family outside Gavel's job table starts from none and is fitted the same way). Without "
+      "that fit: V100 17.4% / 22.4% (physical / simulation file), P100 9.6% / 16.0%, K80 9.2% / 10.9%. "
+      "Counting the Recommendation jobs' 64 loaders as runnable gave 30.5% / 33.5%; without the "
       "CPU, 33.5% / 37.6% (V100, both before the skip below). Skipped: a job's co-located throughput under a "
       "tenth of its solo one (the two "
       "in other units), and in the physical file the Recommendation jobs' own co-located speeds, on every GPU: Gavel "
