@@ -122,7 +122,7 @@ std::vector<std::string> fit_families(const std::vector<std::string>& names) {
 }
 
 // A job type's runnable threads: its main thread and its data loaders.
-double job_threads(const std::string& name, const Loaders& loaders = default_loaders()) {
+double job_threads(const std::string& name, const Loaders& loaders) {
   return 1 + std::min(family_loaders(loaders, name), kLoadersPerGpu);
 }
 
@@ -136,20 +136,26 @@ ProfilerQueue profiler_queue() {
   return queue;
 }
 
-// The threads of the other tasks of the profiler's round that measured the pair (a, b) of these job types.
-double round_background(const ProfilerQueue& queue, const std::string& a, const std::string& b,
-                        const Loaders& loaders = default_loaders()) {
+// The other tasks of the profiler's round that measured the pair (a, b) of these job types; none where the pair is
+// not in the profiler's table (no background known).
+ProfilerQueue round_mates(const ProfilerQueue& queue, const std::string& a, const std::string& b) {
+  ProfilerQueue mates;
   for (size_t k = std::size(kProfilerOrder); k < queue.size(); ++k) {
     if (!((queue[k].first == a && queue[k].second == b) || (queue[k].first == b && queue[k].second == a))) continue;
     const size_t first = k / kTasksPerRound * kTasksPerRound;
-    double threads = 0;
     for (size_t q = first; q < std::min(queue.size(), first + kTasksPerRound); ++q)
-      if (q != k)
-        threads += job_threads(queue[q].first, loaders) +
-                   (queue[q].second.empty() ? 0 : job_threads(queue[q].second, loaders));
-    return threads;
+      if (q != k) mates.push_back(queue[q]);
+    break;
   }
-  return 0;  // not in the profiler's table: no background known
+  return mates;
+}
+
+// The threads of those tasks.
+double round_background(const ProfilerQueue& mates, const Loaders& loaders) {
+  double threads = 0;
+  for (const auto& [first, second] : mates)
+    threads += job_threads(first, loaders) + (second.empty() ? 0 : job_threads(second, loaders));
+  return threads;
 }
 
 // Simulates pairs of measured workloads sharing one GPU; remembers every result.
@@ -159,13 +165,15 @@ class PairSimulator {
                 const std::vector<std::string>& names)
       : solo_(std::move(solo)), names_(names) {
     for (const std::string& a : names) kernels_.push_back(gavel_kernels_per_step(a));
-    // Each job's threads and each pair's round background, once.
+    // Each pair's round, once; the threads with the loaders of the jobs' code.
     const ProfilerQueue queue = profiler_queue();
     for (const std::string& a : names) {
-      threads_.push_back(job_threads(a));
-      background_.emplace_back();
-      for (const std::string& b : names) background_.back().push_back(round_background(queue, a, b));
+      mates_.emplace_back();
+      for (const std::string& b : names) mates_.back().push_back(round_mates(queue, a, b));
     }
+    threads_.resize(names.size());
+    background_.assign(names.size(), std::vector<double>(names.size()));
+    set_loaders(default_loaders());
     const std::string text = fmt::format(
         "version: 1\nname: gavel pair\nduration: 1s\nfidelity: fluid\ngpus:\n  - {{id: g0, model: {}}}\n"
         "sharing:\n  g0: {{mode: {}}}\ntenants:\n"
@@ -177,11 +185,9 @@ class PairSimulator {
 
   // Each job family's runnable loaders: the jobs' threads and every pair's round background again.
   void set_loaders(const Loaders& loaders) {
-    const ProfilerQueue queue = profiler_queue();
     for (size_t i = 0; i < names_.size(); ++i) {
       threads_[i] = job_threads(names_[i], loaders);
-      for (size_t j = 0; j < names_.size(); ++j)
-        background_[i][j] = round_background(queue, names_[i], names_[j], loaders);
+      for (size_t j = 0; j < names_.size(); ++j) background_[i][j] = round_background(mates_[i][j], loaders);
     }
   }
 
@@ -230,6 +236,7 @@ class PairSimulator {
   std::vector<double> kernels_;                   // per job: kernels per step, 0 = of the mapping's kernel_time
   std::vector<double> threads_;                   // per job
   std::vector<std::vector<double>> background_;  // per pair of jobs
+  std::vector<std::vector<ProfilerQueue>> mates_;  // per pair of jobs: the other tasks of its profiler round
   Scenario scenario_;
   std::vector<std::string> names_;
   std::map<std::tuple<size_t, size_t, int, int, int, double, double, double>, std::pair<double, double>> cache_;
@@ -354,8 +361,9 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
         }
         return err;
       };
+      const std::vector<std::string> families = fit_families(g.names);
       for (int sweep = 0; sweep < 2; ++sweep) {
-        for (const std::string& f : fit_families(g.names)) {
+        for (const std::string& f : families) {
           double best_v = loaders[f], best_e = 1e300;
           for (double v : grid) {
             loaders[f] = v;
@@ -394,7 +402,7 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
                            grid_util(util[who[i]] % kGrid) * 100,
                            points > kGrid ? fmt::format(", SM fill {:.0f}%", grid_fill(util[who[i]]) * 100) : "") +
                (host ? fmt::format(" (server {:g} cores; its loaders {:g})", kHostCores[host],
-                                   std::min(family_loaders(loaders, g.names[who[i]]), kLoadersPerGpu))
+                                   job_threads(g.names[who[i]], loaders) - 1)
                      : "");
         v.measured = measured[i];
         v.predicted = predicted[i];
