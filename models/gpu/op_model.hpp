@@ -67,10 +67,10 @@ struct OpKernel {
   std::partial_ordering operator<=>(const OpKernel&) const = default;
 };
 
-// Which FLOP-per-joule figure caps a board's FP32 rate: the one fitted on NeuSight's GPUs (Pascal, Volta, Turing,
-// Ampere GA100), or the one measured on a board of another architecture (Ampere GA10x: wide SMs; Ada Lovelace;
+// Which FLOP-per-joule figure caps a board's FP32 rate: the one fitted on NeuSight's GPUs (Volta, Turing, Ampere
+// GA100), or the one measured on boards of another architecture (Pascal; Ampere GA10x: wide SMs; Ada Lovelace;
 // Hopper, for Hopper and Blackwell; AMD CDNA, its matrix cores).
-enum class OpPowerGroup : uint8_t { Fitted, Ga10x, Ada, Hopper, Cdna };
+enum class OpPowerGroup : uint8_t { Fitted, Pascal, Ga10x, Ada, Hopper, Cdna };
 
 // The GPU (or partition) figures the model reads.
 struct OpDevice {
@@ -92,7 +92,8 @@ OpDevice op_device(const GpuSpec& gpu);
 
 // The model's parameters (registered as model "ops"), shared by every GPU.
 struct OpModelParams {
-  double power_efficiency;        // FLOP per joule of TDP the FP32 pipes sustain (Pascal to GA100: fitted)
+  double power_efficiency;        // FLOP per joule of TDP the FP32 pipes sustain (Volta to GA100: fitted)
+  double power_efficiency_pascal;  // the same on Pascal boards (measured, not fitted)
   double power_efficiency_ga10x;  // the same on Ampere GA10x boards (measured, not fitted)
   double power_efficiency_ada;    // the same on Ada Lovelace boards (measured, not fitted)
   double power_efficiency_hopper;  // the same on Hopper and Blackwell boards (measured, not fitted)

@@ -156,6 +156,7 @@ TEST(OpModel, EachArchitectureGroupHasItsOwnPowerEfficiency) {
   p.power_efficiency = 60e9;
   p.power_efficiency_ada = 130e9;
   p.power_efficiency_hopper = 100e9;
+  p.power_efficiency_pascal = 40e9;
   p.wide_sm_efficiency = 0.75;
   const OpDevice t4 = op_device(c.find("T4")->spec), l4 = op_device(c.find("L4")->spec),
                  h100_pcie = op_device(c.find("H100-PCIe")->spec), h100_sxm = op_device(c.find("H100-SXM")->spec),
@@ -166,6 +167,14 @@ TEST(OpModel, EachArchitectureGroupHasItsOwnPowerEfficiency) {
   EXPECT_EQ(op_device(c.find("RTX-4090")->spec).power_group, OpPowerGroup::Ada);
   EXPECT_EQ(b200.power_group, OpPowerGroup::Hopper);
   EXPECT_EQ(op_device(c.find("MI300X")->spec).power_group, OpPowerGroup::Cdna);
+  const OpDevice p4 = op_device(c.find("P4")->spec), p100 = op_device(c.find("P100-PCIe-16GB")->spec);
+  EXPECT_EQ(p4.power_group, OpPowerGroup::Pascal);
+  EXPECT_EQ(p100.power_group, OpPowerGroup::Pascal);
+  EXPECT_EQ(op_device(c.find("V100-PCIe-32GB")->spec).power_group, OpPowerGroup::Fitted);
+  EXPECT_EQ(op_device(c.find("K80")->spec).power_group, OpPowerGroup::Fitted);  // no figure of Kepler's
+  // Pascal's figure caps the 75 W P4 and not the 250 W P100 (9.3 TFLOP/s < 40 GFLOP/J x 250 W).
+  EXPECT_DOUBLE_EQ(sustained_fp32(p4, p), 40e9 * 75);
+  EXPECT_DOUBLE_EQ(sustained_fp32(p100, p), p100.fp32);
   // Wide SMs (128 FP32 lanes, one instruction per clock per quarter): GA10x, Ada, Hopper, Blackwell; not GA100, not
   // Turing, not the Pascal P4 (128 lanes, two dispatch units per quarter).
   for (const char* wide : {"A10", "A40", "RTX-3090", "L4", "L40S", "H100-SXM", "H100-PCIe", "B200"})
@@ -192,7 +201,11 @@ TEST(OpModel, EachArchitectureGroupHasItsOwnPowerEfficiency) {
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_ada"));
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_hopper"));
   EXPECT_FALSE(op_model_param_fitted("power_efficiency_cdna"));
+  EXPECT_FALSE(op_model_param_fitted("power_efficiency_pascal"));
   EXPECT_FALSE(op_model_param_fitted("wide_sm_efficiency"));
+  // DeepBench's P100 PCIe ran FP32 GEMMs at 9.03 TFLOP/s: the shipped Pascal figure must not cap it below that.
+  EXPECT_GT(sustained_fp32(p100, shipped), 9.0e12);
+  EXPECT_LT(sustained_fp32(p4, shipped), 0.7 * p4.fp32);
 }
 
 TEST(FxGraph, LinearForwardBackwardAndAccumulation) {
@@ -396,12 +409,23 @@ TEST(NeusightValidation, BeatsTheRooflineAndThePeakRatioOnHeldOutGpus) {
     ++checked;
     EXPECT_LT(s.mape, s.baseline_mape.at("roofline")) << s.split;
     EXPECT_LT(s.mape, s.baseline_mape.at("FP32 peak ratio")) << s.split;
-    EXPECT_LT(s.mape, 12.0) << s.split;
+    EXPECT_LT(s.mape, 10.0) << s.split;  // issue 29's target
   }
   EXPECT_EQ(checked, 2u);  // inference and training
+  // Each Pascal board, held out, gets the pre-Volta factor from the other one (its power limit from Pascal's measured
+  // figure): the P100 beats the one-line rule (the A100's latency scaled by the FP32 peaks; 15.9% against 9.6% when
+  // the factor needed two boards).
+  size_t p100 = 0;
+  for (const ValidationSummary& s : summarize(runs[0]))
+    if (s.gpu == "P100-PCIe-16GB" && s.split == "inference, from shapes, leave one GPU out") {
+      ++p100;
+      EXPECT_LT(s.mape, s.baseline_mape.at("FP32 peak ratio"));
+    }
+  EXPECT_EQ(p100, 1u);
   // From the source GPU's profile, the deviation from the model carries to the target by a power fitted without
-  // it (nested leave one GPU out): below 1 for inference, where four other GPUs ran the source's cases (the plain
-  // ratio, carry 1, gave 15.6%), and 1 for training, where only the held-out V100 did.
+  // it (nested leave one GPU out): 0 for inference, where four other GPUs ran the source's cases (the plain ratio,
+  // carry 1, gave 15.6%; the source's per-op times sum 45-52% above its measured runs), and 1 for training, where
+  // only the held-out V100 did.
   for (const ValidationSummary& s : summarize(runs[0])) {
     if (s.gpu != "all" || s.split.find("profile, leave one GPU out") == std::string::npos ||
         s.split.find("per op class") != std::string::npos)
@@ -409,10 +433,10 @@ TEST(NeusightValidation, BeatsTheRooflineAndThePeakRatioOnHeldOutGpus) {
     ++checked;
     EXPECT_LT(s.mape, s.baseline_mape.at("FP32 peak ratio")) << s.split;
     EXPECT_LT(s.mape, s.baseline_mape.at("roofline")) << s.split;
-    EXPECT_LT(s.mape, 14.0) << s.split;
+    EXPECT_LT(s.mape, 8.0) << s.split;  // issue 29's target
   }
   EXPECT_EQ(checked, 4u);
-  EXPECT_NE(runs[0].method.find("T4 inference (leave one GPU out) 0.10 on 16 nested predictions"), std::string::npos);
+  EXPECT_NE(runs[0].method.find("T4 inference (leave one GPU out) 0.00 on 16 nested predictions"), std::string::npos);
   EXPECT_NE(runs[0].method.find("V100-PCIe-32GB training (leave one GPU out) 1.00 on 0 nested predictions"),
             std::string::npos);
   // The shipped defaults are the fit on all its GPUs (to the digits they are written with).

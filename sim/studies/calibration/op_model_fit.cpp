@@ -4,7 +4,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <set>
 
 namespace vgpusim {
 
@@ -144,13 +143,6 @@ class Problem {
         else if (s.name.ends_with("_bandwidth")) dep = !gemm && q.value == &p_->bandwidth_efficiency[static_cast<size_t>(k.cls)];
         else dep = gemm;
         if (dep) q.kernels.push_back(i);
-      }
-      // A factor of an architecture needs two of its GPUs: fitted on one, it takes that board's own quirks (its
-      // power limit, its clocks) for the architecture's. With fewer it stays 1.
-      if (s.name == "pre_volta_efficiency") {
-        std::set<size_t> boards;
-        for (size_t i : q.kernels) boards.insert(kernels_[i].first);
-        if (boards.size() < 2) q.kernels.clear();
       }
       if (!q.kernels.empty()) out.push_back(std::move(q));
     }

@@ -31,7 +31,7 @@ using MeasurementOverheads = std::array<double, 4>;
 double measurement_overhead(const MeasurementOverheads& d, OpPhase phase, bool linear);
 // NeuSight's profiler's, from the fit on all six GPUs that gives the operator model's defaults (a unit test refits
 // and compares): what a prediction from its profiles with the shipped defaults takes out of each measured op.
-inline constexpr MeasurementOverheads kNeusightOverheads = {15.3e-6, 46.2e-6, 8.1e-6, 22.3e-6};
+inline constexpr MeasurementOverheads kNeusightOverheads = {14.2e-6, 67.3e-6, 7.87e-6, 20.8e-6};
 
 struct OpModelFit {
   OpModelParams params;
@@ -42,9 +42,9 @@ struct OpModelFit {
 
 // The observations' weighted squared log error, minimized one parameter at a time within its declared bounds: a
 // 24-point grid, then multiplicative steps of 2, 1.4, 1.15, 1.05 and 1.02, the whole repeated twice. Parameters no
-// observation depends on keep their starting value, and so does pre_volta_efficiency unless two or more pre-Volta
-// GPUs are measured (from one, it would learn that board's quirks as the architecture's). Starts from a fixed neutral point (not the shipped defaults, so
-// that a fold never starts from values fitted with the GPU it leaves out).
+// observation depends on keep their starting value (pre_volta_efficiency without a pre-Volta GPU). Starts from a
+// fixed neutral point (not the shipped defaults, so that a fold never starts from values fitted with the GPU it leaves
+// out).
 OpModelFit fit_op_model(const std::vector<OpDevice>& devices, const std::vector<OpObservation>& observations);
 // Whether the fit fits the parameter `name` (of OpModelParams::table()); the others keep their shipped defaults.
 bool op_model_param_fitted(const std::string& name);
