@@ -300,6 +300,43 @@ std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pair
   return util;
 }
 
+// The summed error of the `train` pairs at the jobs' grid points `util`, the server's cores kHostCores[host].
+double training_error(PairSimulator& sim, const std::vector<PairCase>& pairs, const std::vector<size_t>& train,
+                      const std::vector<int>& util, int host) {
+  double err = 0;
+  for (size_t p : train) {
+    const PairCase& c = pairs[p];
+    err += pair_error(c, sim.run(c.a, c.b, util[c.a], util[c.b], host));
+  }
+  return err;
+}
+
+// Each job family's runnable loaders, fitted on `train` (the rounds' CPU demand is not their jobs' loader counts: an
+// ImageNet loader decodes JPEGs, a CIFAR-10 or text loader mostly waits on a full queue): two sweeps of coordinate
+// descent over the families from the counts of their code, each followed by two sweeps of the jobs' points `util`.
+// Leaves `sim` set to the loaders it returns.
+Loaders fit_loaders(PairSimulator& sim, const std::vector<PairCase>& pairs, const std::vector<std::string>& names,
+                    const std::vector<size_t>& train, std::vector<int>& util, int points, int host) {
+  constexpr double kLoaderGrid[] = {0, 1, 2, 4, 8};
+  Loaders loaders = default_loaders();
+  const std::vector<std::string> families = fit_families(names);
+  for (int sweep = 0; sweep < 2; ++sweep) {
+    for (const std::string& f : families) {
+      double best_v = loaders[f], best_e = 1e300;
+      for (double v : kLoaderGrid) {
+        loaders[f] = v;
+        sim.set_loaders(loaders);
+        const double e = training_error(sim, pairs, train, util, host);
+        if (e < best_e - 1e-12) best_e = e, best_v = v;
+      }
+      loaders[f] = best_v;
+    }
+    sim.set_loaders(loaders);
+    util = fit_utils(sim, pairs, train, util, points, host, 2);
+  }
+  return loaders;
+}
+
 // The pairs of one GPU: its job types (with their solo throughput there) and the unordered pairs measured.
 struct GpuPairs {
   std::vector<std::string> names;
@@ -338,45 +375,12 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
     double best = 1e300;
     for (int h = 0; h < kHostPoints; ++h) {
       std::vector<int> u = h ? fit_utils(sim, g.pairs, train, unlimited, points, h, 1) : unlimited;
-      double err = 0;
-      for (size_t p : train) {
-        const PairCase& c = g.pairs[p];
-        err += pair_error(c, sim.run(c.a, c.b, u[c.a], u[c.b], h));
-      }
+      const double err = training_error(sim, g.pairs, train, u, h);
       if (err < best - 1e-12) best = err, host = h, util = std::move(u);
     }
     if (host) util = fit_utils(sim, g.pairs, train, util, points, host, 3);
-    // Each job family's runnable loaders, fitted on the training folds as well (the rounds' CPU demand is not their
-    // jobs' loader counts: an ImageNet loader decodes JPEGs, a CIFAR-10 or text loader mostly waits on a full
-    // queue), by coordinate descent over the families from the counts of their code, each sweep followed by the
-    // jobs' points again.
-    Loaders loaders = default_loaders();
-    if (host) {
-      const double grid[] = {0, 1, 2, 4, 8};
-      const auto train_error = [&] {
-        double err = 0;
-        for (size_t p : train) {
-          const PairCase& c = g.pairs[p];
-          err += pair_error(c, sim.run(c.a, c.b, util[c.a], util[c.b], host));
-        }
-        return err;
-      };
-      const std::vector<std::string> families = fit_families(g.names);
-      for (int sweep = 0; sweep < 2; ++sweep) {
-        for (const std::string& f : families) {
-          double best_v = loaders[f], best_e = 1e300;
-          for (double v : grid) {
-            loaders[f] = v;
-            sim.set_loaders(loaders);
-            const double e = train_error();
-            if (e < best_e - 1e-12) best_e = e, best_v = v;
-          }
-          loaders[f] = best_v;
-        }
-        sim.set_loaders(loaders);
-        util = fit_utils(sim, g.pairs, train, util, points, host, 2);
-      }
-    }
+    // Each job family's runnable loaders too, where the CPU binds.
+    const Loaders loaders = host ? fit_loaders(sim, g.pairs, g.names, train, util, points, host) : default_loaders();
     // The constant-mean baseline: the training pairs' mean co-located share of solo throughput.
     double share_sum = 0;
     size_t shares = 0;
