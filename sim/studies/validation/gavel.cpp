@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "models/gpu/op_model.hpp"
 #include "models/workload/model_shapes.hpp"
@@ -191,14 +193,47 @@ class PairSimulator {
     }
   }
 
-  // Throughputs (units/s) of jobs a and b at grid points ia, ib, the server's cores kHostCores[host].
+  // A simulation of jobs a and b at grid points ia, ib, the server's cores kHostCores[host].
+  struct Query {
+    size_t a, b;
+    int ia, ib, host;
+  };
+
+  // Throughputs (units/s) of the query's jobs.
   std::pair<double, double> run(size_t a, size_t b, int ia, int ib, int host) {
-    const auto key = std::make_tuple(a, b, ia, ib, host, threads_[a], threads_[b], background_[a][b]);
+    const Query q{a, b, ia, ib, host};
+    const Key key = key_of(q);
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
+    return cache_[key] = simulate_pair(q);
+  }
+
+  // Simulates the queries not yet remembered, on every core (each simulation is independent and deterministic, so
+  // run() then answers them as it would have one by one).
+  void prefetch(const std::vector<Query>& queries) {
+    std::vector<Query> missing;
+    std::set<Key> seen;
+    for (const Query& q : queries) {
+      const Key key = key_of(q);
+      if (!cache_.count(key) && seen.insert(key).second) missing.push_back(q);
+    }
+    std::vector<std::pair<double, double>> out(missing.size());
+    run_parallel(missing.size(), std::max(1u, std::thread::hardware_concurrency()),
+                 [&](size_t i) { out[i] = simulate_pair(missing[i]); });
+    for (size_t i = 0; i < missing.size(); ++i) cache_[key_of(missing[i])] = out[i];
+  }
+
+ private:
+  using Key = std::tuple<size_t, size_t, int, int, int, double, double, double>;
+  Key key_of(const Query& q) const {
+    return std::make_tuple(q.a, q.b, q.ia, q.ib, q.host, threads_[q.a], threads_[q.b], background_[q.a][q.b]);
+  }
+
+  // One simulation of the query (const: safe on several threads at once).
+  std::pair<double, double> simulate_pair(const Query& q) const {
     Scenario sc = scenario_;
-    const size_t jobs[2] = {a, b};
-    const int util[2] = {ia, ib};
+    const size_t jobs[2] = {q.a, q.b};
+    const int util[2] = {q.ia, q.ib};
     double longest = 0;
     for (int i = 0; i < 2; ++i) {
       SoloTelemetry t;
@@ -210,26 +245,26 @@ class PairSimulator {
       longest = std::max(longest, 1.0 / t.throughput);
     }
     sc.duration = 40 * longest;
-    sc.host.cores = kHostCores[host];
-    sc.host.background_threads = background_[a][b];
-    sc.tenants[0].host_threads = threads_[a];
-    sc.tenants[1].host_threads = threads_[b];
+    sc.host.cores = kHostCores[q.host];
+    sc.host.background_threads = background_[q.a][q.b];
+    sc.tenants[0].host_threads = threads_[q.a];
+    sc.tenants[1].host_threads = threads_[q.b];
     const RunRecord rec = simulate(sc);
-    double out[2];
+    std::pair<double, double> out;
     for (int i = 0; i < 2; ++i) {
       const TenantRecord& t = rec.tenants[i];
+      double& o = i == 0 ? out.first : out.second;
       if (t.unit_times.size() >= 3) {
         double sum = 0;
         for (size_t k = 1; k < t.unit_times.size(); ++k) sum += t.unit_times[k];
-        out[i] = static_cast<double>(t.unit_times.size() - 1) / sum;
+        o = static_cast<double>(t.unit_times.size() - 1) / sum;
       } else {
-        out[i] = static_cast<double>(t.units) / sc.duration;
+        o = static_cast<double>(t.units) / sc.duration;
       }
     }
-    return cache_[key] = {out[0], out[1]};
+    return out;
   }
 
- private:
   std::vector<double> solo_;
   // Each job's gpu_util is the fitted share of a step its kernels run, not an nvidia-smi reading: taken at its word.
   const TelemetryMapping mapping_ = busy_share_mapping();
@@ -239,7 +274,7 @@ class PairSimulator {
   std::vector<std::vector<ProfilerQueue>> mates_;  // per pair of jobs: the other tasks of its profiler round
   Scenario scenario_;
   std::vector<std::string> names_;
-  std::map<std::tuple<size_t, size_t, int, int, int, double, double, double>, std::pair<double, double>> cache_;
+  std::map<Key, std::pair<double, double>> cache_;
 };
 
 // The sharing its pairs ran under. Gavel's worker ran co-located jobs under MPS on its V100 servers when these
@@ -263,6 +298,14 @@ double pair_error(const PairCase& c, const std::pair<double, double>& predicted)
          (c.use_b ? squared_error(c.coloc_b, predicted.second) : 0);
 }
 
+// The simulations of the pairs `which` at the jobs' grid points `util`, the server's cores kHostCores[host].
+std::vector<PairSimulator::Query> queries_of(const std::vector<PairCase>& pairs, const std::vector<size_t>& which,
+                                             const std::vector<int>& util, int host) {
+  std::vector<PairSimulator::Query> queries;
+  for (size_t p : which) queries.push_back({pairs[p].a, pairs[p].b, util[pairs[p].a], util[pairs[p].b], host});
+  return queries;
+}
+
 // Fits every job's grid point on `train` by coordinate descent over the jobs, from `util`, at most `sweeps` sweeps,
 // the server's cores kHostCores[host]: its gpu_util, and under MPS its SM fill too.
 std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pairs, const std::vector<size_t>& train,
@@ -277,6 +320,13 @@ std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pair
     bool changed = false;
     for (size_t j = 0; j < jobs; ++j) {
       if (of_job[j].empty()) continue;
+      std::vector<PairSimulator::Query> queries;
+      for (int g = 0; g < points; ++g)
+        for (size_t p : of_job[j]) {
+          const PairCase& c = pairs[p];
+          queries.push_back({c.a, c.b, c.a == j ? g : util[c.a], c.b == j ? g : util[c.b], host});
+        }
+      sim.prefetch(queries);
       int best = util[j];
       double best_err = 1e300;
       for (int g = 0; g < points; ++g) {
@@ -303,6 +353,7 @@ std::vector<int> fit_utils(PairSimulator& sim, const std::vector<PairCase>& pair
 // The summed error of the `train` pairs at the jobs' grid points `util`, the server's cores kHostCores[host].
 double training_error(PairSimulator& sim, const std::vector<PairCase>& pairs, const std::vector<size_t>& train,
                       const std::vector<int>& util, int host) {
+  sim.prefetch(queries_of(pairs, train, util, host));
   double err = 0;
   for (size_t p : train) {
     const PairCase& c = pairs[p];
@@ -390,6 +441,7 @@ void cross_validate(const std::string& gpu, const GpuPairs& g, const std::string
       if (c.use_b) share_sum += c.coloc_b / g.solo[c.b], ++shares;
     }
     const double train_share = shares ? share_sum / static_cast<double>(shares) : 1.0;
+    sim.prefetch(queries_of(g.pairs, test, util, host));
     for (size_t p : test) {
       const PairCase& c = g.pairs[p];
       const auto [ta, tb] = sim.run(c.a, c.b, util[c.a], util[c.b], host);
