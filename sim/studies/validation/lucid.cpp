@@ -33,7 +33,7 @@ constexpr const char* kGpu = "RTX-3090";
 // steps are alike, that is kSteps of the slower (two similar jobs keep a relative phase for many steps); where one
 // job's step is many of the other's, the slower job's steps each average over many of the faster job's, and
 // kSteps of them would only lengthen the run (a 6 s reinforcement-learning step beside a 0.1 s one: 180 s of the
-// faster job's kernels, where 36 s give the same speeds).
+// faster job's kernels, where 36 s give speeds within 0.03 of them; docs/models/telemetry-workload.md).
 constexpr int kSteps = 30;
 constexpr int kSlowSteps = 6;
 constexpr int kPhases = 3;  // offsets of the second job's start over one of its steps
