@@ -3,6 +3,7 @@
 // the published file format and the comparison of two files.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -278,6 +279,61 @@ TEST_F(StudyFiles, MalformedFilesAreInputErrors) {
   std::string bad = row("06-FGD", 1, 2);
   bad.replace(bad.rfind(",1"), 2, ",x");
   EXPECT_THROW(compare_study_files(write("n.csv", header() + bad), good), InputError);
+}
+
+// A study shard of one run whose curves have `levels` values (a whole run has one per level, 0..130).
+std::string study_shard(int levels) {
+  nlohmann::json curve = nlohmann::json::array();
+  for (int p = 0; p < levels; ++p) curve.push_back(p < 2 ? nlohmann::json(nullptr) : nlohmann::json(0.5 * p));
+  const nlohmann::json run = {{"index", 0},
+                              {"workload", "w"},
+                              {"policy_label", "06-FGD"},
+                              {"seed", 42},
+                              {"tune", 1.3},
+                              {"total_gpus", 8},
+                              {"pods", 10},
+                              {"failed", 0},
+                              {"first_failure", -1},
+                              {"first_failure_arrived_percent", nullptr},
+                              {"first_failure_request", ""},
+                              {"final_unallocated_milli_gpu", 0},
+                              {"final_allocation_percent", 65.0},
+                              {"final_fragmentation_percent", 1.0},
+                              {"final_fragmentation_ratio", 2.0},
+                              {"allocation", curve},
+                              {"fragmentation", curve},
+                              {"fragmentation_ratio", curve}};
+  const nlohmann::json j = {{"schema", "vgpusim.study-shard/1"},
+                            {"study", {{"nodes", "n.csv"}, {"traces", {"w.csv"}}, {"seeds", "42"}, {"tune", 1.3}}},
+                            {"shard", {{"index", 0}, {"count", 1}}},
+                            {"runs_total", 1},
+                            {"runs", {run}}};
+  return j.dump(2);
+}
+
+TEST_F(StudyFiles, MergeWritesAWholeRunAndRefusesCurvesWithoutEveryLevel) {
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(merge_study_command({write("whole.json", study_shard(kStudyLevels))}, (dir / "out").string()), 0);
+  const std::string table = testing::internal::GetCapturedStdout();
+  EXPECT_NE(table.find("50.00%"), std::string::npos) << table;  // allocation at level 100: 0.5 * 100
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "summary.csv"));
+  // Fewer levels than a run has (a fuzzer's shard read the table's level 100 past the end of the curve) or more.
+  for (const int levels : {0, 101, kStudyLevels - 1, kStudyLevels + 1}) {
+    const std::string part = write(fmt::format("short-{}.json", levels), study_shard(levels));
+    try {
+      testing::internal::CaptureStdout();
+      merge_study_command({part}, "");
+      testing::internal::GetCapturedStdout();
+      ADD_FAILURE() << levels << " levels were merged";
+    } catch (const InputError& e) {
+      testing::internal::GetCapturedStdout();
+      EXPECT_NE(std::string(e.what()).find(fmt::format("runs[0].allocation: expected {} levels (arrived GPU 0..130%), "
+                                                       "found {}",
+                                                       kStudyLevels, levels)),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(StudySeeds, RangesAndListsAndErrors) {

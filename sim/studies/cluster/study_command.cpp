@@ -147,9 +147,10 @@ std::vector<double> read_curve(const ShardReader& r, const nlohmann::json& obj, 
                                const std::string& where) {
   std::vector<double> out;
   const nlohmann::json& list = r.list(obj, key, where);
-  if (list.size() > static_cast<size_t>(kStudyLevels))
-    throw InputError(fmt::format("{}: {}.{}: expected at most {} levels, found {}", r.part, where, key, kStudyLevels,
-                                 list.size()));
+  // A run has a value (or null) at every level: the study table and the curve files read all of them.
+  if (list.size() != static_cast<size_t>(kStudyLevels))
+    throw InputError(fmt::format("{}: {}.{}: expected {} levels (arrived GPU 0..{}%), found {}", r.part, where, key,
+                                 kStudyLevels, kStudyLevels - 1, list.size()));
   for (size_t i = 0; i < list.size(); ++i) {
     if (list[i].is_null()) {
       out.push_back(std::numeric_limits<double>::quiet_NaN());
