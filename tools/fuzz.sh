@@ -11,6 +11,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:?usage: tools/fuzz.sh BUILD_DIR [SECONDS] [WORK_DIR]}"
+# Absolute: the fuzzers run from WORK_DIR.
+[ -d "$build" ] || { echo "fuzz.sh: no build folder $build" >&2; exit 2; }
+build="$(cd "$build" && pwd)"
 budget="${2:-60}"
 work="${3:-$(mktemp -d)}"
 fuzz_seed="${4:-1}"
