@@ -1,6 +1,7 @@
-// libFuzzer targets over every reader of user input (docs/fuzzing.md). One source, one target per reader, chosen at
-// compile time by VGPUSIM_FUZZ_TARGET. A reader may refuse its input (exit 2 on the command line); anything else (another exception, a crash, a sanitizer report, a hang, runaway memory) is a
-// finding. Built only with -DVGPUSIM_FUZZ=ON and clang.
+// libFuzzer targets over every reader of user input (docs/fuzzing.md). One source, compiled once, linked into one
+// executable per reader, fuzz_<reader>: the executable's name chooses the reader when it starts. A reader may refuse
+// its input (exit 2 on the command line); anything else (another exception, a crash, a sanitizer report, a hang,
+// runaway memory) is a finding. Built only with -DVGPUSIM_FUZZ=ON and clang.
 #include <unistd.h>
 
 #include <cmath>
@@ -35,6 +36,9 @@
 
 namespace {
 
+// The reader this executable fuzzes: its name without "fuzz_" (set by LLVMFuzzerInitialize).
+std::string g_target;
+
 // The input as a file, for readers that take a path: one per process, rewritten for every input.
 std::string as_file(const std::string& data, const std::string& suffix) {
   const std::filesystem::path p =
@@ -45,7 +49,7 @@ std::string as_file(const std::string& data, const std::string& suffix) {
 
 void fuzz_one(const std::string& data) {
   using namespace vgpusim;
-  const std::string target = VGPUSIM_FUZZ_TARGET;
+  const std::string& target = g_target;
   if (target == "scenario") {
     // Any kind of scenario file: a scenario is loaded as a run would; cluster and plan files by their loaders.
     const ScenarioDocument doc = parse_scenario_document(data, "fuzz.yaml");
@@ -125,6 +129,21 @@ void fuzz_one(const std::string& data) {
 
 }  // namespace
 
+// The reader from the executable's name (tests/fuzz/CMakeLists.txt links this one object as fuzz_<reader>).
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  static const char* const kTargets[] = {"scenario", "kineto", "openb", "raw", "calibration", "merge", "k8s",
+                                         "opgraph"};
+  const std::string name = *argc > 0 ? std::filesystem::path((*argv)[0]).filename().string() : std::string();
+  for (const char* t : kTargets)
+    if (name == std::string("fuzz_") + t) g_target = t;
+  if (g_target.empty()) {
+    std::fprintf(stderr, "fuzz_readers: the executable's name '%s' names no reader (fuzz_scenario, ...)\n",
+                 name.c_str());
+    std::exit(2);
+  }
+  return 0;
+}
+
 // The refusals the command line turns into exit 2 (tools/vgpusim/main.cpp); the Kineto reader's own TraceError,
 // which the scenario loader turns into an InputError naming the `trace` key.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
@@ -133,7 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   } catch (const vgpusim::InputError&) {
   } catch (const vgpusim::RawFormatError&) {
   } catch (const vgpusim::TraceError&) {
-    if (std::string(VGPUSIM_FUZZ_TARGET) != "kineto") throw;
+    if (g_target != "kineto") throw;
   }
   return 0;
 }
