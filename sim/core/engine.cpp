@@ -224,14 +224,15 @@ void Engine::mark_dirty(GpuIndex index) {
 
 void Engine::flush_dirty() {
   // Recomputing may not dirty other GPUs, but a client callback during delivery can; loop until quiet.
+  // The two lists swap and keep their capacity: no allocation per event.
   while (!dirty_.empty()) {
-    std::vector<GpuIndex> batch;
-    batch.swap(dirty_);
-    std::sort(batch.begin(), batch.end());
-    for (GpuIndex g : batch) {
+    dirty_batch_.swap(dirty_);
+    std::sort(dirty_batch_.begin(), dirty_batch_.end());
+    for (GpuIndex g : dirty_batch_) {
       gpus_[g].dirty = false;
       recompute(g);
     }
+    dirty_batch_.clear();
   }
 }
 

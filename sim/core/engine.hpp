@@ -188,6 +188,7 @@ class Engine {
   std::vector<Context> contexts_;
   std::vector<Client> clients_;
   std::vector<GpuIndex> dirty_;
+  std::vector<GpuIndex> dirty_batch_;  // flush_dirty's batch being recomputed
   struct Completion {
     ContextIndex context;
     uint64_t tag;

@@ -159,6 +159,7 @@ class PairSimulator {
       longest = std::max(longest, 1.0 / t.throughput);
     }
     sc.duration = 40 * longest;
+    sc.metrics_interval = 0;  // only the steps' times are read: no utilization series
     sc.host.cores = kHostCores[q.host];
     sc.host.background_threads = background_[q.a][q.b];
     sc.tenants[0].host_threads = threads_[q.a];

@@ -82,6 +82,7 @@ std::pair<double, double> simulate_pair(const Scenario& base, const LucidSolo& a
     shortest = std::min(shortest, 1.0 / t.throughput);
   }
   sc.duration = std::max(kSteps * shortest, kSlowSteps * longest);
+  sc.metrics_interval = 0;  // only the steps' times are read: no utilization series
   // Two processes started together do not begin their steps in step (start-up, data loading and autotuning
   // differ): the second job starts at each of kPhases offsets over one of its steps, and the speeds are averaged.
   double out[2] = {0, 0};
