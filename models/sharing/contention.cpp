@@ -105,8 +105,13 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
   const double sat = params.bw_saturation_fraction;
   const double l2 = params.l2_interference;
 
+  // Scratch kept by each thread: a spatial sharing model asks for rates at every event.
+  thread_local std::vector<double> want, sms, x;
+  thread_local std::vector<size_t> index;
+  thread_local MaxMinProblem problem;
   // SMs: each busy context asks for what its blocks can fill, up to its cap.
-  std::vector<double> want(n, 0.0), sms(n, 0.0);
+  want.assign(n, 0.0);
+  sms.assign(n, 0.0);
   double total = 0;
   for (size_t i = 0; i < n; ++i) {
     if (loads[i].active == 0) continue;
@@ -131,15 +136,20 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
 
   // Bandwidth: one shared resource; each context's rate is bounded by its compute side, by the bandwidth its SMs
   // can draw, and by its solo speed.
-  MaxMinProblem problem;
-  problem.capacity = {1.0};
-  std::vector<size_t> index;
-  for (size_t i = 0; i < n; ++i) {
-    if (loads[i].active == 0) continue;
+  problem.capacity.assign(1, 1.0);
+  index.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (loads[i].active != 0) index.push_back(i);
+  // Resized, not rebuilt: the variables keep their `uses` capacity from the last call.
+  problem.variables.resize(index.size());
+  for (size_t k = 0; k < index.size(); ++k) {
+    const size_t i = index[k];
     const ContextLoad& l = loads[i];
     double bound = 1.0;
     if (l.compute_fraction > 0) bound = std::min(bound, compute_bound(l, sms[i]));
-    MaxMinVariable v;
+    MaxMinVariable& v = problem.variables[k];
+    v.weight = 1.0;
+    v.uses.clear();
     if (l.memory_fraction > 0) {
       // The roofline's solo time already holds the bandwidth the kernel draws alone with its own fill; the SMs it
       // is given here take away only what they cannot reach of that (one rule for a lone client in any mode).
@@ -150,10 +160,8 @@ void spatial_rates(std::span<const ContextLoad> loads, std::span<const double> s
       }
     }
     v.bound = std::max(bound, 0.0);
-    problem.variables.push_back(v);
-    index.push_back(i);
   }
-  const std::vector<double> x = solve_maxmin(problem);
+  solve_maxmin(problem, x);
   double drawn = 0;
   for (size_t k = 0; k < index.size(); ++k) drawn += x[k] * draw(loads[index[k]]);
   for (size_t k = 0; k < index.size(); ++k) {

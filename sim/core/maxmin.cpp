@@ -9,11 +9,22 @@
 namespace vgpusim {
 
 std::vector<double> solve_maxmin(const MaxMinProblem& p) {
+  std::vector<double> x;
+  solve_maxmin(p, x);
+  return x;
+}
+
+void solve_maxmin(const MaxMinProblem& p, std::vector<double>& x) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   constexpr double kRelEps = 1e-12;
   const size_t nv = p.variables.size(), nr = p.capacity.size();
-  std::vector<double> x(nv, 0.0), used(nr, 0.0), load(nr, 0.0);
-  std::vector<bool> active(nv, false);
+  // Scratch kept by each thread (the solver runs at every event of a spatial sharing model).
+  thread_local std::vector<double> used, load;
+  thread_local std::vector<bool> active, saturated;
+  x.assign(nv, 0.0);
+  used.assign(nr, 0.0);
+  load.assign(nr, 0.0);
+  active.assign(nv, false);
   size_t n_active = 0;
   for (size_t v = 0; v < nv; ++v) {
     const MaxMinVariable& var = p.variables[v];
@@ -46,7 +57,7 @@ std::vector<double> solve_maxmin(const MaxMinProblem& p) {
       for (const auto& [r, c] : p.variables[v].uses) used[static_cast<size_t>(r)] += c * inc;
     }
     // Fix the variables at their bound and those on a saturated resource.
-    std::vector<bool> saturated(nr, false);
+    saturated.assign(nr, false);
     for (size_t r = 0; r < nr; ++r)
       saturated[r] = load[r] > 0 && p.capacity[r] - used[r] <= kRelEps * std::max(1.0, p.capacity[r]);
     for (size_t v = 0; v < nv; ++v) {
@@ -60,7 +71,6 @@ std::vector<double> solve_maxmin(const MaxMinProblem& p) {
       }
     }
   }
-  return x;
 }
 
 }  // namespace vgpusim

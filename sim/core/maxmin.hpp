@@ -22,5 +22,8 @@ struct MaxMinProblem {
 
 // The max-min fair rates, one per variable. A variable using no resource gets its bound (may be infinite).
 std::vector<double> solve_maxmin(const MaxMinProblem& problem);
+// The same into `x` (resized), with no allocation once `x` and the thread's scratch have grown: for models that
+// solve at every event.
+void solve_maxmin(const MaxMinProblem& problem, std::vector<double>& x);
 
 }  // namespace vgpusim
