@@ -61,6 +61,9 @@ struct KernelSpec {
   std::shared_ptr<const OpGraph> graph;
   double graph_scale = 1;
 
+  // Every field alike (the graph by identity): the same kernel, so the same times on a GPU.
+  bool operator==(const KernelSpec&) const = default;
+
   KernelSpec scaled(double factor) const {
     KernelSpec k = *this;
     k.graph_scale *= factor;
