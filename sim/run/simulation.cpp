@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -81,7 +82,7 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   // waiting for an idle hold when it stops running are taken back: they start when it runs again, with its new
   // resources, like every launch made while it does not run.
   void on_target_phase() {
-    memo_.valid = false;  // a layout change rewrites the target's GpuSpec, then sets its phase
+    memo_.reset();  // a layout change rewrites the target's GpuSpec, then sets its phase
     const bool running = target_.phase == TargetState::Phase::Running;
     engine_.allow_idle_holds(context_, running && !stopped_);
     if (running || deferred_.empty()) return;
@@ -136,11 +137,11 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
     }
     // A workload launches the same kernel again and again (a step's kernels are often all alike): its times on the
     // target are worked out once, until the kernel or the target's phase changes.
-    if (!memo_.valid || !(memo_.kernel == kernel)) {
+    if (!memo_ || memo_->kernel != kernel) {
       const KernelTimes t = kernel_times(kernel, target_.spec, performance_);
-      memo_ = LaunchMemo{true, kernel, t.solo(), activity_demand(kernel, t, target_.spec)};
+      memo_ = LaunchMemo{kernel, t.solo(), activity_demand(kernel, t, target_.spec)};
     }
-    if (!engine_.start_activity(context_, memo_.solo, tag, memo_.demand)) {
+    if (!engine_.start_activity(context_, memo_->solo, tag, memo_->demand)) {
       deferred_.emplace_back(kernel, tag);  // it waits for an idle hold
       return;
     }
@@ -249,11 +250,11 @@ class TenantDriver final : public EngineClient, public WorkloadPort {
   std::unordered_map<uint64_t, double> launched_at_;  // tag -> launch time, while recording a timeline
   // The last kernel launched on the target and what it takes there (launch()).
   struct LaunchMemo {
-    bool valid = false;
     KernelSpec kernel;
     double solo = 0;
     ActivityDemand demand;
-  } memo_;
+  };
+  std::optional<LaunchMemo> memo_;
   std::string kernel_label_ = spec_.workload->kind() + " kernel";
 };
 

@@ -131,11 +131,11 @@ void fuzz_one(const std::string& data) {
 
 // The reader from the executable's name (tests/fuzz/CMakeLists.txt links this one object as fuzz_<reader>).
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
-  static const char* const kTargets[] = {"scenario", "kineto", "openb", "raw", "calibration", "merge", "k8s",
-                                         "opgraph"};
   const std::string name = *argc > 0 ? std::filesystem::path((*argv)[0]).filename().string() : std::string();
-  for (const char* t : kTargets)
-    if (name == std::string("fuzz_") + t) g_target = t;
+  // VGPUSIM_FUZZ_TARGETS: the CMake list of readers, comma-separated.
+  std::istringstream targets(VGPUSIM_FUZZ_TARGETS);
+  for (std::string t; std::getline(targets, t, ',');)
+    if (name == "fuzz_" + t) g_target = t;
   if (g_target.empty()) {
     std::fprintf(stderr, "fuzz_readers: the executable's name '%s' names no reader (fuzz_scenario, ...)\n",
                  name.c_str());
