@@ -19,56 +19,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One CSV record (RFC 4180 quotes; the profiles hold no line breaks inside a field).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
+// A whole CSV file (RFC 4180 quotes; the profiles hold no line breaks inside a field): read twice by the profile.
 struct CsvTable {
-  std::vector<std::string> header;
+  CsvHeader header;
   std::vector<std::vector<std::string>> rows;
   std::vector<size_t> lines;
-  size_t column(const std::string& path, const std::string& name) const {
-    for (size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return i;
-    throw InputError(fmt::format("{}: no column '{}'", path, name));
-  }
+  size_t column(const std::string& name) const { return header.index(name); }
 };
 
-CsvTable read_csv(const std::string& path) {
+CsvTable read_table(const std::string& path) {
   CsvTable t;
-  for_each_line(path, [&](const std::string& line, size_t n) {
-    if (t.header.empty()) {
-      t.header = csv_fields(line);
-      return;
-    }
-    std::vector<std::string> f = csv_fields(line);
-    if (f.size() != t.header.size())
-      throw InputError(fmt::format("{}:{}: {} fields where the header has {}", path, n, f.size(), t.header.size()));
-    t.rows.push_back(std::move(f));
-    t.lines.push_back(n);
-  });
+  read_csv(
+      path, CsvQuotes::rfc4180, [&](const CsvHeader& h) { t.header = h; },
+      [&](const CsvRow& r) {
+        t.rows.push_back(r.cells);
+        t.lines.push_back(r.line);
+      });
   return t;
 }
 
@@ -222,13 +188,13 @@ int read_neusight_layers(const std::string& json_path) {
 
 std::vector<NeusightOp> read_neusight_profile(const std::string& csv_path, int layers) {
   std::vector<NeusightOp> ops;
-  const CsvTable t = read_csv(csv_path);
-  const size_t op = t.column(csv_path, "op"), target = t.column(csv_path, "target"),
-               inputs = t.column(csv_path, "_input_nodes"), meta = t.column(csv_path, "meta"),
-               shapes = t.column(csv_path, "input_shapes"), contig = t.column(csv_path, "input_contiguous"),
-               fw = t.column(csv_path, "fw_latency"), bw = t.column(csv_path, "bw_latency"),
-               acc = t.column(csv_path, "acc_latency"), out = t.column(csv_path, "output_shape"),
-               dtype = t.column(csv_path, "dtype"), name = t.column(csv_path, "Name");
+  const CsvTable t = read_table(csv_path);
+  const size_t op = t.column("op"), target = t.column("target"),
+               inputs = t.column("_input_nodes"), meta = t.column("meta"),
+               shapes = t.column("input_shapes"), contig = t.column("input_contiguous"),
+               fw = t.column("fw_latency"), bw = t.column("bw_latency"),
+               acc = t.column("acc_latency"), out = t.column("output_shape"),
+               dtype = t.column("dtype"), name = t.column("Name");
   std::map<std::string, std::string> dtype_of;
   for (const auto& r : t.rows) dtype_of[r[name]] = strip_torch(r[dtype]);
   for (size_t i = 0; i < t.rows.size(); ++i) {
@@ -350,11 +316,11 @@ std::map<std::pair<std::string, std::string>, NeusightPredictions> read_neusight
   std::map<std::pair<std::string, std::string>, NeusightPredictions> out;
   const std::string path = (fs::path(dir) / "summary" / "summary.csv").string();
   if (!fs::exists(path)) return out;
-  const CsvTable t = read_csv(path);
-  const size_t model = t.column(path, "model_name"), seq = t.column(path, "seqlen"), batch = t.column(path, "batch"),
-               device = t.column(path, "device"), mode = t.column(path, "mode"), option = t.column(path, "option"),
-               ns = t.column(path, "neusight_all_e2e_latency"), roof = t.column(path, "roofline_all_e2e_latency"),
-               hab = t.column(path, "habitat_all_e2e_latency");
+  const CsvTable t = read_table(path);
+  const size_t model = t.column("model_name"), seq = t.column("seqlen"), batch = t.column("batch"),
+               device = t.column("device"), mode = t.column("mode"), option = t.column("option"),
+               ns = t.column("neusight_all_e2e_latency"), roof = t.column("roofline_all_e2e_latency"),
+               hab = t.column("habitat_all_e2e_latency");
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const auto& r = t.rows[i];
     const std::string id = fmt::format("{}-{}-{}-{}{}", r[model], r[mode], r[seq], r[batch],

@@ -23,28 +23,6 @@ std::vector<std::string> words(const std::string& line) {
   return out;
 }
 
-// A CSV file with a header naming at least `required`; calls row(cells by name, line).
-template <typename RowFn>
-void read_csv(const std::string& path, const std::vector<std::string>& required, RowFn row) {
-  std::vector<std::string> header;
-  for_each_line(path, [&](const std::string& line, size_t n) {
-    if (header.empty()) {
-      header = split_fields(line, ',');
-      for (const std::string& r : required)
-        if (std::find(header.begin(), header.end(), r) == header.end())
-          throw InputError(fmt::format("{}:{}: the header lacks the column '{}' (found '{}')", path, n, r, line));
-      return;
-    }
-    const std::vector<std::string> cells = split_fields(line, ',');
-    if (cells.size() != header.size())
-      throw InputError(fmt::format("{}:{}: expected {} columns, found {}", path, n, header.size(), cells.size()));
-    std::map<std::string, std::string> by_name;
-    for (size_t i = 0; i < cells.size(); ++i) by_name[header[i]] = cells[i];
-    row(by_name, n);
-  });
-  if (header.empty()) throw InputError(fmt::format("{}: no header line", path));
-}
-
 }  // namespace
 
 std::vector<GavelPair> read_gavel_pairs(const std::string& path) {
@@ -52,18 +30,18 @@ std::vector<GavelPair> read_gavel_pairs(const std::string& path) {
   read_csv(path,
            {"gpu", "job_a", "scale_a", "job_b", "scale_b", "solo_tput_a", "solo_tput_b", "coloc_tput_a",
             "coloc_tput_b"},
-           [&](std::map<std::string, std::string>& c, size_t n) {
+           [&](const CsvRow& c) {
              GavelPair p;
              p.gpu = c["gpu"];
              p.job_a = c["job_a"];
              p.job_b = c["job_b"];
-             p.scale_a = field_integer(path, n, "scale_a", c["scale_a"]);
-             p.scale_b = field_integer(path, n, "scale_b", c["scale_b"]);
-             p.solo_a = field_number(path, n, "solo_tput_a", c["solo_tput_a"]);
-             p.solo_b = field_number(path, n, "solo_tput_b", c["solo_tput_b"]);
-             p.coloc_a = field_number(path, n, "coloc_tput_a", c["coloc_tput_a"]);
-             p.coloc_b = field_number(path, n, "coloc_tput_b", c["coloc_tput_b"]);
-             p.line = n;
+             p.scale_a = c.integer("scale_a");
+             p.scale_b = c.integer("scale_b");
+             p.solo_a = c.number("solo_tput_a");
+             p.solo_b = c.number("solo_tput_b");
+             p.coloc_a = c.number("coloc_tput_a");
+             p.coloc_b = c.number("coloc_tput_b");
+             p.line = c.line;
              out.push_back(std::move(p));
            });
   return out;
@@ -74,20 +52,20 @@ std::vector<LucidPair> read_lucid_pairs(const std::string& path) {
   read_csv(path,
            {"model1", "dataset1", "batchsize1", "amp1", "speed1", "model2", "dataset2", "batchsize2", "amp2",
             "speed2"},
-           [&](std::map<std::string, std::string>& c, size_t n) {
+           [&](const CsvRow& c) {
              LucidPair p;
              for (int side = 1; side <= 2; ++side) {
                const std::string k = std::to_string(side);
                LucidJob& j = side == 1 ? p.a : p.b;
                j.model = c["model" + k];
                j.dataset = c["dataset" + k];
-               j.batch = field_integer(path, n, "batchsize" + k, c["batchsize" + k]);
-               j.amp = field_integer(path, n, "amp" + k, c["amp" + k]) != 0;
-               (side == 1 ? p.speed_a : p.speed_b) = field_number(path, n, "speed" + k, c["speed" + k]);
-               if (const auto g = c.find("gpu_num" + k); g != c.end() && !g->second.empty())
-                 (side == 1 ? p.gpus_a : p.gpus_b) = field_integer(path, n, "gpu_num" + k, g->second);
+               j.batch = c.integer("batchsize" + k);
+               j.amp = c.integer("amp" + k) != 0;
+               (side == 1 ? p.speed_a : p.speed_b) = c.number("speed" + k);
+               if (c.has("gpu_num" + k) && !c["gpu_num" + k].empty())
+                 (side == 1 ? p.gpus_a : p.gpus_b) = c.integer("gpu_num" + k);
              }
-             p.line = n;
+             p.line = c.line;
              out.push_back(std::move(p));
            });
   return out;
@@ -96,17 +74,17 @@ std::vector<LucidPair> read_lucid_pairs(const std::string& path) {
 std::vector<LucidSolo> read_lucid_solo(const std::string& path) {
   std::vector<LucidSolo> out;
   read_csv(path, {"model", "dataset", "batchsize", "amp", "speed", "gpu_util", "gmem_util", "gmem"},
-           [&](std::map<std::string, std::string>& c, size_t n) {
+           [&](const CsvRow& c) {
              LucidSolo s;
              s.job.model = c["model"];
              s.job.dataset = c["dataset"];
-             s.job.batch = field_integer(path, n, "batchsize", c["batchsize"]);
-             s.job.amp = field_integer(path, n, "amp", c["amp"]) != 0;
-             s.speed = field_number(path, n, "speed", c["speed"]);
-             s.gpu_util = field_number(path, n, "gpu_util", c["gpu_util"]) / 100;
-             s.mem_util = field_number(path, n, "gmem_util", c["gmem_util"]) / 100;
-             s.memory = field_number(path, n, "gmem", c["gmem"]) * 1048576;
-             s.line = n;
+             s.job.batch = c.integer("batchsize");
+             s.job.amp = c.integer("amp") != 0;
+             s.speed = c.number("speed");
+             s.gpu_util = c.number("gpu_util") / 100;
+             s.mem_util = c.number("gmem_util") / 100;
+             s.memory = c.number("gmem") * 1048576;
+             s.line = c.line;
              out.push_back(std::move(s));
            });
   return out;
@@ -117,20 +95,20 @@ std::vector<MigPerfRow> read_migperf(const std::string& path) {
   read_csv(path,
            {"gpu", "task", "domain", "model", "batch_size", "seq_length", "mig_profile", "latency_ms", "throughput",
             "gract_mean", "fb_used_mean_MiB"},
-           [&](std::map<std::string, std::string>& c, size_t n) {
+           [&](const CsvRow& c) {
              MigPerfRow r;
              r.gpu = c["gpu"];
              r.task = c["task"];
              r.domain = c["domain"];
              r.model = c["model"];
              r.profile = c["mig_profile"];
-             r.batch = field_integer(path, n, "batch_size", c["batch_size"]);
-             r.seq = c["seq_length"].empty() ? 0 : field_integer(path, n, "seq_length", c["seq_length"]);
-             r.latency_ms = field_number(path, n, "latency_ms", c["latency_ms"]);
-             r.throughput = field_number(path, n, "throughput", c["throughput"]);
-             r.gract = field_number(path, n, "gract_mean", c["gract_mean"]);
-             r.fb_mib = field_number(path, n, "fb_used_mean_MiB", c["fb_used_mean_MiB"]);
-             r.line = n;
+             r.batch = c.integer("batch_size");
+             r.seq = c["seq_length"].empty() ? 0 : c.integer("seq_length");
+             r.latency_ms = c.number("latency_ms");
+             r.throughput = c.number("throughput");
+             r.gract = c.number("gract_mean");
+             r.fb_mib = c.number("fb_used_mean_MiB");
+             r.line = c.line;
              out.push_back(std::move(r));
            });
   return out;
@@ -140,29 +118,30 @@ std::vector<MigPerfRow> read_migperf_experiment(const std::string& path, const s
                                                 const std::string& domain) {
   std::vector<MigPerfRow> out;
   read_csv(path, {"model_name", "batch_size", "latency", "throughput", "gract_mean", "fb_used_mean"},
-           [&](std::map<std::string, std::string>& c, size_t n) {
+           [&](const CsvRow& c) {
              MigPerfRow r;
              r.gpu = "A100-40GB";
              r.task = task;
              r.domain = domain;
              r.model = c["model_name"];
-             const std::string size_key = c.count("instance_memory") ? "instance_memory" : "mig";
-             if (!c.count(size_key))
-               throw InputError(fmt::format("{}:{}: expected an instance_memory or mig column", path, n));
-             const int gb = field_integer(path, n, size_key, c[size_key]);
+             const std::string size_key = c.has("instance_memory") ? "instance_memory" : "mig";
+             if (!c.has(size_key))
+               throw InputError(fmt::format("{}:{}: expected an instance_memory or mig column", path, c.line));
+             const int gb = c.integer(size_key);
              const std::map<int, std::string> profiles = {
                  {5, "1g.5gb"}, {10, "2g.10gb"}, {20, "3g.20gb"}, {40, "7g.40gb"}};
              const auto p = profiles.find(gb);
              if (p == profiles.end())
-               throw InputError(fmt::format("{}:{}: {}: expected 5, 10, 20 or 40 (GB), found {}", path, n, size_key, gb));
+               throw InputError(
+                   fmt::format("{}:{}: {}: expected 5, 10, 20 or 40 (GB), found {}", path, c.line, size_key, gb));
              r.profile = p->second;
-             r.batch = field_integer(path, n, "batch_size", c["batch_size"]);
-             r.seq = c.count("seq_length") ? field_integer(path, n, "seq_length", c["seq_length"]) : 0;
-             r.latency_ms = field_number(path, n, "latency", c["latency"]);
-             r.throughput = field_number(path, n, "throughput", c["throughput"]);
-             r.gract = field_number(path, n, "gract_mean", c["gract_mean"]);
-             r.fb_mib = field_number(path, n, "fb_used_mean", c["fb_used_mean"]);
-             r.line = n;
+             r.batch = c.integer("batch_size");
+             r.seq = c.has("seq_length") ? c.integer("seq_length") : 0;
+             r.latency_ms = c.number("latency");
+             r.throughput = c.number("throughput");
+             r.gract = c.number("gract_mean");
+             r.fb_mib = c.number("fb_used_mean");
+             r.line = c.line;
              out.push_back(std::move(r));
            });
   return out;
@@ -242,30 +221,32 @@ std::vector<VidurRow> read_vidur_ops(const std::string& path) {
   const std::vector<std::string> shape = {"n_head",     "n_kv_head",     "n_embd",
                                           "n_expanded_embd", "vocab_size", "use_gated_mlp",
                                           "num_tokens", "num_tensor_parallel_workers"};
-  read_csv(path, shape, [&](std::map<std::string, std::string>& c, size_t n) {
+  read_csv(path, shape, [&](const CsvRow& c) {
     VidurRow r;
-    r.n_head = field_integer(path, n, "n_head", c["n_head"]);
-    r.n_kv_head = field_integer(path, n, "n_kv_head", c["n_kv_head"]);
-    r.n_embd = field_integer(path, n, "n_embd", c["n_embd"]);
-    r.n_expanded_embd = field_integer(path, n, "n_expanded_embd", c["n_expanded_embd"]);
-    r.vocab_size = field_integer(path, n, "vocab_size", c["vocab_size"]);
+    r.n_head = c.integer("n_head");
+    r.n_kv_head = c.integer("n_kv_head");
+    r.n_embd = c.integer("n_embd");
+    r.n_expanded_embd = c.integer("n_expanded_embd");
+    r.vocab_size = c.integer("vocab_size");
     const std::string& g = c["use_gated_mlp"];
     if (g != "True" && g != "False")
-      throw InputError(fmt::format("{}:{}: use_gated_mlp: expected True or False, found '{}'", path, n, g));
+      throw InputError(fmt::format("{}:{}: use_gated_mlp: expected True or False, found '{}'", path, c.line, g));
     r.gated_mlp = g == "True";
-    r.tokens = field_integer(path, n, "num_tokens", c["num_tokens"]);
-    r.tensor_parallel = field_integer(path, n, "num_tensor_parallel_workers", c["num_tensor_parallel_workers"]);
+    r.tokens = c.integer("num_tokens");
+    r.tensor_parallel = c.integer("num_tensor_parallel_workers");
     if (r.tensor_parallel < 1)
-      throw InputError(fmt::format("{}:{}: num_tensor_parallel_workers must be >= 1", path, n));
+      throw InputError(fmt::format("{}:{}: num_tensor_parallel_workers must be >= 1", path, c.line));
     for (const auto& [name, v] : {std::pair{"n_head", r.n_head}, {"n_embd", r.n_embd}, {"n_expanded_embd", r.n_expanded_embd},
                                   {"num_tokens", r.tokens}})
-      if (v < 1) throw InputError(fmt::format("{}:{}: {} must be >= 1", path, n, name));
-    for (const auto& [name, text] : c) {
+      if (v < 1) throw InputError(fmt::format("{}:{}: {} must be >= 1", path, c.line, name));
+    for (size_t i = 0; i < c.cells.size(); ++i) {
+      const std::string& name = c.header.names[i];
+      const std::string& text = c.cells[i];
       if (name.size() < 4 || name.substr(name.size() - 3) != "_ms") continue;
       if (text.empty()) continue;  // an op the model does not have (phi-2 has no post-attention norm)
-      r.op_time[name.substr(0, name.size() - 3)] = field_number(path, n, name, text) * 1e-3;
+      r.op_time[name.substr(0, name.size() - 3)] = field_number(path, c.line, name, text) * 1e-3;
     }
-    r.line = n;
+    r.line = c.line;
     out.push_back(std::move(r));
   });
   return out;

@@ -34,4 +34,54 @@ int field_integer(const std::string& path, size_t line, const std::string& colum
   return static_cast<int>(v);
 }
 
+std::vector<std::string> csv_fields(const std::string& line, CsvQuotes quotes) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quotes == CsvQuotes::none) {
+      if (c == ',')
+        out.emplace_back();
+      else
+        out.back() += c;
+    } else if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+size_t CsvHeader::index(std::string_view name) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return i;
+  throw InputError(fmt::format("{}:{}: the header lacks the column '{}' (found '{}')", path, line, name, text));
+}
+
+bool CsvHeader::has(std::string_view name) const {
+  for (const std::string& n : names)
+    if (n == name) return true;
+  return false;
+}
+
+double CsvRow::number(std::string_view name) const {
+  return field_number(header.path, line, std::string(name), (*this)[name]);
+}
+
+int CsvRow::integer(std::string_view name) const {
+  return field_integer(header.path, line, std::string(name), (*this)[name]);
+}
+
 }  // namespace vgpusim

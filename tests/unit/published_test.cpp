@@ -19,6 +19,7 @@
 #include "sim/io/calibration_file.hpp"
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/published.hpp"
+#include "sim/io/text_fields.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/published_fit.hpp"
@@ -167,6 +168,42 @@ TEST(PublishedImport, VidurOpsAndGavelHeader) {
   const std::string gavel = write(d / "g.csv", "gpu,job_a,scale_a\nv100,A,1\n");
   EXPECT_NE(error_reading([&] { read_gavel_pairs(gavel); }).find(gavel + ":1: the header lacks the column 'job_b'"),
             std::string::npos);
+}
+
+// The one CSV reader every importer uses (sim/io/text_fields.hpp): fields cut plainly or with RFC 4180's quotes,
+// cells by column name, and errors that name the file and line.
+TEST(CsvReader, QuotesHeaderLookupAndErrorsNameTheLine) {
+  EXPECT_EQ(csv_fields("a,\"b,c\",\"d\"\"e\",", CsvQuotes::rfc4180),
+            (std::vector<std::string>{"a", "b,c", "d\"e", ""}));
+  EXPECT_EQ(csv_fields("a,\"b,c\"", CsvQuotes::none), (std::vector<std::string>{"a", "\"b", "c\""}));
+  EXPECT_EQ(csv_fields(",x,", CsvQuotes::none), (std::vector<std::string>{"", "x", ""}));
+
+  const fs::path d = temp_dir("csv");
+  const std::string good = write(d / "good.csv", "# provenance\nb,a,extra\n1,2.5,z\n\n3,4,\n");
+  std::vector<std::pair<int, double>> rows;
+  std::vector<size_t> lines;
+  read_csv(good, {"a", "b"}, [&](const CsvRow& r) {
+    rows.emplace_back(r.integer("b"), r.number("a"));
+    lines.push_back(r.line);
+    EXPECT_EQ(r[2], r["extra"]);
+    EXPECT_FALSE(r.has("missing"));
+  });
+  EXPECT_EQ(rows, (std::vector<std::pair<int, double>>{{1, 2.5}, {3, 4.0}}));
+  EXPECT_EQ(lines, (std::vector<size_t>{3, 5}));
+
+  const std::string short_row = write(d / "short.csv", "a,b\n1,2\n3\n");
+  EXPECT_EQ(error_reading([&] { read_csv(short_row, {"a"}, [](const CsvRow&) {}); }),
+            short_row + ":3: expected 2 columns, found 1");
+  const std::string lacking = write(d / "lacking.csv", "a,b\n1,2\n");
+  EXPECT_EQ(error_reading([&] { read_csv(lacking, {"a", "c"}, [](const CsvRow&) {}); }),
+            lacking + ":1: the header lacks the column 'c' (found 'a,b')");
+  const std::string bad_number = write(d / "bad.csv", "a\nx\n");
+  EXPECT_EQ(error_reading([&] { read_csv(bad_number, {"a"}, [](const CsvRow& r) { r.number("a"); }); }),
+            bad_number + ":2: a: expected a number >= 0, found 'x'");
+  const std::string empty = write(d / "empty.csv", "# nothing but a comment\n");
+  EXPECT_EQ(error_reading([&] { read_csv(empty, {}, [](const CsvRow&) {}); }), empty + ": no header line");
+  EXPECT_EQ(error_reading([&] { read_csv((d / "absent.csv").string(), {}, [](const CsvRow&) {}); }),
+            (d / "absent.csv").string() + ": cannot open the file");
 }
 
 TEST(PublishedImport, FileStemsNameCatalogGpus) {
