@@ -20,7 +20,7 @@ const Instance* InstanceCatalog::find(const std::string& name) const {
 
 namespace {
 
-const Section& top_section() {
+const Section& instance_catalog_section() {
   static const Section s{"(instances)", "instance catalog file",
                          {{"version", "integer", true, "", "1"},
                           {"sources", "mapping", true, "", "source key -> citation"},
@@ -67,7 +67,7 @@ const Section& sourced_range() {
 InstanceCatalog parse_instance_catalog(const std::string& text, const std::string& file, const Catalog& gpus) {
   YAML::Node root = parse_yaml(text, file);
   InstanceCatalog cat;
-  MapReader top(file, root, "", top_section());
+  MapReader top(file, root, "", instance_catalog_section());
   top.finish();
   if (top.integer("version", 1, 1) != 1) fail_at(file, top.node("version"), "version", "expected 1");
   cat.sources = read_sources(file, top.node("sources"));

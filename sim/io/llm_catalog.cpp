@@ -17,7 +17,7 @@ extern const char* const kBuiltinLlmModelsText;  // generated from models/catalo
 
 namespace {
 
-const Section& top_section() {
+const Section& llm_catalog_section() {
   static const Section s{"(llm models)", "LLM catalog file",
                          {{"version", "integer", true, "", "1"}, {"models", "list", true, "", "models"}}};
   return s;
@@ -44,7 +44,7 @@ const Section& model_section() {
 
 std::vector<LlmModelEntry> parse_llm_catalog(const std::string& text, const std::string& file) {
   const YAML::Node root = parse_yaml(text, file);
-  MapReader top(file, root, "", top_section());
+  MapReader top(file, root, "", llm_catalog_section());
   top.finish();
   if (top.integer("version", 1, 1) != 1) fail_at(file, top.node("version"), "version", "expected 1");
   const YAML::Node list = top.node("models");

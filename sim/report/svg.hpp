@@ -9,6 +9,9 @@
 
 namespace vgpusim::svg {
 
+// The width of every chart of the run report and the sweep page, px.
+inline constexpr double kChartWidth = 1060;
+
 // Escapes & < > " ' so that `text` is safe in HTML/SVG text and in double-quoted attributes.
 std::string escape(std::string_view text);
 // A coordinate with two decimals and no trailing zeros, e.g. "12.5".

@@ -137,7 +137,10 @@ std::string combination_text(const std::vector<Override>& values) {
   return out;
 }
 
-std::string fixed(double v, const char* spec) { return std::isfinite(v) ? fmt::format(fmt::runtime(spec), v) : "-"; }
+// `v` formatted by the fmt `spec`, or "-" when it is not finite.
+std::string formatted(double v, const char* spec) {
+  return std::isfinite(v) ? fmt::format(fmt::runtime(spec), v) : "-";
+}
 
 // A varied key that is already a metadata column of the tidy CSV (seed, fidelity, replications) is not repeated.
 bool is_metadata(const std::string& key) { return key == "seed" || key == "fidelity" || key == "replications"; }
@@ -198,14 +201,14 @@ std::string sweep_table(const std::vector<SweepCombination>& combinations) {
     for (const SweepTenantRow& t : c.tenants) {
       std::string p99 = "-";
       if (t.has_latency) {
-        p99 = fixed(t.p99 * 1e3, "{:.2f}");
-        if (std::isfinite(t.p99_ci95) && t.p99_ci95 != 0) p99 += " ±" + fixed(t.p99_ci95 * 1e3, "{:.2f}");
+        p99 = formatted(t.p99 * 1e3, "{:.2f}");
+        if (std::isfinite(t.p99_ci95) && t.p99_ci95 != 0) p99 += " ±" + formatted(t.p99_ci95 * 1e3, "{:.2f}");
       }
       // An interval of exactly 0 is replications that agree (a fixed input), not a certainty: no "±0".
-      const std::string ci = t.relative_ci95 == 0 ? std::string("-") : fixed(t.relative_ci95, "{:.4f}");
+      const std::string ci = t.relative_ci95 == 0 ? std::string("-") : formatted(t.relative_ci95, "{:.4f}");
       out += fmt::format("{:<{}}  {:<{}}  {:>8} {:>7}  {:>9}  {:>7}  {:>12}  {:>16}{}\n", name, width, t.tenant,
-                         tenant_width, fixed(t.relative, "{:.4f}"), ci, fixed(100 * t.vgpu_loss, "{:.2f}%"),
-                         fixed(100 * t.trust_loss_mape, "{:.1f}"), fixed(t.throughput, "{:.4f}"), p99,
+                         tenant_width, formatted(t.relative, "{:.4f}"), ci, formatted(100 * t.vgpu_loss, "{:.2f}%"),
+                         formatted(100 * t.trust_loss_mape, "{:.1f}"), formatted(t.throughput, "{:.4f}"), p99,
                          t.failure.empty() ? std::string() : fmt::format("  FAILED: {}", t.failure));
     }
   }

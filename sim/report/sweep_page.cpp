@@ -15,7 +15,6 @@
 namespace vgpusim {
 namespace {
 
-constexpr double kWidth = 1060;  // px, as the run report's charts
 
 struct Bar {
   std::string label;  // the combination
@@ -47,9 +46,9 @@ std::string bar_chart(const std::string& kind, const std::string& aria, const st
   if (!(hi > lo)) hi = lo + 1;
   const std::vector<double> ticks = svg::linear_ticks(lo, hi * 1.05, 6);
   const double row = 24, label_w = 330;
-  const svg::PlotArea a{label_w + 10, 10, kWidth - 200, 10 + row * static_cast<double>(bars.size())};
+  const svg::PlotArea a{label_w + 10, 10, svg::kChartWidth - 200, 10 + row * static_cast<double>(bars.size())};
   const svg::Scale x{std::min(lo, ticks.front()), std::max(hi * 1.05, ticks.back()), a.left, a.right};
-  std::string out = svg::open(kWidth, a.bottom + 44, kind, aria);
+  std::string out = svg::open(svg::kChartWidth, a.bottom + 44, kind, aria);
   out += svg::x_axis(a, x, ticks, axis);
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
@@ -69,7 +68,7 @@ std::string bar_chart(const std::string& kind, const std::string& aria, const st
       }
     }
     out += svg::text(label_x, mid + 4, std::isfinite(b.value) ? b.text : "no result", "value");
-    if (b.failed) out += svg::text(kWidth - 190, mid + 4, "FAILED", "fail-label");
+    if (b.failed) out += svg::text(svg::kChartWidth - 190, mid + 4, "FAILED", "fail-label");
   }
   return out + svg::close();
 }

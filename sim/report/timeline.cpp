@@ -17,7 +17,7 @@ constexpr uint32_t kLanes = 1024;
 uint32_t lane_tid(size_t i, uint32_t lane) { return static_cast<uint32_t>(1000000 + kLanes * i + lane % kLanes); }
 uint32_t host_tid(size_t i, uint32_t thread) { return static_cast<uint32_t>(2000000 + kLanes * i + thread % kLanes); }
 
-std::string escape(const std::string& s) {
+std::string json_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '"' || c == '\\')
@@ -128,7 +128,7 @@ std::string Timeline::to_json() const {
   };
   for (size_t g = 0; g < processes_.size(); ++g) {
     add(fmt::format(R"({{"ph": "M", "name": "process_name", "pid": {}, "args": {{"name": "{}"}}}})", g + 1,
-                    escape(processes_[g].name)));
+                    json_escape(processes_[g].name)));
     add(fmt::format(R"({{"ph": "M", "name": "process_sort_index", "pid": {}, "args": {{"sort_index": {}}}}})", g + 1,
                     g + 1));
     add(fmt::format(R"({{"ph": "M", "name": "thread_name", "pid": {}, "tid": {}, "args": {{"name": "scheduler"}}}})",
@@ -137,25 +137,26 @@ std::string Timeline::to_json() const {
   for (size_t c = 0; c < tenants_.size(); ++c) {
     const TenantState& t = tenants_[c];
     add(fmt::format(R"({{"ph": "M", "name": "thread_name", "pid": {}, "tid": {}, "args": {{"name": "{} kernels"}}}})",
-                    t.gpu + 1, kernel_tid(c), escape(t.name)));
+                    t.gpu + 1, kernel_tid(c), json_escape(t.name)));
     add(fmt::format(R"({{"ph": "M", "name": "thread_name", "pid": {}, "tid": {}, "args": {{"name": "{} on GPU"}}}})",
-                    t.gpu + 1, running_tid(c), escape(t.name)));
+                    t.gpu + 1, running_tid(c), json_escape(t.name)));
   }
   for (const auto& [track, name] : track_names_)
     add(fmt::format(R"({{"ph": "M", "name": "thread_name", "pid": {}, "tid": {}, "args": {{"name": "{}"}}}})",
-                    track.first, track.second, escape(name)));
+                    track.first, track.second, json_escape(name)));
   // Times in microseconds, as the format wants, with nanosecond resolution.
   for (const Event& e : events_) {
     if (e.phase == 'X')
       add(fmt::format(R"({{"ph": "X", "name": "{}", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}{}}})",
-                      escape(e.name), e.pid, e.tid, e.ts * 1e6, e.dur * 1e6,
+                      json_escape(e.name), e.pid, e.tid, e.ts * 1e6, e.dur * 1e6,
                       e.args.empty() ? std::string() : fmt::format(R"(, "args": {{{}}})", e.args)));
     else if (e.phase == 's' || e.phase == 'f')  // a flow arrow from a launch to its kernel; "bp": "e" binds its end
       add(fmt::format(R"({{"ph": "{}", "name": "{}", "cat": "launch", "id": {}, "pid": {}, "tid": {}, "ts": {:.3f}{}}})",
-                      e.phase, escape(e.name), e.id, e.pid, e.tid, e.ts * 1e6, e.phase == 'f' ? R"(, "bp": "e")" : ""));
+                      e.phase, json_escape(e.name), e.id, e.pid, e.tid, e.ts * 1e6,
+                      e.phase == 'f' ? R"(, "bp": "e")" : ""));
     else
       add(fmt::format(R"({{"ph": "C", "name": "{}", "pid": {}, "ts": {:.3f}, "args": {{"value": {:.6g}}}}})",
-                      escape(e.name), e.pid, e.ts * 1e6, e.value));
+                      json_escape(e.name), e.pid, e.ts * 1e6, e.value));
   }
   out += "\n]}\n";
   return out;

@@ -18,7 +18,6 @@ namespace {
 
 using svg::escape;
 
-constexpr double kWidth = 1060;    // px, every chart
 constexpr int kPalette = 10;       // series colours s0..s9 in the style sheet
 constexpr size_t kMaxSteps = 600;  // utilization steps drawn per line
 
@@ -156,10 +155,10 @@ std::string loss_chart(const Results& r) {
     name_chars = std::max(name_chars, std::min<size_t>(t.name.size(), 28));
   }
   const double row = 24, label_w = std::min(230.0, 16 + 7.4 * static_cast<double>(name_chars));
-  const svg::PlotArea a{label_w + 10, 26, kWidth - 190, 26 + row * static_cast<double>(r.tenants.size())};
+  const svg::PlotArea a{label_w + 10, 26, svg::kChartWidth - 190, 26 + row * static_cast<double>(r.tenants.size())};
   const std::vector<double> ticks = linear_axis(top_value * 1.05, 6);
   const svg::Scale x{0, ticks.back(), a.left, a.right};
-  std::string out = svg::open(kWidth, a.bottom + 44, "chart-loss",
+  std::string out = svg::open(svg::kChartWidth, a.bottom + 44, "chart-loss",
                               "Relative performance of each tenant, shared over alone (1.0 = no vGPU loss)");
   out += svg::x_axis(a, x, ticks, "relative performance (shared / alone)");
   for (size_t i = 0; i < r.tenants.size(); ++i) {
@@ -185,7 +184,8 @@ std::string loss_chart(const Results& r) {
                                   : "no result";
     out += svg::text(label_x, mid + 4, value, "value");
     if (failed)
-      out += svg::text(std::max(label_x, kWidth - 185), mid + 4, "FAILED: " + t.failures.front().kind, "fail-label");
+      out += svg::text(std::max(label_x, svg::kChartWidth - 185), mid + 4, "FAILED: " + t.failures.front().kind,
+                       "fail-label");
   }
   out += svg::line(x(1.0), a.top - 6, x(1.0), a.bottom, "ref");
   out += svg::text(x(1.0), a.top - 10, "alone = 1.0", "tick", "middle");
@@ -353,7 +353,7 @@ std::string latency_chart(const Results& r) {
   if (inference.empty()) return "<p class=\"note\">No inference tenant: no latency distribution to show.</p>\n";
   if (!(hi > 0)) lo = 0.1, hi = 1;
   const bool log = hi / lo > 20;
-  svg::Scale x{0, 0, 80, kWidth - 230, log};
+  svg::Scale x{0, 0, 80, svg::kChartWidth - 230, log};
   std::vector<double> ticks;
   if (log) {
     x.lo = nice_125(lo, false), x.hi = nice_125(hi, true);
@@ -365,7 +365,7 @@ std::string latency_chart(const Results& r) {
   const double height = std::max(340.0, 80 + 18.0 * static_cast<double>(inference.size() + 2));
   const svg::PlotArea a{x.from, 14, x.to, height - 48};
   const svg::Scale y{0, 1, a.bottom, a.top};
-  std::string out = svg::open(kWidth, height, "chart-latency",
+  std::string out = svg::open(svg::kChartWidth, height, "chart-latency",
                               "Latency distribution (CDF) of each inference tenant, shared and alone");
   out += svg::x_axis(a, x, ticks, log ? "latency, ms (log scale)" : "latency, ms");
   out += svg::y_axis(a, y, {0, 0.25, 0.5, 0.75, 1}, "fraction of requests \u2264 latency");
@@ -421,11 +421,11 @@ std::string utilization_charts(const Results& r) {
       for (double v : g->series) top_value = std::max(top_value, v);
     const std::vector<double> yticks = linear_axis(top_value, 4);
     const double height = std::max(200.0, 70 + 18.0 * static_cast<double>(members.size()));
-    const svg::PlotArea a{80, 12, kWidth - 250, height - 48};
+    const svg::PlotArea a{80, 12, svg::kChartWidth - 250, height - 48};
     const std::vector<double> xticks = svg::linear_ticks(0, std::max(r.end, 1e-9), 10);
     const svg::Scale x{0, std::max(r.end, 1e-9), a.left, a.right}, y{0, yticks.back(), a.bottom, a.top};
     out += "<h3>" + escape(gpu) + "</h3>\n";
-    out += svg::open(kWidth, height, "chart-utilization", "Utilization over time of GPU " + gpu);
+    out += svg::open(svg::kChartWidth, height, "chart-utilization", "Utilization over time of GPU " + gpu);
     out += svg::x_axis(a, x, xticks, "simulated time, s");
     out += svg::y_axis(a, y, yticks, "utilization");
     std::vector<std::pair<std::string, std::string>> entries;
