@@ -919,4 +919,17 @@ TEST(PublishedMigPerf, AFullGpuStepTheCpuBoundStaysCpuBoundOnASlice) {
   const double whole = 256000.0 / 30.0, slice = op.at(id + "256 seq 64 on 1g.5gb");
   EXPECT_LT(slice, whole / 3);
   EXPECT_GT(slice, whole * 14.0 / 98.0 * 0.8);
+  // The baselines of that split: proportional to SMs, and the SM share of the workload's peak (batch 256 here),
+  // which keeps the launch-bound batches at their full-GPU speed; the no-fit split has only the first.
+  std::map<std::string, std::map<std::string, double>> baseline;
+  for (const ValidationCase& c : runs[0].cases) {
+    if (c.split == "op model by shapes, step fitted on the full GPU") baseline[c.id] = c.baseline;
+    if (c.split == "no fit") {
+      EXPECT_EQ(c.baseline.size(), 1u) << c.id;
+    }
+  }
+  const std::map<std::string, double>& b1 = baseline.at(id + "1 seq 64 on 1g.5gb");
+  EXPECT_NEAR(b1.at("proportional to SMs"), 1000.0 / 11.0 * 14.0 / 98.0, 1e-6);
+  EXPECT_NEAR(b1.at("SM share of the peak"), 1000.0 / 11.0, 1e-6);
+  EXPECT_NEAR(baseline.at(id + "256 seq 64 on 1g.5gb").at("SM share of the peak"), whole * 14.0 / 98.0, 1e-6);
 }

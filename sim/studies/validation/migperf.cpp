@@ -136,12 +136,18 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       "activity. Each workload's full-GPU row (7g) becomes a `measured` workload: throughput, gpu_util = the DCGM "
       "activity (GR_ENGINE_ACTIVE), mem_util not measured and taken as 0 (compute-bound kernels), kernels filling "
       "every SM; its unit of work is one batch (one step, which launches the kernels: one launch overhead each), "
-      "so its rate is the throughput over the batch size. It is replayed alone on each smaller profile's partition (SMs, bandwidth and L2 from the MIG "
-      "tables): host time is unchanged, kernel time follows the roofline on the partition. No parameter is "
+      "so its rate is the throughput over the batch size. It is replayed alone on each smaller profile's partition "
+      "(SMs, bandwidth and L2 from the MIG tables): host time is unchanged, kernel time follows the roofline on the "
+      "partition. No parameter is "
       "fitted (split \"no fit\"). Rows whose throughput disagrees with batch x 1000 / latency by more than 15% "
       "(the NLP training column), and rows without a throughput, are skipped. Baseline: throughput in proportion "
-      "to the profile's SMs. A100-80GB rows come from the consolidated file; A100-40GB rows from the per-experiment "
-      "files that carry DCGM activity (batch and sequence sweeps of five NLP models, ViT and MoCo fine-tuning). "
+      "to the profile's SMs; for the op model's split (below), which reads every full-GPU row of a workload, also "
+      "\"SM share of the peak\", the lesser of the workload's full-GPU throughput at this batch and the slice's share "
+      "of the SMs times the highest full-GPU throughput it reached at any batch (its model, task and sequence "
+      "length), which keeps a job that does not fill the GPU at its speed and scales one that does. A100-80GB rows "
+      "come from the "
+      "consolidated file; A100-40GB rows from the per-experiment files that carry DCGM activity (batch and sequence "
+      "sweeps of five NLP models, ViT and MoCo fine-tuning). "
       "Split \"op model by shapes, step fitted on the full GPU\": the workload's model built from its published "
       "shape (models/workload/model_shapes.cpp: BERT-base and its multilingual relatives, DistilBERT, MiniLM, MPNet, "
       "ViT-B/16, ResNet-50 for MoCo) at the row's batch and sequence, forward (inference) or forward and backward "
@@ -184,6 +190,15 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
   std::map<std::string, const MigPerfRow*> full;
   for (const MigPerfRow& r : rows)
     if (r.profile.rfind("7g.", 0) == 0) full[r.gpu + " " + workload_id(r)] = &r;
+  // The saturation baseline: each workload's highest full-GPU throughput over the batches measured (its model, task
+  // and sequence length on one GPU).
+  const auto sweep_key = [](const MigPerfRow& r) {
+    return fmt::format("{} {} {} {} seq {}", r.gpu, r.task, r.domain, r.model, r.seq);
+  };
+  std::map<std::string, double> peak;
+  for (const MigPerfRow& r : rows)
+    if (r.profile.rfind("7g.", 0) == 0 && r.throughput > 0 && consistent(r))
+      peak[sweep_key(r)] = std::max(peak[sweep_key(r)], r.throughput);
   // Each workload's step fitted on its full-GPU rows (its task and model on one GPU, every batch and sequence
   // measured on the whole GPU): fit_step.
   std::map<std::string, StepFit> step_of;
@@ -253,11 +268,14 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     c.id = fmt::format("{} on {}", workload_id(r), r.profile);
     c.measured = r.throughput;
     c.predicted = batch / (w.host_time + solo_time(w.unit, slice_spec, roof));
-    c.baseline["proportional to SMs"] = base.throughput * slice->sms / whole->sms;
+    const double sm_share = slice->sms / whole->sms;
+    c.baseline["proportional to SMs"] = base.throughput * sm_share;
     run.cases.push_back(c);
     if (const double op = op_model_throughput(r, base.throughput, slice_spec, step_fit(r, whole_spec)); op > 0) {
       c.split = "op model by shapes, step fitted on the full GPU";
       c.predicted = op;
+      // This split reads every full-GPU row of the workload, and so may its baseline.
+      c.baseline["SM share of the peak"] = std::min(base.throughput, sm_share * peak.at(sweep_key(base)));
       run.cases.push_back(c);
     }
   }
