@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "models/workload/trace_replay.hpp"
@@ -24,6 +23,7 @@
 #include "sim/io/neusight.hpp"
 #include "sim/io/kineto_reader.hpp"
 #include "sim/io/openb.hpp"
+#include "sim/io/text_fields.hpp"
 #include "sim/scenario/document.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/report/sweep_command.hpp"
@@ -133,8 +133,7 @@ void fuzz_one(const std::string& data) {
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   const std::string name = *argc > 0 ? std::filesystem::path((*argv)[0]).filename().string() : std::string();
   // VGPUSIM_FUZZ_TARGETS: the CMake list of readers, comma-separated.
-  std::istringstream targets(VGPUSIM_FUZZ_TARGETS);
-  for (std::string t; std::getline(targets, t, ',');)
+  for (const std::string& t : split_fields(VGPUSIM_FUZZ_TARGETS, ','))
     if (name == "fuzz_" + t) g_target = t;
   if (g_target.empty()) {
     std::fprintf(stderr, "fuzz_readers: the executable's name '%s' names no reader (fuzz_scenario, ...)\n",

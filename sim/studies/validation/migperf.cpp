@@ -125,6 +125,61 @@ double op_model_throughput(const MigPerfRow& r, double throughput, const GpuSpec
   return batch / overlapped(cpu, fit.speed * on_slice, fit.sharpness);
 }
 
+// Every row of the dataset: the A100-80GB's consolidated file, then the A100-40GB's per-experiment files that carry
+// DCGM activity; a row measured in two sweeps (batch 32, sequence 64 is in both) is taken once, the first file's.
+std::vector<MigPerfRow> read_migperf_rows(const std::string& dir) {
+  std::vector<MigPerfRow> rows = read_migperf((fs::path(dir) / "migperf_consolidated_A100-80g.csv").string());
+  const fs::path a40g = fs::path(dir) / "data" / "A100-40g";
+  std::vector<std::tuple<fs::path, std::string, std::string>> files;
+  if (fs::is_directory(a40g / "mocel_compare"))
+    for (const auto& e : fs::directory_iterator(a40g / "mocel_compare"))
+      if (e.path().filename().string().ends_with("_bsz.csv")) files.emplace_back(e.path(), "infer", "nlp");
+  if (fs::is_directory(a40g / "infer_seq"))
+    for (const auto& d : fs::directory_iterator(a40g / "infer_seq")) {
+      const fs::path f = d.path() / (d.path().filename().string() + "_seq.csv");
+      if (fs::exists(f)) files.emplace_back(f, "infer", "nlp");
+    }
+  for (const char* f : {"finetune_vit/vit_finetune.csv", "finetune_moco/moco_finetune.csv"})
+    if (fs::exists(a40g / f)) files.emplace_back(a40g / f, "finetune", "cv");
+  std::sort(files.begin(), files.end());
+  for (const auto& [f, task, domain] : files) {
+    const std::vector<MigPerfRow> more = read_migperf_experiment(f.string(), task, domain);
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  std::set<std::string> seen;
+  std::vector<MigPerfRow> unique;
+  for (MigPerfRow& r : rows)
+    if (seen.insert(r.gpu + " " + workload_id(r) + " " + r.profile).second) unique.push_back(std::move(r));
+  return unique;
+}
+
+bool is_full_gpu(const MigPerfRow& r) { return r.profile.rfind("7g.", 0) == 0; }
+
+// A workload's batch sweep on one GPU: its model, task and sequence length.
+std::string sweep_key(const MigPerfRow& r) {
+  return fmt::format("{} {} {} {} seq {}", r.gpu, r.task, r.domain, r.model, r.seq);
+}
+
+// The full-GPU (7g) rows: each workload's (by GPU and workload_id), and each sweep's highest throughput over the
+// batches measured consistently (the saturation baseline's peak).
+struct FullGpuRows {
+  std::map<std::string, const MigPerfRow*> by_workload;
+  std::map<std::string, double> peak;
+};
+
+FullGpuRows full_gpu_rows(const std::vector<MigPerfRow>& rows) {
+  FullGpuRows f;
+  for (const MigPerfRow& r : rows) {
+    if (!is_full_gpu(r)) continue;
+    f.by_workload[r.gpu + " " + workload_id(r)] = &r;
+    if (r.throughput > 0 && consistent(r)) {
+      double& peak = f.peak[sweep_key(r)];
+      peak = std::max(peak, r.throughput);
+    }
+  }
+  return f;
+}
+
 }  // namespace
 
 std::vector<ValidationRun> validate_migperf(const std::string& dir, const PublishedOptions&) {
@@ -160,45 +215,8 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       "on the 7g instance; least squared log error); the slices are predicted with the fitted step. DCGM's activity "
       "is not used by this split: on the A100-40GB it reads 0.48 for BERT at batch 256, where latency grows in "
       "proportion to the batch.";
-  std::vector<MigPerfRow> rows = read_migperf((fs::path(dir) / "migperf_consolidated_A100-80g.csv").string());
-  // A100-40GB: the per-experiment files that carry DCGM activity.
-  const fs::path a40g = fs::path(dir) / "data" / "A100-40g";
-  std::vector<std::tuple<fs::path, std::string, std::string>> files;
-  if (fs::is_directory(a40g / "mocel_compare"))
-    for (const auto& e : fs::directory_iterator(a40g / "mocel_compare"))
-      if (e.path().filename().string().ends_with("_bsz.csv")) files.emplace_back(e.path(), "infer", "nlp");
-  if (fs::is_directory(a40g / "infer_seq"))
-    for (const auto& d : fs::directory_iterator(a40g / "infer_seq")) {
-      const fs::path f = d.path() / (d.path().filename().string() + "_seq.csv");
-      if (fs::exists(f)) files.emplace_back(f, "infer", "nlp");
-    }
-  for (const char* f : {"finetune_vit/vit_finetune.csv", "finetune_moco/moco_finetune.csv"})
-    if (fs::exists(a40g / f)) files.emplace_back(a40g / f, "finetune", "cv");
-  std::sort(files.begin(), files.end());
-  for (const auto& [f, task, domain] : files) {
-    const std::vector<MigPerfRow> more = read_migperf_experiment(f.string(), task, domain);
-    rows.insert(rows.end(), more.begin(), more.end());
-  }
-  // A row measured in two sweeps (batch 32, sequence 64 is in both) is taken once: the first file's.
-  {
-    std::set<std::string> seen;
-    std::vector<MigPerfRow> unique;
-    for (MigPerfRow& r : rows)
-      if (seen.insert(r.gpu + " " + workload_id(r) + " " + r.profile).second) unique.push_back(std::move(r));
-    rows = std::move(unique);
-  }
-  std::map<std::string, const MigPerfRow*> full;
-  for (const MigPerfRow& r : rows)
-    if (r.profile.rfind("7g.", 0) == 0) full[r.gpu + " " + workload_id(r)] = &r;
-  // The saturation baseline: each workload's highest full-GPU throughput over the batches measured (its model, task
-  // and sequence length on one GPU).
-  const auto sweep_key = [](const MigPerfRow& r) {
-    return fmt::format("{} {} {} {} seq {}", r.gpu, r.task, r.domain, r.model, r.seq);
-  };
-  std::map<std::string, double> peak;
-  for (const MigPerfRow& r : rows)
-    if (r.profile.rfind("7g.", 0) == 0 && r.throughput > 0 && consistent(r))
-      peak[sweep_key(r)] = std::max(peak[sweep_key(r)], r.throughput);
+  const std::vector<MigPerfRow> rows = read_migperf_rows(dir);
+  const FullGpuRows full = full_gpu_rows(rows);
   // Each workload's step fitted on its full-GPU rows (its task and model on one GPU, every batch and sequence
   // measured on the whole GPU): fit_step.
   std::map<std::string, StepFit> step_of;
@@ -207,22 +225,22 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
     if (const auto it = step_of.find(key); it != step_of.end()) return it->second;
     std::vector<std::pair<double, double>> measured;  // (measured step, model's step), s
     for (const MigPerfRow& w : rows)
-      if (w.profile.rfind("7g.", 0) == 0 && w.gpu == r.gpu && w.task == r.task && w.domain == r.domain &&
+      if (is_full_gpu(w) && w.gpu == r.gpu && w.task == r.task && w.domain == r.domain &&
           w.model == r.model && w.throughput > 0 && consistent(w))
         if (const double on_whole = model_step(w, whole); on_whole > 0)
           measured.emplace_back(std::max(1.0, static_cast<double>(w.batch)) / w.throughput, on_whole);
     return step_of[key] = fit_step(measured);
   };
   for (const MigPerfRow& r : rows) {
-    if (r.profile.rfind("7g.", 0) == 0) continue;
+    if (is_full_gpu(r)) continue;
     const CatalogEntry* entry = builtin_catalog().find(r.gpu);
     const MigGpuTable* table = entry ? mig_table(r.gpu) : nullptr;
     if (!table) {
       run.skipped.push_back({r.gpu, "GPU without a MIG table in the catalog"});
       continue;
     }
-    const auto f = full.find(r.gpu + " " + workload_id(r));
-    if (f == full.end()) {
+    const auto f = full.by_workload.find(r.gpu + " " + workload_id(r));
+    if (f == full.by_workload.end()) {
       run.skipped.push_back({r.gpu, "no full-GPU (7g) row for the workload"});
       continue;
     }
@@ -275,7 +293,7 @@ std::vector<ValidationRun> validate_migperf(const std::string& dir, const Publis
       c.split = "op model by shapes, step fitted on the full GPU";
       c.predicted = op;
       // This split reads every full-GPU row of the workload, and so may its baseline.
-      c.baseline["SM share of the peak"] = std::min(base.throughput, sm_share * peak.at(sweep_key(base)));
+      c.baseline["SM share of the peak"] = std::min(base.throughput, sm_share * full.peak.at(sweep_key(base)));
       run.cases.push_back(c);
     }
   }
