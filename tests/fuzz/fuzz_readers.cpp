@@ -133,7 +133,7 @@ void fuzz_one(const std::string& data) {
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   const std::string name = *argc > 0 ? std::filesystem::path((*argv)[0]).filename().string() : std::string();
   // VGPUSIM_FUZZ_TARGETS: the CMake list of readers, comma-separated.
-  for (const std::string& t : split_fields(VGPUSIM_FUZZ_TARGETS, ','))
+  for (const std::string& t : vgpusim::split_fields(VGPUSIM_FUZZ_TARGETS, ','))
     if (name == "fuzz_" + t) g_target = t;
   if (g_target.empty()) {
     std::fprintf(stderr, "fuzz_readers: the executable's name '%s' names no reader (fuzz_scenario, ...)\n",
