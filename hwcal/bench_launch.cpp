@@ -13,7 +13,7 @@ constexpr unsigned kBackToBackLaunches = 2000;
 constexpr unsigned kBackToBackRepeats = 10;
 constexpr unsigned kRoundTripRepeats = 1000;
 constexpr unsigned kDeviceTimeRepeats = 200;
-constexpr unsigned kWarmups = 100;
+constexpr unsigned kWarmupLaunches = 100;
 
 struct LaunchCase {
   const char* mode;  // back_to_back | launch_sync | device_time | event_pair
@@ -55,7 +55,7 @@ void run_case(RunContext& context, const Deadline& deadline, const LaunchCase& c
     e.params["timing"] = std::string(c.mode) == "device_time" || std::string(c.mode) == "event_pair"
                                ? "cudaEventElapsedTime"
                                : "host CLOCK_MONOTONIC, per launch";
-    for (unsigned w = 0; w < kWarmups / c.launches_per_repeat + 1; ++w) measure_once(c, stream);
+    for (unsigned w = 0; w < kWarmupLaunches / c.launches_per_repeat + 1; ++w) measure_once(c, stream);
     std::vector<double> times;
     for (unsigned r = 0; r < c.repeats; ++r) {
       if (deadline.expired()) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -32,6 +33,8 @@ std::int64_t monotonic_ns() {
   clock_gettime(CLOCK_MONOTONIC, &now);
   return static_cast<std::int64_t>(now.tv_sec) * 1000000000LL + now.tv_nsec;
 }
+
+long long ns_of(double seconds) { return std::llround(seconds * 1e9); }
 
 void sleep_until_monotonic_ns(std::int64_t deadline_ns) {
   timespec target{};

@@ -37,6 +37,8 @@ struct Experiment {
 
 // CLOCK_MONOTONIC in ns: one clock for all processes of this machine (children synchronize on it).
 std::int64_t monotonic_ns();
+// A span in seconds as whole ns, rounded (the children's command lines carry ns).
+long long ns_of(double seconds);
 void sleep_until_monotonic_ns(std::int64_t deadline_ns);
 
 class Deadline {

@@ -16,7 +16,7 @@ namespace vgpusim::hwcal {
 namespace {
 
 constexpr double kPoint_s = 2.0;           // each point's run
-constexpr double kSettle_s = 1.0;          // reads before this are left out: NVML's period may reach back 1 s
+constexpr double kNvmlSettle_s = 1.0;          // reads before this are left out: NVML's period may reach back 1 s
 constexpr double kSampleInterval_s = 0.02;  // how often NVML is read
 // Kernel lengths (a small training op, a large one, a long kernel) and the share of the run they hold.
 constexpr double kKernels_s[] = {20e-6, 200e-6, 2e-3};
@@ -59,7 +59,7 @@ void run_telemetry_suite(RunContext& context) {
     e.params["threads_per_block"] = shape.threads_per_block;
     e.params["kernel"] = "fp32_fma_chain";
     e.params["point_s"] = kPoint_s;
-    e.params["settle_s"] = kSettle_s;
+    e.params["settle_s"] = kNvmlSettle_s;
     e.params["sample_interval_s"] = kSampleInterval_s;
     Json points = Json::array();
     std::vector<UtilDutyOutcome> outcomes;
@@ -106,7 +106,7 @@ void run_telemetry_suite(RunContext& context) {
           }
           wall_s = now_s() - start_s;
         }
-        const UtilDutyOutcome o = util_duty_outcome(launches, kernel_s, wall_s, samples, kSettle_s);
+        const UtilDutyOutcome o = util_duty_outcome(launches, kernel_s, wall_s, samples, kNvmlSettle_s);
         outcomes.push_back(o);
         Json p = Json::object();
         p["kernel_s"] = kernel_s;

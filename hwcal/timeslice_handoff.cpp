@@ -1,7 +1,6 @@
 // timeslice.handoff: how long a context that ran out of work keeps the GPU from a waiting one, and the switch then.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -26,8 +25,6 @@ constexpr unsigned kHandoffRepeats = 20;
 // Dense up to the end of a 2 ms slice less the kernel, so that a hold to the slice's end is told from a grace.
 constexpr std::array<double, 13> kHandoffGaps_s = {0,      10e-6,  25e-6,   50e-6,   100e-6,  200e-6, 400e-6,
                                                    800e-6, 1e-3,   1.2e-3,  1.3e-3,  1.4e-3,  1.6e-3};
-
-long long ns_of(double seconds) { return std::llround(seconds * 1e9); }
 
 }  // namespace
 

@@ -32,8 +32,6 @@ struct PacedPoint {
 constexpr std::array<PacedPoint, 6> kPacedPoints = {
     {{10e-6, 0}, {40e-6, 0}, {40e-6, 1}, {40e-6, 16}, {160e-6, 0}, {160e-6, 1}}};
 
-long long ns_of(double seconds) { return std::llround(seconds * 1e9); }
-
 struct PacedReply {
   double from_s = 0, to_s = 0;  // CLOCK_MONOTONIC: first launch, the host seeing the last kernel end
   double length() const { return to_s - from_s; }

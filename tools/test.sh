@@ -24,10 +24,10 @@ step "mutation campaign over the command line (release build; docs/fuzzing.md)"
 python3 "$here/tools/mutate-inputs.py" --vgpusim "$here/build/vgpusim" --budget 50 --jobs "$jobs"
 
 step "clang ASan + UBSan build of the tests (-O1), with the libFuzzer targets"
-# A unity build (the rooms' files compiled in batches, the unit tests with precompiled headers: tests/CMakeLists.txt)
-# takes a quarter less; the release build above is the plain one, which checks that every file includes what it uses.
+# Both builds are unity builds, the project's default (CMakeLists.txt): a target's files compile in batches of 8.
+# -DCMAKE_UNITY_BUILD=OFF compiles each file alone, the build that checks that every file includes what it uses.
 CC=clang CXX=clang++ cmake -S "$here" -B "$here/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVGPUSIM_WERROR=ON \
-      -DCMAKE_UNITY_BUILD=ON -DVGPUSIM_SANITIZE=ON -DVGPUSIM_FUZZ=ON -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF \
+      -DVGPUSIM_SANITIZE=ON -DVGPUSIM_FUZZ=ON -DVGPUSIM_BENCH=OFF -DVGPUSIM_HWCAL=OFF \
       -DVGPUSIM_NETWORK=ON
 cmake --build "$here/build-asan" -j "$jobs"
 step "sanitizer tests"

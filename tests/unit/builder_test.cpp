@@ -9,6 +9,8 @@
 #include "sim/studies/plan/candidate.hpp"
 #include "sim/studies/plan/plan_loader.hpp"
 
+namespace unit_builder {
+
 using namespace vgpusim;
 
 namespace {
@@ -184,3 +186,5 @@ TEST(ScenarioBuilder, ReportsAModeThatRefusesItsTenantsByTarget) {
   EXPECT_EQ(problems[0].index, k);
   EXPECT_NE(problems[0].message.find("at most 2 vGPUs of type A100-40C"), std::string::npos) << problems[0].message;
 }
+
+}  // namespace unit_builder

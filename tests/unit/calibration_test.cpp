@@ -22,6 +22,8 @@
 #include "sim/studies/calibration/calibrate.hpp"
 #include "sim/studies/calibration/fit.hpp"
 
+namespace unit_calibration {
+
 using namespace vgpusim;
 
 namespace {
@@ -472,3 +474,5 @@ TEST(Calibration, BareParameterNamesAreRefusedWithTheirQualifiedNames) {
     EXPECT_NE(std::string(e.what()).find("did you mean 'timeslice.slice'?"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace unit_calibration

@@ -5,6 +5,8 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/io/yaml_reader.hpp"
 
+namespace unit_catalog {
+
 using namespace vgpusim;
 
 TEST(Catalog, HasEveryRequiredDeviceWithSources) {
@@ -138,3 +140,5 @@ gpus:
     EXPECT_STREQ(e.what(), "cat.yaml:8:39: gpus[0].compute_units.source: unknown source key 'dz'");
   }
 }
+
+}  // namespace unit_catalog

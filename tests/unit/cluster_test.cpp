@@ -15,7 +15,7 @@
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "sim/studies/cluster/cluster_sim.hpp"
 
-namespace vgpusim {
+namespace vgpusim::unit_cluster {
 namespace {
 
 ClusterNode node(const std::string& name, int gpus) { return {name, "GPU", gpus, 64000, 262144, 0, false}; }
@@ -319,4 +319,4 @@ TEST(ClusterScenario, UnknownKeyGetsDidYouMean) {
 }
 
 }  // namespace
-}  // namespace vgpusim
+}  // namespace vgpusim::unit_cluster

@@ -10,6 +10,8 @@
 #include "sim/core/errors.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 
+namespace unit_collectives {
+
 using namespace vgpusim;
 
 namespace {
@@ -177,3 +179,5 @@ cluster:
     EXPECT_NE(std::string(e.what()).find("cluster.data_parallel.link"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace unit_collectives

@@ -14,7 +14,7 @@
 #include "sim/io/reference_markdown.hpp"
 #include "sim/studies/cluster/cluster_scenario.hpp"
 
-namespace vgpusim {
+namespace vgpusim::unit_docs {
 namespace {
 
 std::string read(const std::string& relative) {
@@ -75,9 +75,9 @@ TEST(Docs, ClusterPageCarriesTheCurrentKeyReference) {
 }
 
 }  // namespace
-}  // namespace vgpusim
+}  // namespace vgpusim::unit_docs
 
-namespace vgpusim {
+namespace vgpusim::unit_docs {
 namespace {
 
 namespace fs = std::filesystem;
@@ -154,4 +154,4 @@ TEST(Docs, EveryCitedSourceAndLinkResolvesInTheRepository) {
   for (const std::string& p : problems) ADD_FAILURE() << p;
 }
 
-}  // namespace vgpusim
+}  // namespace vgpusim::unit_docs

@@ -8,6 +8,8 @@
 #include "sim/core/rng.hpp"
 #include "sim/core/engine.hpp"
 
+namespace unit_engine {
+
 using namespace vgpusim;
 
 namespace {
@@ -346,3 +348,5 @@ TEST(Engine, NoIdleHoldAloneOrWhenTheClientTurnsThemOff) {
   ASSERT_EQ(rb.done.size(), 1u);
   EXPECT_NEAR(rb.done[0].second, 1e-3 + 2e-3 + 2e-3, 1e-12);  // shared to 3 ms, then alone
 }
+
+}  // namespace unit_engine

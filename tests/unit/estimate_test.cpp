@@ -15,6 +15,8 @@
 #include "sim/scenario/document.hpp"
 #include "sim/scenario/loader.hpp"
 
+namespace unit_estimate {
+
 using namespace vgpusim;
 
 namespace {
@@ -118,3 +120,5 @@ TEST(Estimate, RefusalsNameTheKeyThatSizesTheRun) {
   const std::string set = refusal(quickstart({parse_override("duration=1e9s")}));
   EXPECT_NE(set.find("quickstart.yaml (--set): duration: the run would take about "), std::string::npos) << set;
 }
+
+}  // namespace unit_estimate

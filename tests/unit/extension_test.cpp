@@ -18,7 +18,7 @@
 #include "sim/scenario/workload_kind.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
-namespace vgpusim {
+namespace vgpusim::unit_extension {
 namespace {
 
 // ---- A toy sharing mode: every context with work gets the same fixed share of the GPU. ----
@@ -332,4 +332,4 @@ TEST(Extension, AToyOutputFormatRegisteredFromOneFileIsWritten) {
 }
 
 }  // namespace
-}  // namespace vgpusim
+}  // namespace vgpusim::unit_extension

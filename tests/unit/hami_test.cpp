@@ -10,6 +10,8 @@
 #include "sim/run/metrics.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_hami {
+
 using namespace vgpusim;
 
 namespace {
@@ -163,3 +165,5 @@ TEST(HamiLimiter, TheMonitorLimitsOnlyWhileMoreThanOneContainerLaunchesThroughTh
       scenario("{mode: hami, policy: default, step: sm_linear, monitor_period: 1s}", {{"a", "30%"}, {"b", "100%"}}));
   EXPECT_GT(tenant(mixed, "a").relative_performance, 0.40);
 }
+
+}  // namespace unit_hami

@@ -6,6 +6,8 @@
 #include "sim/io/instance_catalog.hpp"
 #include "sim/io/yaml_reader.hpp"
 
+namespace unit_instance_catalog {
+
 using namespace vgpusim;
 
 namespace {
@@ -101,3 +103,5 @@ TEST(InstanceCatalog, UnknownKeyAndUnknownSourceAreRefused) {
   EXPECT_NE(e.find("bad.yaml:9:"), std::string::npos) << e;
   EXPECT_NE(e.find("unknown source key 'nowhere'"), std::string::npos) << e;
 }
+
+}  // namespace unit_instance_catalog

@@ -10,6 +10,8 @@
 #include "sim/scenario/loader.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_k8s_configs {
+
 using namespace vgpusim;
 using testing_support::error_of;
 
@@ -167,3 +169,5 @@ TEST(K8sConfigs, MigPartedErrorsNameTheFileAndTheLayout) {
                 .find("mig-parted needs the layout's name: `config`"),
             std::string::npos);
 }
+
+}  // namespace unit_k8s_configs

@@ -15,6 +15,8 @@
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
 
+namespace unit_kineto {
+
 using namespace vgpusim;
 namespace fs = std::filesystem;
 
@@ -357,3 +359,5 @@ INSTANTIATE_TEST_SUITE_P(KinetoShared, KinetoRealTrace,
                            std::string n = param_info.param.file;
                            return n.substr(0, n.find('.'));
                          });
+
+}  // namespace unit_kineto

@@ -24,6 +24,8 @@
 #include "sim/studies/validation/published.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_llm {
+
 using namespace vgpusim;
 using testing_support::error_of;
 
@@ -443,3 +445,5 @@ TEST(LlmOps, VidurOpsWithinTenPercentLeavingOneModelOut) {
     EXPECT_LE(mape, 0.10) << gpu;
   }
 }
+
+}  // namespace unit_llm

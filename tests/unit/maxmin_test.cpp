@@ -3,6 +3,8 @@
 
 #include "sim/core/maxmin.hpp"
 
+namespace unit_maxmin {
+
 using vgpusim::MaxMinProblem;
 using vgpusim::MaxMinVariable;
 using vgpusim::solve_maxmin;
@@ -93,3 +95,5 @@ TEST(MaxMin, NeverExceedsCapacityOnRandomProblems) {
     }
   }
 }
+
+}  // namespace unit_maxmin

@@ -15,6 +15,8 @@
 #include "sim/run/runs.hpp"
 #include "sim/run/simulation.hpp"
 
+namespace unit_metrics {
+
 using namespace vgpusim;
 
 TEST(Metrics, PercentileInterpolatesBetweenRanks) {
@@ -130,7 +132,6 @@ TEST(Metrics, AQueueThatKeepsGrowingIsWarnedAbout) {
   EXPECT_EQ(queue_growth_warning(std::vector<double>(growing.begin(), growing.begin() + 39), 0.01), "");
 }
 
-namespace vgpusim {
 namespace {
 
 TEST(RunScenario, ThreadsDoNotChangeResults) {
@@ -268,4 +269,5 @@ TEST(RunScenario, AJobOnASliceRunsLongerAndIsNotQueued) {
 }
 
 }  // namespace
-}  // namespace vgpusim
+
+}  // namespace unit_metrics

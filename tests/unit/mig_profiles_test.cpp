@@ -13,6 +13,8 @@
 
 #include "sim/core/units.hpp"
 
+namespace unit_mig_profiles {
+
 using namespace vgpusim;
 
 namespace {
@@ -320,3 +322,5 @@ TEST(MigLayout, UnknownProfileWithNothingCloseOmitsDidYouMean) {
 }
 
 TEST(MigLayout, EmptyRequestIsAnEmptyLayout) { EXPECT_TRUE(placed("H100-SXM", {}).empty()); }
+
+}  // namespace unit_mig_profiles

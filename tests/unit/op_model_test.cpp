@@ -20,6 +20,8 @@
 #include "sim/studies/validation/published.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_op_model {
+
 namespace fs = std::filesystem;
 using namespace vgpusim;
 
@@ -733,3 +735,5 @@ TEST(OpModel, AmdCdnaGemmsRunOnTheMatrixCoresUnderTheirOwnPowerFigure) {
   EXPECT_EQ(op_device(c.find("MI25")->spec).power_group, OpPowerGroup::Fitted);
   EXPECT_DOUBLE_EQ(op_device(c.find("MI25")->spec).fp32, c.find("MI25")->spec.fp32);
 }
+
+}  // namespace unit_op_model

@@ -4,6 +4,8 @@
 
 #include "sim/core/params.hpp"
 
+namespace unit_params {
+
 using namespace vgpusim;
 
 namespace {
@@ -91,3 +93,5 @@ TEST(ParamTable, AWrongBindingIsRefusedWhenTheTableIsBuilt) {
   v.set_word("order", "third");
   EXPECT_THROW(toy_table().read(v), std::logic_error);
 }
+
+}  // namespace unit_params

@@ -18,6 +18,8 @@
 #include "sim/studies/plan/plan_command.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_plan_deploy {
+
 using namespace vgpusim;
 using testing_support::error_of;
 
@@ -219,3 +221,5 @@ TEST(PlanDeploy, PlanOutWritesTheDeployFolder) {
   EXPECT_TRUE(std::filesystem::exists(dir / "deploy" / "README.md"));
   EXPECT_FALSE(std::filesystem::exists(dir / "deploy" / "mig-parted.yaml"));
 }
+
+}  // namespace unit_plan_deploy

@@ -14,6 +14,8 @@
 #include "sim/scenario/document.hpp"
 #include "sim/studies/plan/plan_command.hpp"
 
+namespace unit_plan {
+
 using namespace vgpusim;
 
 namespace {
@@ -433,3 +435,5 @@ TEST(Plan, MigNamesAWorkloadNoProfileHoldsAndCsvQuotes) {
   const std::string csv = plan_csv(q);
   EXPECT_NE(csv.find(",\"my, \"\"box\"\"\","), std::string::npos) << csv;
 }
+
+}  // namespace unit_plan

@@ -27,6 +27,8 @@
 #include "sim/studies/validation/published.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_published {
+
 namespace fs = std::filesystem;
 using namespace vgpusim;
 using vgpusim::testing_support::error_of;
@@ -933,3 +935,5 @@ TEST(PublishedMigPerf, AFullGpuStepTheCpuBoundStaysCpuBoundOnASlice) {
   EXPECT_NEAR(b1.at("SM share of the peak"), 1000.0 / 11.0, 1e-6);
   EXPECT_NEAR(baseline.at(id + "256 seq 64 on 1g.5gb").at("SM share of the peak"), whole * 14.0 / 98.0, 1e-6);
 }
+
+}  // namespace unit_published

@@ -15,7 +15,7 @@
 #include "sim/studies/cluster/reference_study.hpp"
 #include "sim/studies/cluster/study_command.hpp"
 
-namespace vgpusim {
+namespace vgpusim::unit_reference_study {
 namespace {
 
 RefNode node(std::vector<int> left, int64_t cpu = 64000, std::string model = "T4") {
@@ -363,4 +363,4 @@ TEST(StudyCommand, RefusesBadArguments) {
 }
 
 }  // namespace
-}  // namespace vgpusim
+}  // namespace vgpusim::unit_reference_study

@@ -14,6 +14,8 @@
 #include "sim/report/svg.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_report_html {
+
 using namespace vgpusim;
 
 namespace {
@@ -266,3 +268,5 @@ TEST(ReportHtml, WhyEachTenantSlowedSplitsItsTime) {
   EXPECT_NE(section.find("<td>50.000</td>"), std::string::npos) << section;  // added: 0 + 0 + 40 + 10 + 0
   EXPECT_EQ(count(section, "<tr><td class=\"l\">"), 3u);
 }
+
+}  // namespace unit_report_html

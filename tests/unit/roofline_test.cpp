@@ -4,6 +4,8 @@
 #include "models/gpu/roofline.hpp"
 #include "sim/io/gpu_catalog.hpp"
 
+namespace unit_roofline {
+
 using namespace vgpusim;
 
 namespace {
@@ -191,3 +193,5 @@ TEST(Roofline, AWorkingSetThatStaysInL2MovesItsBytesAtTheL2Bandwidth) {
   k.working_set = 4 * 20 * 1048576.0;
   EXPECT_NEAR(solo_time(k, h100(), p), 4 * overhead() + 1e9 / 10e12, 1e-12);
 }
+
+}  // namespace unit_roofline

@@ -7,6 +7,8 @@
 #include "sim/studies/cluster/cluster_scenario.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_scenario_errors {
+
 using namespace vgpusim;
 
 namespace {
@@ -43,12 +45,14 @@ std::string error_of(const std::string& text, std::vector<Override> overrides = 
   return "(no error)";
 }
 
+}  // namespace
+
+// The parameter type is outside the anonymous namespace: the test class derived from it is not (GCC's
+// -Wsubobject-linkage, in a unity batch).
 struct Case {
   std::string name, from, to, message;
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
-
-}  // namespace
 
 TEST(ScenarioErrors, GoodScenarioLoads) {
   const Scenario sc = load_scenario_text(kGood, "s.yaml", builtin_catalog());
@@ -302,3 +306,5 @@ TEST(KeyDefaults, EveryDeclaredDefaultValueIsAValue) {
     }
   EXPECT_GT(checked, 30u);
 }
+
+}  // namespace unit_scenario_errors

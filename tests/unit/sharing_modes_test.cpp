@@ -8,6 +8,8 @@
 #include "sim/run/simulation.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_sharing_modes {
+
 using namespace vgpusim;
 
 namespace {
@@ -281,3 +283,5 @@ TEST(MigLayoutChange, RemovedInstanceEndsItsTenants) {
   EXPECT_NEAR(tenant(r, "on-b").failures[0].time, 1.0, 0.01);  // after its running kernel drained
   EXPECT_TRUE(tenant(r, "on-a").failures.empty());
 }
+
+}  // namespace unit_sharing_modes

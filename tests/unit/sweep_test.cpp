@@ -9,6 +9,8 @@
 #include "sim/core/parallel.hpp"
 #include "sim/report/sweep_command.hpp"
 
+namespace unit_sweep {
+
 using namespace vgpusim;
 
 namespace {
@@ -85,3 +87,5 @@ TEST(Parallel, EveryIndexRunsOnceAndTheFirstFailureComesBackAfterTheOthers) {
   EXPECT_EQ(done.load(), 49);  // the other jobs still ran
   run_parallel(0, 8, [](size_t) { FAIL(); });  // nothing to do: no job, no thread
 }
+
+}  // namespace unit_sweep

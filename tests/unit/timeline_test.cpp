@@ -11,6 +11,8 @@
 #include "sim/run/simulation.hpp"
 #include "sim/report/timeline.hpp"
 
+namespace unit_timeline {
+
 using namespace vgpusim;
 
 TEST(Timeline, ChromeTraceStructure) {
@@ -66,3 +68,5 @@ tenants:
   EXPECT_GT(c_count["utilization"], 10);
   EXPECT_EQ(c_count["memory used (GiB)"], 2);
 }
+
+}  // namespace unit_timeline

@@ -14,6 +14,8 @@
 #include "sim/run/simulation.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_timeslice {
+
 using namespace vgpusim;
 
 namespace {
@@ -436,3 +438,5 @@ INSTANTIATE_TEST_SUITE_P(Timeslice, ThinkTimeSharing,
                          [](const auto& param_info) {
                            return fmt::format("kernel_{}_think_{}", param_info.param.first, param_info.param.second);
                          });
+
+}  // namespace unit_timeslice

@@ -10,6 +10,8 @@
 #include "sim/run/simulation.hpp"
 #include "tests/unit/scenario_helpers.hpp"
 
+namespace unit_timesliced_modes {
+
 using namespace vgpusim;
 
 namespace {
@@ -239,3 +241,5 @@ TEST(SlotCycle, FluidRatesMatchTheCycle) {
   c.skip_idle = true;
   EXPECT_NEAR(slot_cycle_rates(c, {true, false})[0], 1.0, 1e-12);
 }
+
+}  // namespace unit_timesliced_modes

@@ -22,6 +22,8 @@
 #include "sim/run/simulation.hpp"
 #include "sim/scenario/loader.hpp"
 
+namespace unit_trace_graph {
+
 using namespace vgpusim;
 namespace fs = std::filesystem;
 
@@ -719,3 +721,5 @@ TEST(TraceGraph, MutatedRealTracesNeverStall) {
     }
   }
 }
+
+}  // namespace unit_trace_graph

@@ -16,6 +16,8 @@
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
 
+namespace unit_trace_kernels {
+
 using namespace vgpusim;
 namespace fs = std::filesystem;
 
@@ -183,3 +185,5 @@ TEST(TraceKernels, UnknownKernelsKeyIsRefused) {
     EXPECT_NE(std::string(e.what()).find("expected shapes or names"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace unit_trace_kernels

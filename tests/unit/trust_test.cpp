@@ -13,8 +13,10 @@
 #include "tests/unit/scenario_helpers.hpp"
 
 namespace vgpusim {
-
 extern const char* const kBuiltinTrustText;  // models/catalog/trust.csv, compiled in
+}  // namespace vgpusim
+
+namespace vgpusim::unit_trust {
 
 namespace {
 
@@ -153,4 +155,4 @@ TEST(TrustBand, EveryRunFormatCarriesIt) {
 }
 
 }  // namespace
-}  // namespace vgpusim
+}  // namespace vgpusim::unit_trust

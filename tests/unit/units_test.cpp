@@ -3,6 +3,8 @@
 
 #include "sim/core/units.hpp"
 
+namespace unit_units {
+
 using vgpusim::units::Dim;
 using vgpusim::units::format;
 using vgpusim::units::parse;
@@ -84,3 +86,5 @@ TEST(Units, FormatThenParseRoundTrips) {
     EXPECT_NEAR(r.value, v, 1e-3 * v) << text;
   }
 }
+
+}  // namespace unit_units

@@ -16,6 +16,8 @@
 #include "models/workload/workload.hpp"
 #include "models/workload/distribution.hpp"
 
+namespace unit_workload {
+
 using namespace vgpusim;
 
 namespace {
@@ -392,3 +394,5 @@ TEST(HostCpu, StretchesEveryKindWithHostTimeAndRefusesBadValues) {
     EXPECT_THROW(load_scenario_text(fmt::format(fmt::runtime(base), host, tenant), "h.yaml", builtin_catalog()), InputError)
         << host << tenant;
 }
+
+}  // namespace unit_workload
