@@ -79,9 +79,10 @@ TEST(Calibration, UtilDutyPointsFitBusyPerUtil) {
   EXPECT_EQ(raw.util_duty.size(), 5u);
   ASSERT_EQ(raw.warnings.size(), 1u);
   EXPECT_NE(raw.warnings[0].find("nvml_gpu_util"), std::string::npos);
-  EXPECT_NEAR(fitted(fit_calibration(raw, "H200"), "measured.busy_per_util"), 0.9, 1e-12);
+  const Calibration cal = fit_calibration(raw, "H200");
+  EXPECT_NEAR(fitted(cal, "measured.busy_per_util"), 0.9, 1e-12);
   // The measured ratio stands alone: the shipped exponent's curve (fitted on another GPU's jobs) is set to 1.
-  EXPECT_EQ(fitted(fit_calibration(raw, "H200"), "measured.busy_exponent"), 1.0);
+  EXPECT_EQ(fitted(cal, "measured.busy_exponent"), 1.0);
   auto& ex = j["experiments"];
   ex.erase(std::remove_if(ex.begin(), ex.end(),
                           [](const nlohmann::json& e) { return e["name"] == "telemetry.util_duty"; }),
