@@ -15,8 +15,8 @@
 namespace vgpusim::hwcal {
 namespace {
 
-constexpr double kPoint_s = 2.0;           // each point's run
-constexpr double kNvmlSettle_s = 1.0;          // reads before this are left out: NVML's period may reach back 1 s
+constexpr double kPoint_s = 2.0;            // each point's run
+constexpr double kNvmlSettle_s = 1.0;       // reads before this are left out: NVML's period may reach back 1 s
 constexpr double kSampleInterval_s = 0.02;  // how often NVML is read
 // Kernel lengths (a small training op, a large one, a long kernel) and the share of the run they hold.
 constexpr double kKernels_s[] = {20e-6, 200e-6, 2e-3};
