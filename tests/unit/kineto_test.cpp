@@ -14,6 +14,7 @@
 #include "sim/io/gpu_catalog.hpp"
 #include "sim/scenario/loader.hpp"
 #include "sim/run/simulation.hpp"
+#include "tests/unit/real_traces.hpp"
 
 namespace unit_kineto {
 
@@ -265,16 +266,9 @@ void PrintTo(const RealTrace& t, std::ostream* os) { *os << t.file; }
 
 class KinetoRealTrace : public ::testing::TestWithParam<RealTrace> {};
 
-// The two largest traces (8568 and 4350 kernels) take minutes and 20 s under the sanitizers; the Release build
-// replays them, and the sanitizer build still reads them (the parsing tests) and replays the two smaller traces.
-bool too_big_for_sanitizers(const RealTrace& c) {
-  const std::string file = c.file;
-  return VGPUSIM_SANITIZE_BUILD && (file.rfind("a100_rank3", 0) == 0 || file.rfind("v100_rank0", 0) == 0);
-}
-
 TEST_P(KinetoRealTrace, BareMetalReplayMatchesTheRecording) {
   const RealTrace& c = GetParam();
-  if (too_big_for_sanitizers(c)) GTEST_SKIP() << "sanitizer build: replayed in the Release build";
+  if (testing_support::release_build_only(c.file)) GTEST_SKIP() << "sanitizer build: replayed in the Release build";
   const fs::path path = fs::path(VGPUSIM_KINETO_TRACES) / c.file;
   const KinetoTrace trace = read_kineto_trace(path.string());
   EXPECT_EQ(trace.device, c.device);
@@ -311,7 +305,7 @@ TEST_P(KinetoRealTrace, BareMetalReplayMatchesTheRecording) {
 // Two tenants time-sliced on an H100 (the shipped replay-alexnet scenario's setting): exact against fluid.
 TEST_P(KinetoRealTrace, TimeSlicedExactAndFluidAgree) {
   const RealTrace& c = GetParam();
-  if (too_big_for_sanitizers(c)) GTEST_SKIP() << "sanitizer build: replayed in the Release build";
+  if (testing_support::release_build_only(c.file)) GTEST_SKIP() << "sanitizer build: replayed in the Release build";
   const fs::path path = fs::path(VGPUSIM_KINETO_TRACES) / c.file;
   const std::string key = "{path: " + path.string() + ", source: " + c.source + ", iterations: 2}";
   const std::string sharing = "{mode: timeslice, slice: 2ms, switch_cost: 40us}";

@@ -21,6 +21,7 @@
 #include "sim/run/runs.hpp"
 #include "sim/run/simulation.hpp"
 #include "sim/scenario/loader.hpp"
+#include "tests/unit/real_traces.hpp"
 
 namespace unit_trace_graph {
 
@@ -375,11 +376,7 @@ class TraceGraphReal : public ::testing::TestWithParam<GraphTrace> {};
 
 TEST_P(TraceGraphReal, SourcePassAndOtherGpus) {
   const GraphTrace& c = GetParam();
-  // The two largest traces (8568 and 4350 kernels) take 30 s and 10-15 s under the sanitizers; the Release build
-  // replays them, the sanitizer build the smaller ones.
-  const std::string file = c.file;
-  if (VGPUSIM_SANITIZE_BUILD && (file.rfind("a100_rank3", 0) == 0 || file.rfind("v100_rank0", 0) == 0))
-    GTEST_SKIP() << "sanitizer build: replayed in the Release build";
+  if (testing_support::release_build_only(c.file)) GTEST_SKIP() << "sanitizer build: replayed in the Release build";
   const fs::path path = fs::path(VGPUSIM_KINETO_TRACES) / c.file;
   const std::string k =
       std::string("{path: ") + path.string() + ", source: " + c.source + (*c.window ? ", window: " : "") + c.window + "}";
@@ -656,14 +653,11 @@ TEST(TraceGraph, MutatedRealTracesNeverStall) {
     const char* file;
     const char* source;
   };
-  // Sanitizer builds mutate the two smaller traces (both with several streams: every mutation applies); the Release
-  // build all four.
-  std::vector<Case> cases = {{"a100_alexnet_train.json.gz", "A100-40GB"}, {"recsys_sampled_rank0.json.gz", "A100-40GB"}};
-  if (!VGPUSIM_SANITIZE_BUILD) {
-    cases.push_back({"v100_rank0_train.json.gz", "V100"});
-    cases.push_back({"a100_rank3_control.json.gz", "A100-40GB"});
-  }
-  for (const Case& c : cases) {
+  for (const Case& c : {Case{"a100_alexnet_train.json.gz", "A100-40GB"}, Case{"v100_rank0_train.json.gz", "V100"},
+                        Case{"a100_rank3_control.json.gz", "A100-40GB"},
+                        Case{"recsys_sampled_rank0.json.gz", "A100-40GB"}}) {
+    // Both traces left in a sanitizer build have several streams: every mutation applies.
+    if (testing_support::release_build_only(c.file)) continue;
     const KinetoTrace recorded = read_kineto_trace((fs::path(VGPUSIM_KINETO_TRACES) / c.file).string());
     const Scenario base = load(scenario(c.source, key(tiny_path)));
     std::mt19937_64 rng(7);
