@@ -85,9 +85,11 @@ const ParamTable<TelemetryMapping>& TelemetryMapping::table() {
                             "holds the GPU for less than half of it above 1",
                             "the fit on the Lucid pairs' development split (RTX 3090, six job families, 992 "
                             "job-speeds; `vgpusim validate --published lucid`): the value of the grid 1-2.5 with the "
-                            "smallest error over all of them, 1.75 (its leave-family-out folds chose 1.5 or 1.75; "
-                            "docs/models/telemetry-workload.md): two identical busy jobs time-sliced together keep the "
-                            "share the utilization says and lighter jobs less of it. Only for sampled utilization "
+                            "smallest error over all of them, 1.75 (its split 'busy_exponent fitted on all the "
+                            "pairs (in sample)', which the check of the real files requires to be this value; its "
+                            "leave-family-out folds chose 1.5 or 1.75; docs/models/telemetry-workload.md): two "
+                            "identical busy jobs time-sliced together keep the share the utilization says and "
+                            "lighter jobs less of it. Only for sampled utilization "
                             "(nvidia-smi, DCGM_FI_DEV_GPU_UTIL): a calibration that measures busy_per_util on its GPU "
                             "sets it to 1, and a busy share that is not such a reading (Gavel's fitted shares, "
                             "MIGPerf's GR_ENGINE_ACTIVE) is taken with 1"))

@@ -821,7 +821,7 @@ TEST(PublishedLucid, FixtureCasesCarryEveryBaselineAndTheBands) {
       validate_lucid(std::string(VGPUSIM_SOURCE_DIR) + "/tests/data/lucid-fixture", {});
   ASSERT_EQ(runs.size(), 1u);
   const ValidationRun& run = runs[0];
-  ASSERT_EQ(run.cases.size(), 72u);  // each job-speed in the three splits
+  ASSERT_EQ(run.cases.size(), 96u);  // each job-speed in the three splits, then in the in-sample split
   ASSERT_EQ(run.skipped.size(), 2u);
   EXPECT_EQ(run.skipped[0].reason, "a job of the pair has no solo profile");
   // Two data-parallel jobs of two GPUs each: the solo profiles are one GPU's, so the pair is not predicted.
@@ -859,10 +859,25 @@ TEST(PublishedLucid, FixtureCasesCarryEveryBaselineAndTheBands) {
   EXPECT_EQ(std::string(kLucidOneProfileSplit),
             "busy_exponent fitted on the other families, one profile per job (host phase serial)");
   EXPECT_NEAR(run.cases[62].predicted, run.cases[68].predicted, 1e-9);
+  // The in-sample split (the shipped default's source) after the others, pair by pair: the grid value with the
+  // smallest error over every pair, so no larger an error than the shipped value's (on the grid), and the constant
+  // mean of every pair.
+  for (size_t k = 72; k < run.cases.size(); ++k) EXPECT_EQ(run.cases[k].split, kLucidInSampleSplit);
+  EXPECT_EQ(run.cases[72].id.substr(0, run.cases[0].id.size()), run.cases[0].id);
+  double speeds = 0;
+  for (size_t k = 72; k < run.cases.size(); ++k) speeds += run.cases[k].measured;
+  EXPECT_NEAR(run.cases[72].baseline.at("train_mean"), speeds / 24, 1e-12);
   bool banded = false;
-  for (const ValidationSummary& s : summarize(run))
+  double shipped = -1, in_sample = -1;
+  for (const ValidationSummary& s : summarize(run)) {
     banded = banded || s.split == "shipped defaults, no fit, summed solo gpu_util < 100%";
+    if (s.split == "shipped defaults, no fit") shipped = s.mape;
+    if (s.split == kLucidInSampleSplit) in_sample = s.mape;
+  }
   EXPECT_TRUE(banded);
+  ASSERT_GT(shipped, 0);
+  ASSERT_GT(in_sample, 0);
+  EXPECT_LE(in_sample, shipped + 1e-9);
 }
 
 // MIGPerf through the op model: a full-GPU step the CPU bound (the same 11 ms at batch 1 and 8) is not taken for GPU
