@@ -274,6 +274,12 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   double speeds = 0;
   for (const Usable& u : usable) speeds += u.pair->speed_a + u.pair->speed_b;
   const double in_sample_mean = speeds / static_cast<double>(2 * usable.size());
+  // Each pair's summed error of its two job-speeds, per grid column (with the input pipeline and serial).
+  std::vector<std::array<double, 2 * kGridSize>> pair_error(usable.size());
+  for (size_t p = 0; p < usable.size(); ++p)
+    for (size_t g = 0; g < 2 * kGridSize; ++g)
+      pair_error[p][g] =
+          ape(usable[p].pair->speed_a, predicted[p][g].first) + ape(usable[p].pair->speed_b, predicted[p][g].second);
   for (size_t p = 0; p < usable.size(); ++p) {
     const Usable& u = usable[p];
     // The training pairs of this pair's folds: those of no family of them; their constant mean and the grid value
@@ -287,9 +293,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
       if (shares) continue;
       sum += usable[q].pair->speed_a + usable[q].pair->speed_b;
       n += 2;
-      for (size_t g = 0; g < 2 * kGridSize; ++g)
-        error[g] += ape(usable[q].pair->speed_a, predicted[q][g].first) +
-                    ape(usable[q].pair->speed_b, predicted[q][g].second);
+      for (size_t g = 0; g < 2 * kGridSize; ++g) error[g] += pair_error[q][g];
     }
     const double train_mean = n ? sum / static_cast<double>(n) : 1.0;
     // The grid value with the smallest training error among columns [from, from + kGridSize); with no training
@@ -306,9 +310,7 @@ std::vector<ValidationRun> validate_lucid(const std::string& dir, const Publishe
   // out), the cases after the others'.
   std::array<double, kGridSize> total{};
   for (size_t p = 0; p < usable.size(); ++p)
-    for (size_t g = 0; g < kGridSize; ++g)
-      total[g] += ape(usable[p].pair->speed_a, predicted[p][g].first) +
-                  ape(usable[p].pair->speed_b, predicted[p][g].second);
+    for (size_t g = 0; g < kGridSize; ++g) total[g] += pair_error[p][g];
   const size_t in_sample = static_cast<size_t>(std::min_element(total.begin(), total.end()) - total.begin());
   for (size_t p = 0; p < usable.size(); ++p) add_cases(p, {{in_sample, kLucidInSampleSplit}}, in_sample_mean);
   return {run};
