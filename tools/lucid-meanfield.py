@@ -58,7 +58,8 @@ def main():
     pairs = []
     for p in rows(pair_file):
         a, b = (p["model1"], p["batchsize1"], p["amp1"]), (p["model2"], p["batchsize2"], p["amp2"])
-        if a in solo and b in solo and solo[a] > 0 and solo[b] > 0:
+        one_gpu = p["gpu_num1"] == "1" and p["gpu_num2"] == "1"  # the solo profiles are one GPU's
+        if one_gpu and a in solo and b in solo and solo[a] > 0 and solo[b] > 0:
             pairs.append((a, b, solo[a], solo[b], float(p["speed1"]), float(p["speed2"])))
     families = sorted({j[0] for p in pairs for j in p[:2]})
     fold = {f: i % 5 for i, f in enumerate(families)}
@@ -95,8 +96,11 @@ def main():
               ("max-min fair", max_min)]
     fitted = ", ".join(f"{name} {mean(held_out(shape)):.1f}%" for name, shape in shapes)
     print(f"{len(rule)} job-speeds, busy_per_util by family folds: {fitted}; util rule {mean(rule):.1f}%")
-    print(f"beside a partner under 20% solo gpu_util ({len(idle)} job-speeds): "
-          f"measured speed {mean(idle):.1f}% from 1.0")
+    if idle:
+        print(f"beside a partner under 20% solo gpu_util ({len(idle)} job-speeds): "
+              f"measured speed {mean(idle):.1f}% from 1.0")
+    else:
+        print("no job-speed beside a partner under 20% solo gpu_util")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 # Usage: tools/setup.sh [--no-build] [--build-dir DIR] [--type Release|Debug|Asan] [--with-tests] [--with-browser]
 #                       [--with-fuzz]
 # --with-tests also installs what the test suite needs (GoogleTest, SimGrid for the network model and the engine
-# benchmark) and builds everything, tests included (tools/test.sh installs it and builds itself).
+# benchmark, python3 for the checks of the tools/lucid-*.py analyses) and builds everything, tests included
+# (tools/test.sh installs it and builds itself).
 # --with-browser also installs Chromium and a font, which the HTML report test renders pages with.
 # --with-fuzz also installs clang with its sanitizer and libFuzzer runtimes (the sanitizer build with
 # float-cast-overflow and the fuzz targets) and python3 (tools/mutate-inputs.py).
@@ -31,7 +32,7 @@ done
 
 packages=(build-essential cmake ninja-build pkg-config
           libyaml-cpp-dev libcli11-dev libboost-dev nlohmann-json3-dev libfmt-dev zlib1g-dev)
-if [ "$with_tests" -eq 1 ]; then packages+=(libsimgrid-dev libgtest-dev); fi
+if [ "$with_tests" -eq 1 ]; then packages+=(libsimgrid-dev libgtest-dev python3); fi
 if [ "$with_browser" -eq 1 ]; then packages+=(chromium fonts-dejavu-core); fi
 if [ "$with_fuzz" -eq 1 ]; then packages+=(clang libclang-rt-14-dev python3); fi
 missing=()

@@ -1,9 +1,12 @@
 # `vgpusim validate --published lucid DIR --json`: every naive baseline is named in the summary (no_interference,
 # half, util_rule, train_mean), with the table by band. DIR: the shipped hand-made fixture, or Lucid's real
-# development split where ../shared holds it (the ctest exists only then, decided when CMake configures).
+# development split where ../shared holds it (the ctest exists only then, decided when CMake configures). Then the
+# two analyses outside the simulator that docs/models/telemetry-workload.md quotes (tools/lucid-meanfield.py and
+# tools/lucid-ceiling.py, the latter reading the cases just written) run on the same files and print their lines.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 execute_process(COMMAND "${VGPUSIM}" validate --published lucid "${DIR}" --json "${WORK}/summary.json"
+                        --cases "${WORK}/cases.csv"
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 message("${out}")
 if(NOT rc EQUAL 0)
@@ -69,3 +72,25 @@ if(BEAT_BASELINES)
                         "checked ${checked}")
   endif()
 endif()
+
+# The analyses outside the simulator (PYTHON, TOOLS: the interpreter and the source tree's tools/), each with a line
+# its output must have: they start from as many job-speeds as the validation predicts (the same pairs left out).
+string(JSON cases GET "${summary}" 0 cases)
+function(check_tool script expected)
+  execute_process(COMMAND "${PYTHON}" "${TOOLS}/${script}" ${ARGN}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  message("${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tools/${script} ${ARGN} exited ${rc}: ${err}")
+  endif()
+  if(NOT out MATCHES "${expected}")
+    message(FATAL_ERROR "tools/${script}: no line matching '${expected}' in its output")
+  endif()
+endfunction()
+check_tool(lucid-meanfield.py "^${cases} job-speeds, busy_per_util by family folds: random interleaving [0-9.]+%"
+           "${DIR}")
+set(own "nearest in solo gpu_util, of any family: k=1 [0-9.]+%")
+set(per_job "busy_exponent fitted on the other families: [0-9.]+% over ${cases} job-speeds, [0-9.]+% with each job's \
+mean signed error divided out")
+check_tool(lucid-ceiling.py "^${cases} job-speeds; util rule [0-9.]+%.*${own}.*\n${per_job}"
+           "${DIR}" --cases "${WORK}/cases.csv")

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""How closely the Lucid pairs can be predicted at all (docs/models/telemetry-workload.md#validation).
+
+Reference estimators that are not models: each reads the measured answer of the same job beside other partners,
+which a new job's solo telemetry does not give. They bound from below what a model from solo telemetry can hope for
+on these pairs, and split a model's error into the part that is each job's own (the same sign beside every partner)
+and the part that differs from partner to partner.
+
+- Repeatability: in the pairs of two identical jobs (same model, data set, batch, precision), the two measured speeds'
+  difference over their mean.
+- The job's own speeds beside its k other partners nearest in solo gpu_util (the pair itself left out; ties in
+  partner name order), averaged: MAPE of the normalized speed, for k = 1, 2, 4, 8; and the same with the partners
+  of the partner's own family left out as well (a partner of a new kind, as the validation's folds hold it out).
+- With --cases FILE (written by `vgpusim validate --published lucid DIR --cases FILE`): each split's MAPE, and what
+  is left of it when each job's mean signed relative error over its pairs is divided out (in sample).
+
+The utilization rule min(1, 1 / (u1 + u2)) on the same job-speeds is printed beside them. Pairs whose jobs span
+several GPUs or lack a solo profile are left out, as the validation leaves them out.
+
+Usage: tools/lucid-ceiling.py DIR [--cases FILE]   (DIR holds colocate_info*.csv and single_data*.csv)
+The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the repository (../shared lucid-dev).
+"""
+import argparse
+import csv
+import glob
+import os
+import re
+import sys
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def only(d, pattern):
+    found = sorted(glob.glob(os.path.join(d, pattern)))
+    if not found:
+        sys.exit(f"{d}: expected a Lucid {pattern}")
+    return found[0]
+
+
+def key(model, dataset, batch, amp):
+    """A job's name as `vgpusim validate --published lucid` writes it in its case ids."""
+    return f"{model}/{dataset}/{batch}" + ("/amp" if amp == "1" else "")
+
+
+def mape(pairs):
+    return 100 * sum(abs(p - m) / m for p, m in pairs) / len(pairs)
+
+
+def job_speeds(d):
+    """Each usable job-speed: (pair index, job, partner, measured), and each job's solo gpu_util and family."""
+    util, family = {}, {}
+    for r in rows(only(d, "single_data*.csv")):
+        k = key(r["model"], r["dataset"], r["batchsize"], r["amp"])
+        util[k], family[k] = min(1.0, float(r["gpu_util"]) / 100), r["model"]
+    out = []
+    for i, p in enumerate(rows(only(d, "colocate_info*.csv"))):
+        a = key(p["model1"], p["dataset1"], p["batchsize1"], p["amp1"])
+        b = key(p["model2"], p["dataset2"], p["batchsize2"], p["amp2"])
+        if p["gpu_num1"] != "1" or p["gpu_num2"] != "1" or a not in util or b not in util:
+            continue
+        if not (util[a] > 0 and util[b] > 0 and float(p["speed1"]) > 0 and float(p["speed2"]) > 0):
+            continue
+        out += [(i, a, b, float(p["speed1"])), (i, b, a, float(p["speed2"]))]
+    return out, util, family
+
+
+def own_partners(speeds, util, family, k, other_family):
+    """(estimate, measured) of every job-speed that has other partners to read."""
+    by_job = {}
+    for s in speeds:
+        by_job.setdefault(s[1], []).append(s)
+    out = []
+    for pair, job, partner, measured in speeds:
+        near = [s for s in by_job[job] if s[0] != pair and not (other_family and family[s[2]] == family[partner])]
+        near.sort(key=lambda s: (abs(util[s[2]] - util[partner]), s[2]))
+        if near[:k]:
+            out.append((sum(s[3] for s in near[:k]) / len(near[:k]), measured))
+    return out
+
+
+def read_cases(path):
+    """Each split's (job, measured, predicted), from the case ids 'A beside B: JOB[ (busy_exponent E)]'."""
+    splits = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            m = re.match(r".* beside .*: (\S+)", r["id"])
+            if r.get("dataset") == "lucid" and m:
+                splits.setdefault(r["split"], []).append((m.group(1), float(r["measured"]), float(r["predicted"])))
+    return splits
+
+
+def main():
+    parser = argparse.ArgumentParser(usage=next(l for l in __doc__.splitlines() if l.startswith("Usage:"))[7:])
+    parser.add_argument("dir")
+    parser.add_argument("--cases")
+    args = parser.parse_args()
+    speeds, util, family = job_speeds(args.dir)
+    if not speeds:
+        sys.exit(f"{args.dir}: no pair with both solo profiles")
+    rule = {(s[0], s[1]): min(1, 1 / (util[s[1]] + util[s[2]])) for s in speeds}
+    print(f"{len(speeds)} job-speeds; util rule {mape([(rule[(s[0], s[1])], s[3]) for s in speeds]):.1f}%")
+
+    twins = {}
+    for pair, job, partner, measured in speeds:
+        if job == partner:
+            twins.setdefault(pair, []).append(measured)
+    gaps = [abs(a - b) / ((a + b) / 2) for a, b in twins.values()]
+    if gaps:
+        print(f"identical pairs ({len(gaps)}): the two speeds differ by {100 * sum(gaps) / len(gaps):.1f}% of their "
+              "mean on average")
+
+    for other_family, what in ((False, "any family"), (True, "a family other than this pair's partner's")):
+        cells = []
+        for k in (1, 2, 4, 8):
+            est = own_partners(speeds, util, family, k, other_family)
+            if est:
+                cells.append(f"k={k} {mape(est):.1f}% ({len(est)})")
+        if cells:
+            print(f"the job's own speeds beside its k other partners nearest in solo gpu_util, of {what}: "
+                  + ", ".join(cells))
+
+    if args.cases:
+        for split, cases in read_cases(args.cases).items():
+            bias = {}
+            for job, measured, predicted in cases:
+                bias.setdefault(job, []).append((predicted - measured) / measured)
+            mean_bias = {job: sum(v) / len(v) for job, v in bias.items()}
+            left = [(p / (1 + mean_bias[job]), m) for job, m, p in cases]
+            print(f"{split}: {mape([(p, m) for _, m, p in cases]):.1f}% over {len(cases)} job-speeds, "
+                  f"{mape(left):.1f}% with each job's mean signed error divided out (in sample)")
+
+
+if __name__ == "__main__":
+    main()
