@@ -12,17 +12,19 @@ and the part that differs from partner to partner.
   partner name order), averaged: MAPE of the normalized speed, for k = 1, 2, 4, 8; and the same with the partners
   of the partner's own family left out as well (a partner of a new kind, as the validation's folds hold it out).
 - With --cases FILE (written by `vgpusim validate --published lucid DIR --cases FILE`): each split's MAPE, and what
-  is left of it when each job's mean signed relative error over its pairs is divided out (in sample).
+  is left of it when each job's mean signed error over its pairs is divided out (the mean of log(predicted /
+  measured)), and when each job's and each partner's are (a sum of the two, in sample); --effects prints them.
 
 The utilization rule min(1, 1 / (u1 + u2)) on the same job-speeds is printed beside them. Pairs whose jobs span
 several GPUs or lack a solo profile are left out, as the validation leaves them out.
 
-Usage: tools/lucid-ceiling.py DIR [--cases FILE]   (DIR holds colocate_info*.csv and single_data*.csv)
+Usage: tools/lucid-ceiling.py DIR [--cases FILE [--effects]]   (DIR holds colocate_info*.csv and single_data*.csv)
 The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the repository (../shared lucid-dev).
 """
 import argparse
 import csv
 import glob
+import math
 import os
 import re
 import sys
@@ -82,21 +84,44 @@ def own_partners(speeds, util, family, k, other_family):
 
 
 def read_cases(path):
-    """Each split's (job, measured, predicted), from the case ids 'A beside B: JOB[ (busy_exponent E)]'."""
+    """Each split's (job, partner, measured, predicted), from the case ids 'A beside B: JOB[ (busy_exponent E)]'."""
     splits = {}
     with open(path) as f:
         for r in csv.DictReader(f):
-            m = re.match(r".* beside .*: (\S+)", r["id"])
+            m = re.match(r"(\S+) beside (\S+): (\S+)", r["id"])
             if r.get("dataset") == "lucid" and m:
-                splits.setdefault(r["split"], []).append((m.group(1), float(r["measured"]), float(r["predicted"])))
+                a, b, job = m.groups()
+                case = (job, b if job == a else a, float(r["measured"]), float(r["predicted"]))
+                splits.setdefault(r["split"], []).append(case)
     return splits
+
+
+def effects(cases, with_partner):
+    """Each job's and each partner's effect on log(predicted / measured), fitted as a sum by alternating means."""
+    job, partner = {}, {}
+    for _ in range(50):
+        sums = {}
+        for j, o, m, p in cases:
+            sums.setdefault(j, []).append(math.log(p / m) - partner.get(o, 0))
+        job = {j: sum(v) / len(v) for j, v in sums.items()}
+        if not with_partner:
+            break
+        sums = {}
+        for j, o, m, p in cases:
+            sums.setdefault(o, []).append(math.log(p / m) - job[j])
+        partner = {o: sum(v) / len(v) for o, v in sums.items()}
+    return job, partner
 
 
 def main():
     parser = argparse.ArgumentParser(usage=next(l for l in __doc__.splitlines() if l.startswith("Usage:"))[7:])
     parser.add_argument("dir")
     parser.add_argument("--cases")
+    parser.add_argument("--effects", action="store_true",
+                        help="with --cases: each job's effect as itself and as a partner")
     args = parser.parse_args()
+    if args.effects and not args.cases:
+        parser.error("--effects needs --cases FILE")
     speeds, util, family = job_speeds(args.dir)
     if not speeds:
         sys.exit(f"{args.dir}: no pair with both solo profiles")
@@ -124,13 +149,17 @@ def main():
 
     if args.cases:
         for split, cases in read_cases(args.cases).items():
-            bias = {}
-            for job, measured, predicted in cases:
-                bias.setdefault(job, []).append((predicted - measured) / measured)
-            mean_bias = {job: sum(v) / len(v) for job, v in bias.items()}
-            left = [(p / (1 + mean_bias[job]), m) for job, m, p in cases]
-            print(f"{split}: {mape([(p, m) for _, m, p in cases]):.1f}% over {len(cases)} job-speeds, "
-                  f"{mape(left):.1f}% with each job's mean signed error divided out (in sample)")
+            job_effect, partner_effect = effects(cases, with_partner=False)
+            left_job = [(p / math.exp(job_effect[j]), m) for j, _, m, p in cases]
+            job_effect, partner_effect = effects(cases, with_partner=True)
+            left_both = [(p / math.exp(job_effect[j] + partner_effect[o]), m) for j, o, m, p in cases]
+            print(f"{split}: {mape([(p, m) for _, _, m, p in cases]):.1f}% over {len(cases)} job-speeds, "
+                  f"{mape(left_job):.1f}% with each job's mean signed error divided out, {mape(left_both):.1f}% "
+                  "with each job's and each partner's (in sample)")
+            if args.effects:
+                for j in sorted(job_effect, key=lambda j: job_effect[j]):
+                    print(f"  {j}: {100 * (math.exp(job_effect[j]) - 1):+.1f}% as the job, "
+                          f"{100 * (math.exp(partner_effect.get(j, 0)) - 1):+.1f}% as the partner")
 
 
 if __name__ == "__main__":

@@ -91,6 +91,6 @@ check_tool(lucid-meanfield.py "^${cases} job-speeds, busy_per_util by family fol
            "${DIR}")
 set(own "nearest in solo gpu_util, of any family: k=1 [0-9.]+%")
 set(per_job "busy_exponent fitted on the other families: [0-9.]+% over ${cases} job-speeds, [0-9.]+% with each job's \
-mean signed error divided out")
+mean signed error divided out, [0-9.]+% with each job's and each partner's")
 check_tool(lucid-ceiling.py "^${cases} job-speeds; util rule [0-9.]+%.*${own}.*\n${per_job}"
            "${DIR}" --cases "${WORK}/cases.csv")
