@@ -2,9 +2,9 @@
 """How closely the Lucid pairs can be predicted at all (docs/models/telemetry-workload.md#validation).
 
 Reference estimators that are not models: each reads the measured answer of the same job beside other partners,
-which a new job's solo telemetry does not give. They bound from below what a model from solo telemetry can hope for
-on these pairs, and split a model's error into the part that is each job's own (the same sign beside every partner)
-and the part that differs from partner to partner.
+which a new job's solo telemetry does not give. They are a reference for how low a model from solo telemetry can be
+expected to go on these pairs (not a proven bound), and split a model's error into the part that is each job's own
+(the same sign beside every partner) and the part that differs from partner to partner.
 
 - Repeatability: in the pairs of two identical jobs (same model, data set, batch, precision), the two measured speeds'
   difference over their mean.
