@@ -10,7 +10,8 @@ expected to go on these pairs (not a proven bound), and split a model's error in
   difference over their mean.
 - The job's own speeds beside its k other partners nearest in solo gpu_util (the pair itself left out; ties in
   partner name order), averaged: MAPE of the normalized speed, for k = 1, 2, 4, 8; and the same with the partners
-  of the partner's own family left out as well (a partner of a new kind, as the validation's folds hold it out).
+  of the partner's own family left out as well (a partner of a new kind, as the validation's folds hold it out);
+  for k = 4 also by band of the pair's summed solo gpu_util, as the validation's table has them.
 - With --cases FILE (written by `vgpusim validate --published lucid DIR --cases FILE`): each split's MAPE, and what
   is left of it when each job's mean signed error over its pairs is divided out (the mean of log(predicted /
   measured)), and when each job's and each partner's are (a sum of the two, in sample); --effects prints them.
@@ -69,8 +70,8 @@ def job_speeds(d):
     return out, util, family
 
 
-def own_partners(speeds, util, family, k, other_family):
-    """(estimate, measured) of every job-speed that has other partners to read."""
+def own_partners(speeds, util, family, k, other_family, with_case=False):
+    """(estimate, measured) of every job-speed that has other partners to read (with_case: and the job-speed)."""
     by_job = {}
     for s in speeds:
         by_job.setdefault(s[1], []).append(s)
@@ -79,7 +80,8 @@ def own_partners(speeds, util, family, k, other_family):
         near = [s for s in by_job[job] if s[0] != pair and not (other_family and family[s[2]] == family[partner])]
         near.sort(key=lambda s: (abs(util[s[2]] - util[partner]), s[2]))
         if near[:k]:
-            out.append((sum(s[3] for s in near[:k]) / len(near[:k]), measured))
+            estimate = (sum(s[3] for s in near[:k]) / len(near[:k]), measured)
+            out.append((estimate, (pair, job, partner, measured)) if with_case else estimate)
     return out
 
 
@@ -146,6 +148,17 @@ def main():
         if cells:
             print(f"the job's own speeds beside its k other partners nearest in solo gpu_util, of {what}: "
                   + ", ".join(cells))
+        # k = 4 by band of the pair's summed solo gpu_util, beside the util rule (the validation's bands).
+        bands = {}
+        for (estimate, measured), (pair, job, partner, _) in own_partners(speeds, util, family, 4, other_family,
+                                                                           with_case=True):
+            summed = util[job] + util[partner]
+            band = 0 if summed < 1 else 1 if summed < 1.3 else 2 if summed < 1.6 else 3
+            bands.setdefault(band, []).append((estimate, rule[(pair, job)], measured))
+        cells = ["-" if b not in bands else f"{mape([(e, m) for e, _, m in bands[b]]):.1f}% "
+                 f"(util rule {mape([(r, m) for _, r, m in bands[b]]):.1f}%)" for b in range(4)]
+        if bands:
+            print("  k=4 by summed solo gpu_util (< 100, 100-130, 130-160, >= 160%): " + ", ".join(cells))
 
     if args.cases:
         for split, cases in read_cases(args.cases).items():
