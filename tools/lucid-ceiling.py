@@ -24,64 +24,30 @@ The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the re
 """
 import argparse
 import csv
-import glob
 import math
-import os
 import re
 import sys
 
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
-
-
-def only(d, pattern):
-    found = sorted(glob.glob(os.path.join(d, pattern)))
-    if not found:
-        sys.exit(f"{d}: expected a Lucid {pattern}")
-    return found[0]
-
-
-def key(model, dataset, batch, amp):
-    """A job's name as `vgpusim validate --published lucid` writes it in its case ids."""
-    return f"{model}/{dataset}/{batch}" + ("/amp" if amp == "1" else "")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree, where the tests run this
+from lucid_files import usable_pairs  # noqa: E402
 
 
 def mape(pairs):
     return 100 * sum(abs(p - m) / m for p, m in pairs) / len(pairs)
 
 
-def job_speeds(d):
-    """Each usable job-speed: (pair index, job, partner, measured), and each job's solo gpu_util and family."""
-    util, family = {}, {}
-    for r in rows(only(d, "single_data*.csv")):
-        k = key(r["model"], r["dataset"], r["batchsize"], r["amp"])
-        util[k], family[k] = min(1.0, float(r["gpu_util"]) / 100), r["model"]
-    out = []
-    for i, p in enumerate(rows(only(d, "colocate_info*.csv"))):
-        a = key(p["model1"], p["dataset1"], p["batchsize1"], p["amp1"])
-        b = key(p["model2"], p["dataset2"], p["batchsize2"], p["amp2"])
-        if p["gpu_num1"] != "1" or p["gpu_num2"] != "1" or a not in util or b not in util:
-            continue
-        if not (util[a] > 0 and util[b] > 0 and float(p["speed1"]) > 0 and float(p["speed2"]) > 0):
-            continue
-        out += [(i, a, b, float(p["speed1"])), (i, b, a, float(p["speed2"]))]
-    return out, util, family
-
-
-def own_partners(speeds, util, family, k, other_family, with_case=False):
-    """(estimate, measured) of every job-speed that has other partners to read (with_case: and the job-speed)."""
+def own_partners(speeds, util, family, k, other_family):
+    """(estimate, job-speed) of every job-speed that has other partners to read."""
     by_job = {}
     for s in speeds:
         by_job.setdefault(s[1], []).append(s)
     out = []
-    for pair, job, partner, measured in speeds:
+    for case in speeds:
+        pair, job, partner, _ = case
         near = [s for s in by_job[job] if s[0] != pair and not (other_family and family[s[2]] == family[partner])]
         near.sort(key=lambda s: (abs(util[s[2]] - util[partner]), s[2]))
         if near[:k]:
-            estimate = (sum(s[3] for s in near[:k]) / len(near[:k]), measured)
-            out.append((estimate, (pair, job, partner, measured)) if with_case else estimate)
+            out.append((sum(s[3] for s in near[:k]) / len(near[:k]), case))
     return out
 
 
@@ -124,7 +90,8 @@ def main():
     args = parser.parse_args()
     if args.effects and not args.cases:
         parser.error("--effects needs --cases FILE")
-    speeds, util, family = job_speeds(args.dir)
+    pairs, util, family = usable_pairs(args.dir)
+    speeds = [s for i, a, b, sa, sb in pairs for s in ((i, a, b, sa), (i, b, a, sb))]  # (pair, job, partner, speed)
     if not speeds:
         sys.exit(f"{args.dir}: no pair with both solo profiles")
     rule = {(s[0], s[1]): min(1, 1 / (util[s[1]] + util[s[2]])) for s in speeds}
@@ -140,18 +107,17 @@ def main():
               "mean on average")
 
     for other_family, what in ((False, "any family"), (True, "a family other than this pair's partner's")):
-        cells = []
+        cells, by_k = [], {}
         for k in (1, 2, 4, 8):
-            est = own_partners(speeds, util, family, k, other_family)
-            if est:
-                cells.append(f"k={k} {mape(est):.1f}% ({len(est)})")
+            by_k[k] = own_partners(speeds, util, family, k, other_family)
+            if by_k[k]:
+                cells.append(f"k={k} {mape([(e, case[3]) for e, case in by_k[k]]):.1f}% ({len(by_k[k])})")
         if cells:
             print(f"the job's own speeds beside its k other partners nearest in solo gpu_util, of {what}: "
                   + ", ".join(cells))
         # k = 4 by band of the pair's summed solo gpu_util, beside the util rule (the validation's bands).
         bands = {}
-        for (estimate, measured), (pair, job, partner, _) in own_partners(speeds, util, family, 4, other_family,
-                                                                           with_case=True):
+        for estimate, (pair, job, partner, measured) in by_k[4]:
             summed = util[job] + util[partner]
             band = 0 if summed < 1 else 1 if summed < 1.3 else 2 if summed < 1.6 else 3
             bands.setdefault(band, []).append((estimate, rule[(pair, job)], measured))

@@ -14,15 +14,10 @@ min(1, 1 / (u1 + u2)), and the spread of the measured speeds beside an almost id
 Usage: tools/lucid-meanfield.py DIR   (DIR holds colocate_info*.csv and single_data*.csv; ../shared lucid-dev)
 The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the repository.
 """
-import csv
-import glob
-import os
 import sys
 
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree, where the tests run this
+from lucid_files import usable_pairs  # noqa: E402
 
 
 def pair_speeds(ua, ub):
@@ -51,17 +46,9 @@ def main():
     if len(sys.argv) != 2:
         print(next(line for line in __doc__.splitlines() if line.startswith("Usage:")), file=sys.stderr)
         sys.exit(2)
-    d = sys.argv[1]
-    solo_file = sorted(glob.glob(os.path.join(d, "single_data*.csv")))[0]
-    pair_file = sorted(glob.glob(os.path.join(d, "colocate_info*.csv")))[0]
-    solo = {(r["model"], r["batchsize"], r["amp"]): float(r["gpu_util"]) / 100 for r in rows(solo_file)}
-    pairs = []
-    for p in rows(pair_file):
-        a, b = (p["model1"], p["batchsize1"], p["amp1"]), (p["model2"], p["batchsize2"], p["amp2"])
-        one_gpu = p["gpu_num1"] == "1" and p["gpu_num2"] == "1"  # the solo profiles are one GPU's
-        if one_gpu and a in solo and b in solo and solo[a] > 0 and solo[b] > 0:
-            pairs.append((a, b, solo[a], solo[b], float(p["speed1"]), float(p["speed2"])))
-    families = sorted({j[0] for p in pairs for j in p[:2]})
+    usable, util, family = usable_pairs(sys.argv[1])
+    pairs = [(family[a], family[b], util[a], util[b], sa, sb) for _, a, b, sa, sb in usable]
+    families = sorted({f for p in pairs for f in p[:2]})
     fold = {f: i % 5 for i, f in enumerate(families)}
     grid = [0.6 + 0.02 * i for i in range(21)]
 
@@ -77,8 +64,8 @@ def main():
             errors.append(row)
         out = []
         for i, (a, b, *_) in enumerate(pairs):
-            held = {fold[a[0]], fold[b[0]]}
-            train = [j for j, p in enumerate(pairs) if fold[p[0][0]] not in held and fold[p[1][0]] not in held]
+            held = {fold[a], fold[b]}
+            train = [j for j, p in enumerate(pairs) if fold[p[0]] not in held and fold[p[1]] not in held]
             best = min(range(len(grid)), key=lambda g: sum(errors[j][g] for j in train))
             out += [errors[i][best] / 2] * 2  # the pair's two job-speeds (their summed error, halved for each)
         return out

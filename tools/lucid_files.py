@@ -1,0 +1,46 @@
+"""Lucid's files read as `vgpusim validate --published lucid` reads them, for the tools/lucid-*.py analyses.
+
+The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the repository (../shared lucid-dev).
+"""
+import csv
+import glob
+import os
+import sys
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def lucid_file(d, pattern):
+    found = sorted(glob.glob(os.path.join(d, pattern)))
+    if not found:
+        sys.exit(f"{d}: expected a Lucid {pattern}")
+    return found[0]
+
+
+def key(model, dataset, batch, amp):
+    """A job's name as `vgpusim validate --published lucid` writes it in its case ids."""
+    return f"{model}/{dataset}/{batch}" + ("/amp" if amp == "1" else "")
+
+
+def usable_pairs(d):
+    """The pairs the validation predicts, in file order, as (index in the file, job a, job b, speed a, speed b), and
+    each job's solo gpu_util (a fraction) and family (its model) by name. Left out as the validation leaves them out:
+    a pair whose jobs span several GPUs (the solo profiles are one GPU's), lack a solo profile, or have a speed or
+    solo gpu_util of 0."""
+    util, family = {}, {}
+    for r in rows(lucid_file(d, "single_data*.csv")):
+        k = key(r["model"], r["dataset"], r["batchsize"], r["amp"])
+        util[k], family[k] = float(r["gpu_util"]) / 100, r["model"]
+    pairs = []
+    for i, p in enumerate(rows(lucid_file(d, "colocate_info*.csv"))):
+        a = key(p["model1"], p["dataset1"], p["batchsize1"], p["amp1"])
+        b = key(p["model2"], p["dataset2"], p["batchsize2"], p["amp2"])
+        if p["gpu_num1"] != "1" or p["gpu_num2"] != "1" or a not in util or b not in util:
+            continue
+        speed_a, speed_b = float(p["speed1"]), float(p["speed2"])
+        if util[a] > 0 and util[b] > 0 and speed_a > 0 and speed_b > 0:
+            pairs.append((i, a, b, speed_a, speed_b))
+    return pairs, util, family
