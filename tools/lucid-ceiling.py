@@ -15,11 +15,17 @@ expected to go on these pairs (not a proven bound), and split a model's error in
 - With --cases FILE (written by `vgpusim validate --published lucid DIR --cases FILE`): each split's MAPE, and what
   is left of it when each job's mean signed error over its pairs is divided out (the mean of log(predicted /
   measured)), and when each job's and each partner's are (a sum of the two, in sample); --effects prints them.
+- With --cases FILE --features: whether the solo telemetry of a job and its partner tells that error in advance. Each
+  split's signed error, log(predicted / measured), is fitted by least squares on the job's and the partner's
+  precision, solo gpu_util, memory share (mem_util / gpu_util) and device memory (separately and all together) over
+  the training pairs the validation's folds give each pair (families dealt into 5 folds in name order; pairs of no
+  fold of the pair's two families), and divided out of the pair's prediction: the MAPE held out (job-speeds with
+  fewer than twice as many training job-speeds as coefficients are left as predicted: "unfitted").
 
 The utilization rule min(1, 1 / (u1 + u2)) on the same job-speeds is printed beside them. Pairs whose jobs span
 several GPUs or lack a solo profile are left out, as the validation leaves them out.
 
-Usage: tools/lucid-ceiling.py DIR [--cases FILE [--effects]]   (DIR holds colocate_info*.csv and single_data*.csv)
+Usage: tools/lucid-ceiling.py DIR [--cases FILE [--effects] [--features]]   (DIR: colocate_info*.csv, single_data*.csv)
 The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the repository (../shared lucid-dev).
 """
 import argparse
@@ -29,7 +35,15 @@ import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree, where the tests run this
-from lucid_files import usable_pairs  # noqa: E402
+from lucid_files import solo_profiles, usable_pairs  # noqa: E402
+
+FOLDS = 5  # as `vgpusim validate --published lucid` deals the families
+FEATURES = {  # of a job's solo profile s beside a partner's o
+    "precision": lambda s, o: [s["amp"], o["amp"]],
+    "gpu_util": lambda s, o: [s["gpu_util"], o["gpu_util"]],
+    "memory": lambda s, o: [s["mem_util"] / s["gpu_util"], o["mem_util"] / o["gpu_util"], s["memory"] / 1e3,
+                            o["memory"] / 1e3],
+}
 
 
 def mape(pairs):
@@ -81,15 +95,54 @@ def effects(cases, with_partner):
     return job, partner
 
 
+def least_squares(x, y):
+    """The coefficients c minimizing |x c - y|^2 (normal equations, partial pivoting; a tiny ridge keeps a constant
+    column solvable)."""
+    n = len(x[0])
+    a = [[sum(r[i] * r[j] for r in x) + (1e-9 if i == j else 0) for j in range(n)] for i in range(n)]
+    b = [sum(r[i] * v for r, v in zip(x, y)) for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda r: abs(a[r][i]))
+        a[i], a[p], b[i], b[p] = a[p], a[i], b[p], b[i]
+        for r in range(n):
+            if r != i:
+                f = a[r][i] / a[i][i]
+                a[r] = [u - f * v for u, v in zip(a[r], a[i])]
+                b[r] -= f * b[i]
+    return [b[i] / a[i][i] for i in range(n)]
+
+
+def held_out_correction(cases, solo, features):
+    """MAPE of the cases with their signed error, fitted on the training folds' cases as a linear function of
+    `features`, divided out; and how many cases had too few training cases to fit (left as predicted)."""
+    families = sorted({solo[j]["family"] for j, _, _, _ in cases} | {solo[o]["family"] for _, o, _, _ in cases})
+    fold = {f: i % FOLDS for i, f in enumerate(families)}
+    x = [[1.0] + features(solo[j], solo[o]) for j, o, _, _ in cases]
+    y = [math.log(p / m) for _, _, m, p in cases]
+    folds = [frozenset((fold[solo[j]["family"]], fold[solo[o]["family"]])) for j, o, _, _ in cases]
+    fitted, out, unfitted = {}, [], 0
+    for i, (_, _, m, p) in enumerate(cases):
+        if folds[i] not in fitted:
+            train = [t for t in range(len(cases)) if not folds[t] & folds[i]]
+            fitted[folds[i]] = (least_squares([x[t] for t in train], [y[t] for t in train])
+                                if len(train) > 2 * len(x[i]) else None)
+        c = fitted[folds[i]]
+        unfitted += c is None
+        out.append((p / math.exp(sum(u * v for u, v in zip(x[i], c))) if c else p, m))
+    return mape(out), unfitted
+
+
 def main():
     parser = argparse.ArgumentParser(usage=next(l for l in __doc__.splitlines() if l.startswith("Usage:"))[7:])
     parser.add_argument("dir")
     parser.add_argument("--cases")
     parser.add_argument("--effects", action="store_true",
                         help="with --cases: each job's effect as itself and as a partner")
+    parser.add_argument("--features", action="store_true",
+                        help="with --cases: each split's error fitted on solo telemetry on the training folds")
     args = parser.parse_args()
-    if args.effects and not args.cases:
-        parser.error("--effects needs --cases FILE")
+    if (args.effects or args.features) and not args.cases:
+        parser.error("--effects and --features need --cases FILE")
     pairs, util, family = usable_pairs(args.dir)
     speeds = [s for i, a, b, sa, sb in pairs for s in ((i, a, b, sa), (i, b, a, sb))]  # (pair, job, partner, speed)
     if not speeds:
@@ -139,6 +192,16 @@ def main():
                 for j in sorted(job_effect, key=lambda j: job_effect[j]):
                     print(f"  {j}: {100 * (math.exp(job_effect[j]) - 1):+.1f}% as the job, "
                           f"{100 * (math.exp(partner_effect.get(j, 0)) - 1):+.1f}% as the partner")
+            if args.features:
+                solo = solo_profiles(args.dir)
+                sets = dict(FEATURES)
+                sets["all of them"] = lambda s, o: [v for f in FEATURES.values() for v in f(s, o)]
+                cells = []
+                for name, features in sets.items():
+                    error, unfitted = held_out_correction(cases, solo, features)
+                    cells.append(f"{name} {error:.1f}%" + (f" ({unfitted} unfitted)" if unfitted else ""))
+                print("  its signed error fitted on the solo telemetry of the training folds and divided out, held "
+                      f"out: {', '.join(cells)}")
 
 
 if __name__ == "__main__":

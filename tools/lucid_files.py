@@ -25,15 +25,26 @@ def key(model, dataset, batch, amp):
     return f"{model}/{dataset}/{batch}" + ("/amp" if amp == "1" else "")
 
 
+def solo_profiles(d):
+    """Each job's solo profile by name: gpu_util and mem_util (fractions), device memory (MB), precision (amp: 1 for
+    mixed precision) and family (its model)."""
+    out = {}
+    for r in rows(lucid_file(d, "single_data*.csv")):
+        out[key(r["model"], r["dataset"], r["batchsize"], r["amp"])] = {
+            "gpu_util": float(r["gpu_util"]) / 100, "mem_util": float(r["gmem_util"]) / 100,
+            "memory": float(r["gmem"]), "amp": float(r["amp"] == "1"),
+            "family": r["model"]}
+    return out
+
+
 def usable_pairs(d):
     """The pairs the validation predicts, in file order, as (index in the file, job a, job b, speed a, speed b), and
     each job's solo gpu_util (a fraction) and family (its model) by name. Left out as the validation leaves them out:
     a pair whose jobs span several GPUs (the solo profiles are one GPU's), lack a solo profile, or have a speed or
     solo gpu_util of 0."""
-    util, family = {}, {}
-    for r in rows(lucid_file(d, "single_data*.csv")):
-        k = key(r["model"], r["dataset"], r["batchsize"], r["amp"])
-        util[k], family[k] = float(r["gpu_util"]) / 100, r["model"]
+    solo = solo_profiles(d)
+    util = {k: p["gpu_util"] for k, p in solo.items()}
+    family = {k: p["family"] for k, p in solo.items()}
     pairs = []
     for i, p in enumerate(rows(lucid_file(d, "colocate_info*.csv"))):
         a = key(p["model1"], p["dataset1"], p["batchsize1"], p["amp1"])

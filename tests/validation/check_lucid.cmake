@@ -92,5 +92,7 @@ check_tool(lucid-meanfield.py "^${cases} job-speeds, busy_per_util by family fol
 set(own "nearest in solo gpu_util, of any family: k=1 [0-9.]+%")
 set(per_job "busy_exponent fitted on the other families: [0-9.]+% over ${cases} job-speeds, [0-9.]+% with each job's \
 mean signed error divided out, [0-9.]+% with each job's and each partner's")
-check_tool(lucid-ceiling.py "^${cases} job-speeds; util rule [0-9.]+%.*${own}.*\n${per_job}"
-           "${DIR}" --cases "${WORK}/cases.csv")
+set(features "\n  its signed error fitted on the solo telemetry of the training folds and divided out, held out: \
+precision [0-9.]+%[^,]*, gpu_util [0-9.]+%[^,]*, memory [0-9.]+%[^,]*, all of them [0-9.]+%")
+check_tool(lucid-ceiling.py "^${cases} job-speeds; util rule [0-9.]+%.*${own}.*\n${per_job}[^\n]*${features}"
+           "${DIR}" --cases "${WORK}/cases.csv" --features)
