@@ -16,11 +16,12 @@ expected to go on these pairs (not a proven bound), and split a model's error in
   is left of it when each job's mean signed error over its pairs is divided out (the mean of log(predicted /
   measured)), and when each job's and each partner's are (a sum of the two, in sample); --effects prints them.
 - With --cases FILE --features: whether the solo telemetry of a job and its partner tells that error in advance. Each
-  split's signed error, log(predicted / measured), is fitted by least squares on the job's and the partner's
-  precision, solo gpu_util, memory share (mem_util / gpu_util) and device memory (separately and all together) over
-  the training pairs the validation's folds give each pair (families dealt into 5 folds in name order; pairs of no
-  fold of the pair's two families), and divided out of the pair's prediction: the MAPE held out (job-speeds with
-  fewer than twice as many training job-speeds as coefficients are left as predicted: "unfitted").
+  split's signed error, log(predicted / measured), is fitted by least squares on a constant alone (the mean), and on it
+  and the job's and the partner's precision, solo gpu_util, memory share (mem_util / gpu_util) and device memory
+  (separately and all together) over the training pairs the validation's folds give each pair (families dealt into 5
+  folds in name order; pairs of no fold of the pair's two families), and divided out of the pair's prediction: the
+  MAPE held out (job-speeds with fewer than twice as many training job-speeds as coefficients are left as predicted:
+  "unfitted").
 
 The utilization rule min(1, 1 / (u1 + u2)) on the same job-speeds is printed beside them. Pairs whose jobs span
 several GPUs or lack a solo profile are left out, as the validation leaves them out.
@@ -38,7 +39,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree, where the t
 from lucid_files import solo_profiles, usable_pairs  # noqa: E402
 
 FOLDS = 5  # as `vgpusim validate --published lucid` deals the families
-FEATURES = {  # of a job's solo profile s beside a partner's o
+FEATURES = {  # of a job's solo profile s beside a partner's o; "the mean" fits the constant alone
+    "the mean": lambda s, o: [],
     "precision": lambda s, o: [s["amp"], o["amp"]],
     "gpu_util": lambda s, o: [s["gpu_util"], o["gpu_util"]],
     "memory": lambda s, o: [s["mem_util"] / s["gpu_util"], o["mem_util"] / o["gpu_util"], s["memory"] / 1e3,
@@ -195,7 +197,7 @@ def main():
             if args.features:
                 solo = solo_profiles(args.dir)
                 sets = dict(FEATURES)
-                sets["all of them"] = lambda s, o: [v for f in FEATURES.values() for v in f(s, o)]
+                sets["all of them"] = lambda s, o: [v for f in FEATURES.values() for v in f(s, o)]  # with the mean
                 cells = []
                 for name, features in sets.items():
                     error, unfitted = held_out_correction(cases, solo, features)

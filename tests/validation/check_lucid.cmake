@@ -93,6 +93,6 @@ set(own "nearest in solo gpu_util, of any family: k=1 [0-9.]+%")
 set(per_job "busy_exponent fitted on the other families: [0-9.]+% over ${cases} job-speeds, [0-9.]+% with each job's \
 mean signed error divided out, [0-9.]+% with each job's and each partner's")
 set(features "\n  its signed error fitted on the solo telemetry of the training folds and divided out, held out: \
-precision [0-9.]+%[^,]*, gpu_util [0-9.]+%[^,]*, memory [0-9.]+%[^,]*, all of them [0-9.]+%")
+the mean [0-9.]+%[^,]*, precision [0-9.]+%[^,]*, gpu_util [0-9.]+%[^,]*, memory [0-9.]+%[^,]*, all of them [0-9.]+%")
 check_tool(lucid-ceiling.py "^${cases} job-speeds; util rule [0-9.]+%.*${own}.*\n${per_job}[^\n]*${features}"
            "${DIR}" --cases "${WORK}/cases.csv" --features)
