@@ -182,6 +182,7 @@ def main():
             print("  k=4 by summed solo gpu_util (< 100, 100-130, 130-160, >= 160%): " + ", ".join(cells))
 
     if args.cases:
+        solo = solo_profiles(args.dir)
         for split, cases in read_cases(args.cases).items():
             job_effect, partner_effect = effects(cases, with_partner=False)
             left_job = [(p / math.exp(job_effect[j]), m) for j, _, m, p in cases]
@@ -195,7 +196,6 @@ def main():
                     print(f"  {j}: {100 * (math.exp(job_effect[j]) - 1):+.1f}% as the job, "
                           f"{100 * (math.exp(partner_effect.get(j, 0)) - 1):+.1f}% as the partner")
             if args.features:
-                solo = solo_profiles(args.dir)
                 sets = dict(FEATURES)
                 sets["all of them"] = lambda s, o: [v for f in FEATURES.values() for v in f(s, o)]  # with the mean
                 cells = []
