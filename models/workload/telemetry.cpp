@@ -74,7 +74,8 @@ const ParamTable<TelemetryMapping>& TelemetryMapping::table() {
                             "exclusively: its GPU time per unit is busy_per_util x gpu_util x T",
                             "nvidia-smi documents utilization.gpu as the share of the sample period during which "
                             "one or more kernels was executing: 1 takes it at its word; `vgpusim validate --published "
-                            "lucid` fits it on its training folds (docs/models/telemetry-workload.md); hwcal's "
+                            "lucid` fitted it on its training folds until 2026-12-06 (70-88%; it fits busy_exponent "
+                            "since, docs/models/telemetry-workload.md); hwcal's "
                             "telemetry.util_duty measures it on a GPU and `vgpusim fit` writes it to that GPU's "
                             "calibration (docs/hwcal.md)"))
           .add(&TelemetryMapping::busy_exponent,
@@ -118,8 +119,9 @@ const ParamTable<TelemetryMapping>& TelemetryMapping::table() {
                             "asynchronously, which 1 describes; 1 for every job predicts the Lucid pairs worse (one "
                             "start per pair, busy_per_util fitted: 12.8% against 10.0% with 0), each job's input "
                             "pipeline share from its solo profiles at several batch sizes (the host time that grows "
-                            "in proportion to the batch, input_pipeline_share) better (three starts: 9.1% against "
-                            "9.7% with 0; `vgpusim validate --published lucid`, docs/models/telemetry-workload.md); "
+                            "in proportion to the batch, input_pipeline_share) better (busy_exponent fitted: 7.9% "
+                            "against 8.4% with 0; busy_per_util fitted: 9.1% against 9.7%; `vgpusim validate "
+                            "--published lucid`, docs/models/telemetry-workload.md); "
                             "with one profile nothing tells the share, so the default keeps the phase serial"));
   return table;
 }
