@@ -36,9 +36,8 @@ import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree, where the tests run this
-from lucid_files import solo_profiles, usable_pairs  # noqa: E402
+from lucid_files import family_folds, solo_profiles, usable_pairs  # noqa: E402
 
-FOLDS = 5  # as `vgpusim validate --published lucid` deals the families
 FEATURES = {  # of a job's solo profile s beside a partner's o; "the mean" fits the constant alone
     "the mean": lambda s, o: [],
     "precision": lambda s, o: [s["amp"], o["amp"]],
@@ -117,8 +116,7 @@ def least_squares(x, y):
 def held_out_correction(cases, solo, features):
     """MAPE of the cases with their signed error, fitted on the training folds' cases as a linear function of
     `features`, divided out; and how many cases had too few training cases to fit (left as predicted)."""
-    families = sorted({solo[j]["family"] for j, _, _, _ in cases} | {solo[o]["family"] for _, o, _, _ in cases})
-    fold = {f: i % FOLDS for i, f in enumerate(families)}
+    fold = family_folds({solo[j]["family"] for j, _, _, _ in cases} | {solo[o]["family"] for _, o, _, _ in cases})
     x = [[1.0] + features(solo[j], solo[o]) for j, o, _, _ in cases]
     y = [math.log(p / m) for _, _, m, p in cases]
     folds = [frozenset((fold[solo[j]["family"]], fold[solo[o]["family"]])) for j, o, _, _ in cases]
@@ -145,7 +143,8 @@ def main():
     args = parser.parse_args()
     if (args.effects or args.features) and not args.cases:
         parser.error("--effects and --features need --cases FILE")
-    pairs, util, family = usable_pairs(args.dir)
+    solo = solo_profiles(args.dir)
+    pairs, util, family = usable_pairs(args.dir, solo)
     speeds = [s for i, a, b, sa, sb in pairs for s in ((i, a, b, sa), (i, b, a, sb))]  # (pair, job, partner, speed)
     if not speeds:
         sys.exit(f"{args.dir}: no pair with both solo profiles")
@@ -182,7 +181,6 @@ def main():
             print("  k=4 by summed solo gpu_util (< 100, 100-130, 130-160, >= 160%): " + ", ".join(cells))
 
     if args.cases:
-        solo = solo_profiles(args.dir)
         for split, cases in read_cases(args.cases).items():
             job_effect, partner_effect = effects(cases, with_partner=False)
             left_job = [(p / math.exp(job_effect[j]), m) for j, _, m, p in cases]

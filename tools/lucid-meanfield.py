@@ -17,7 +17,7 @@ The Lucid files are non-commercial (S-Lab License 1.0): they stay outside the re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree, where the tests run this
-from lucid_files import usable_pairs  # noqa: E402
+from lucid_files import family_folds, usable_pairs  # noqa: E402
 
 
 def pair_speeds(ua, ub):
@@ -48,8 +48,7 @@ def main():
         sys.exit(2)
     usable, util, family = usable_pairs(sys.argv[1])
     pairs = [(family[a], family[b], util[a], util[b], sa, sb) for _, a, b, sa, sb in usable]
-    families = sorted({f for p in pairs for f in p[:2]})
-    fold = {f: i % 5 for i, f in enumerate(families)}
+    fold = family_folds({f for p in pairs for f in p[:2]})
     grid = [0.6 + 0.02 * i for i in range(21)]
 
     # A shape's held-out job-speed errors: each pair's error at each busy_per_util of the grid, computed once, and

@@ -37,12 +37,20 @@ def solo_profiles(d):
     return out
 
 
-def usable_pairs(d):
+FOLDS = 5  # as `vgpusim validate --published lucid` deals the families
+
+
+def family_folds(families):
+    """Each family's fold as the validation deals them: in name order, one fold after the other."""
+    return {f: i % FOLDS for i, f in enumerate(sorted(families))}
+
+
+def usable_pairs(d, solo=None):
     """The pairs the validation predicts, in file order, as (index in the file, job a, job b, speed a, speed b), and
     each job's solo gpu_util (a fraction) and family (its model) by name. Left out as the validation leaves them out:
     a pair whose jobs span several GPUs (the solo profiles are one GPU's), lack a solo profile, or have a speed or
-    solo gpu_util of 0."""
-    solo = solo_profiles(d)
+    solo gpu_util of 0. `solo`: the profiles if already read (solo_profiles(d))."""
+    solo = solo if solo is not None else solo_profiles(d)
     util = {k: p["gpu_util"] for k, p in solo.items()}
     family = {k: p["family"] for k, p in solo.items()}
     pairs = []
